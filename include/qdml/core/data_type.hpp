@@ -1,0 +1,134 @@
+// qdml/core/data_type.hpp - DML_TENSOR_DATA_TYPE mirror, type traits and
+// compile-time visitors over the runtime data type (SPEC.md section 1).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+
+#include "qdml/core/float16.hpp"
+
+namespace qdml {
+
+/// Mirrors DML_TENSOR_DATA_TYPE, with DirectML's numeric values.
+enum class TensorDataType : std::uint32_t {
+    Unknown = 0,
+    Float32 = 1,
+    Float16 = 2,
+    UInt32 = 3,
+    UInt16 = 4,
+    UInt8 = 5,
+    Int32 = 6,
+    Int16 = 7,
+    Int8 = 8,
+    Float64 = 9,
+    UInt64 = 10,
+    Int64 = 11,
+};
+
+/// The DML name without its prefix ("UINT8"), or "UNKNOWN".
+constexpr std::string_view name(TensorDataType t) noexcept {
+    switch (t) {
+        case TensorDataType::Float32: return "FLOAT32";
+        case TensorDataType::Float16: return "FLOAT16";
+        case TensorDataType::UInt32: return "UINT32";
+        case TensorDataType::UInt16: return "UINT16";
+        case TensorDataType::UInt8: return "UINT8";
+        case TensorDataType::Int32: return "INT32";
+        case TensorDataType::Int16: return "INT16";
+        case TensorDataType::Int8: return "INT8";
+        case TensorDataType::Float64: return "FLOAT64";
+        case TensorDataType::UInt64: return "UINT64";
+        case TensorDataType::Int64: return "INT64";
+        default: return "UNKNOWN";
+    }
+}
+
+/// Parses a DML data type name without prefix; nullopt when unknown.
+inline std::optional<TensorDataType> parse_data_type(std::string_view s) noexcept {
+    for (std::uint32_t v = 1; v <= 11; ++v) {
+        auto t = static_cast<TensorDataType>(v);
+        if (name(t) == s) return t;
+    }
+    return std::nullopt;
+}
+
+/// Element size in bytes; 0 for Unknown or an out-of-range value.
+constexpr std::uint32_t element_size(TensorDataType t) noexcept {
+    switch (t) {
+        case TensorDataType::Int8:
+        case TensorDataType::UInt8: return 1;
+        case TensorDataType::Float16:
+        case TensorDataType::Int16:
+        case TensorDataType::UInt16: return 2;
+        case TensorDataType::Float32:
+        case TensorDataType::Int32:
+        case TensorDataType::UInt32: return 4;
+        case TensorDataType::Float64:
+        case TensorDataType::Int64:
+        case TensorDataType::UInt64: return 8;
+        default: return 0;
+    }
+}
+
+constexpr bool is_float(TensorDataType t) noexcept {
+    return t == TensorDataType::Float32 || t == TensorDataType::Float16 ||
+           t == TensorDataType::Float64;
+}
+
+template <class T> struct type_tag { using type = T; };
+
+namespace detail {
+template <class T> struct data_type_of_impl;
+#define QDML_DATA_TYPE_OF(T, V) \
+    template <> struct data_type_of_impl<T> { static constexpr TensorDataType value = TensorDataType::V; }
+QDML_DATA_TYPE_OF(float, Float32);
+QDML_DATA_TYPE_OF(float16, Float16);
+QDML_DATA_TYPE_OF(std::int8_t, Int8);
+QDML_DATA_TYPE_OF(std::uint8_t, UInt8);
+QDML_DATA_TYPE_OF(std::int16_t, Int16);
+QDML_DATA_TYPE_OF(std::uint16_t, UInt16);
+QDML_DATA_TYPE_OF(std::int32_t, Int32);
+QDML_DATA_TYPE_OF(std::uint32_t, UInt32);
+QDML_DATA_TYPE_OF(std::int64_t, Int64);
+QDML_DATA_TYPE_OF(std::uint64_t, UInt64);
+#undef QDML_DATA_TYPE_OF
+}  // namespace detail
+
+/// The TensorDataType of a C++ element type.
+template <class T>
+inline constexpr TensorDataType data_type_of = detail::data_type_of_impl<std::remove_cv_t<T>>::value;
+
+/// Calls f(type_tag<T>{}) for the first T among Ts whose data type is `t`;
+/// the last of Ts when none matches (validation rules that out first).
+template <class T, class... Rest, class F>
+decltype(auto) visit_one_of(TensorDataType t, F&& f) {
+    if constexpr (sizeof...(Rest) == 0) {
+        return f(type_tag<T>{});
+    } else {
+        if (t == data_type_of<T>) return f(type_tag<T>{});
+        return visit_one_of<Rest...>(t, static_cast<F&&>(f));
+    }
+}
+
+/// Calls f(type_tag<T>{}) for any of the ten supported data types.
+template <class F>
+decltype(auto) visit_data_type(TensorDataType t, F&& f) {
+    return visit_one_of<float16, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t,
+                        std::uint32_t, std::int64_t, std::uint64_t, float>(t, static_cast<F&&>(f));
+}
+
+/// Calls f(std::integral_constant<std::size_t, N>{}) for N = n in [Lo, Hi].
+template <std::size_t Lo, std::size_t Hi, class F>
+decltype(auto) visit_rank(std::size_t n, F&& f) {
+    if constexpr (Lo == Hi) {
+        return f(std::integral_constant<std::size_t, Lo>{});
+    } else {
+        if (n <= Lo) return f(std::integral_constant<std::size_t, Lo>{});
+        return visit_rank<Lo + 1, Hi>(n, static_cast<F&&>(f));
+    }
+}
+
+}  // namespace qdml

@@ -1,0 +1,184 @@
+// qdml/core/tensor.hpp - DML_BUFFER_TENSOR_DESC mirror, the bound buffer,
+// DMLCalcBufferTensorSize, and the typed strided view kernels read through
+// (SPEC.md section 1).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+
+#include "qdml/core/data_type.hpp"
+
+namespace qdml {
+
+inline constexpr std::uint32_t kMaxDimensions = 8;
+
+/// Mirrors DML_BUFFER_TENSOR_DESC. Strides are in elements; absent strides
+/// mean packed row-major; a stride of 0 broadcasts along its dimension.
+struct TensorDesc {
+    TensorDataType DataType = TensorDataType::Unknown;
+    std::uint32_t DimensionCount = 0;
+    std::array<std::uint32_t, kMaxDimensions> Sizes{};
+    std::optional<std::array<std::uint32_t, kMaxDimensions>> Strides;
+    std::uint64_t TotalTensorSizeInBytes = 0;
+    std::uint32_t GuaranteedBaseOffsetAlignment = 0;
+
+    /// A desc with the given sizes (and strides, if any) whose
+    /// TotalTensorSizeInBytes is the minimum DMLCalcBufferTensorSize gives.
+    /// More than 8 sizes or a strides count that differs are kept as a
+    /// DimensionCount of 0, which validation rejects.
+    static TensorDesc make(TensorDataType type, std::initializer_list<std::uint32_t> sizes,
+                           std::initializer_list<std::uint32_t> strides = {});
+};
+
+/// A TensorDesc bound to memory. `Data` must hold TotalTensorSizeInBytes
+/// bytes; when `DataSizeInBytes` is non-zero, validation also checks that it
+/// is at least TotalTensorSizeInBytes (a binding smaller than the desc).
+struct Tensor {
+    TensorDesc Desc;
+    void* Data = nullptr;
+    std::uint64_t DataSizeInBytes = 0;
+};
+
+/// Strides actually used: the given ones, or packed row-major.
+inline std::array<std::uint64_t, kMaxDimensions> effective_strides(const TensorDesc& d) noexcept {
+    std::array<std::uint64_t, kMaxDimensions> s{};
+    const std::uint32_t n = d.DimensionCount <= kMaxDimensions ? d.DimensionCount : 0;
+    if (d.Strides) {
+        for (std::uint32_t i = 0; i < n; ++i) s[i] = (*d.Strides)[i];
+    } else {
+        std::uint64_t acc = 1;
+        for (std::uint32_t i = n; i-- > 0;) {
+            s[i] = acc;
+            acc *= d.Sizes[i];  // bounded: validation caps element counts at 2^32-1
+        }
+    }
+    return s;
+}
+
+/// Product of Sizes; nullopt if it overflows 64 bits.
+inline std::optional<std::uint64_t> element_count(const TensorDesc& d) noexcept {
+    std::uint64_t n = 1;
+    for (std::uint32_t i = 0; i < d.DimensionCount && i < kMaxDimensions; ++i) {
+        if (d.Sizes[i] != 0 && n > std::numeric_limits<std::uint64_t>::max() / d.Sizes[i])
+            return std::nullopt;
+        n *= d.Sizes[i];
+    }
+    return n;
+}
+
+/// Number of elements the buffer must span: dot(Sizes - 1, Strides) + 1;
+/// nullopt on 64-bit overflow. Sizes must be >= 1.
+inline std::optional<std::uint64_t> min_buffer_elements(const TensorDesc& d) noexcept {
+    const auto st = effective_strides(d);
+    std::uint64_t span = 0;
+    for (std::uint32_t i = 0; i < d.DimensionCount && i < kMaxDimensions; ++i) {
+        const std::uint64_t extent = d.Sizes[i] == 0 ? 0 : d.Sizes[i] - 1u;
+        if (st[i] != 0 && extent > (std::numeric_limits<std::uint64_t>::max() - span) / st[i])
+            return std::nullopt;
+        span += extent * st[i];
+    }
+    if (span == std::numeric_limits<std::uint64_t>::max()) return std::nullopt;
+    return span + 1;
+}
+
+/// DMLCalcBufferTensorSize in 64 bits: (dot(Sizes-1, Strides)+1) * elementSize
+/// rounded up to 4 bytes; nullopt on overflow.
+inline std::optional<std::uint64_t> calc_buffer_tensor_size(const TensorDesc& d) noexcept {
+    const auto elems = min_buffer_elements(d);
+    const std::uint64_t es = element_size(d.DataType);
+    if (!elems || es == 0 || *elems > (std::numeric_limits<std::uint64_t>::max() - 3) / es)
+        return std::nullopt;
+    return (*elems * es + 3) & ~std::uint64_t{3};
+}
+
+inline TensorDesc TensorDesc::make(TensorDataType type, std::initializer_list<std::uint32_t> sizes,
+                                   std::initializer_list<std::uint32_t> strides) {
+    TensorDesc d;
+    d.DataType = type;
+    const bool ok = sizes.size() <= kMaxDimensions && (strides.size() == 0 || strides.size() == sizes.size());
+    if (!ok) return d;
+    d.DimensionCount = static_cast<std::uint32_t>(sizes.size());
+    std::uint32_t i = 0;
+    for (auto s : sizes) d.Sizes[i++] = s;
+    if (strides.size() != 0) {
+        d.Strides.emplace();
+        i = 0;
+        for (auto s : strides) (*d.Strides)[i++] = s;
+    }
+    d.TotalTensorSizeInBytes = calc_buffer_tensor_size(d).value_or(0);
+    return d;
+}
+
+/// Typed strided view of rank N: what kernels read and write. Built only
+/// from validated descs (see make_view), so every index in `sizes` is in
+/// bounds of the bound buffer.
+template <class T, std::size_t N>
+struct TensorView {
+    T* data = nullptr;
+    std::array<std::uint32_t, N> sizes{};
+    std::array<std::uint64_t, N> strides{};
+
+    std::uint64_t offset(const std::array<std::uint32_t, N>& index) const noexcept {
+        std::uint64_t o = 0;
+        for (std::size_t d = 0; d < N; ++d) o += index[d] * strides[d];
+        return o;
+    }
+    T& operator[](const std::array<std::uint32_t, N>& index) const noexcept { return data[offset(index)]; }
+    /// The element at index 0 (the value of a one-element tensor).
+    T& scalar() const noexcept { return data[0]; }
+};
+
+/// A rank-N view of `t`, right-aligned: a desc with fewer dimensions gets
+/// leading dimensions of size 1. Precondition: validated, DimensionCount <= N.
+template <class T, std::size_t N>
+TensorView<T, N> make_view(const Tensor& t) noexcept {
+    TensorView<T, N> v;
+    v.data = static_cast<T*>(t.Data);
+    const auto st = effective_strides(t.Desc);
+    const std::size_t n = t.Desc.DimensionCount;
+    for (std::size_t d = 0; d < N; ++d) {
+        v.sizes[d] = 1;
+        v.strides[d] = 0;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        v.sizes[N - n + i] = t.Desc.Sizes[i];
+        v.strides[N - n + i] = st[i];
+    }
+    return v;
+}
+
+/// `v` broadcast to `sizes`: every dimension of size 1 takes the target size
+/// with stride 0. Precondition: each size of `v` is 1 or equals the target.
+template <class T, std::size_t N>
+TensorView<T, N> broadcast_to(TensorView<T, N> v, const std::array<std::uint32_t, N>& sizes) noexcept {
+    for (std::size_t d = 0; d < N; ++d) {
+        if (v.sizes[d] == 1) v.strides[d] = 0;
+        v.sizes[d] = sizes[d];
+    }
+    return v;
+}
+
+/// Calls f(index) for every index of `sizes` in row-major (last fastest)
+/// order: the reference's plain N-D loop.
+template <std::size_t N, class F>
+void for_each_index(const std::array<std::uint32_t, N>& sizes, F&& f) {
+    for (std::size_t d = 0; d < N; ++d)
+        if (sizes[d] == 0) return;
+    std::array<std::uint32_t, N> i{};
+    for (;;) {
+        f(static_cast<const std::array<std::uint32_t, N>&>(i));
+        std::size_t d = N;
+        for (;;) {
+            if (d == 0) return;
+            --d;
+            if (++i[d] < sizes[d]) break;
+            i[d] = 0;
+        }
+    }
+}
+
+}  // namespace qdml

@@ -1,0 +1,198 @@
+// qdml/core/validate.hpp - the shared validation rules of SPEC.md section 8:
+// tensor desc structure, buffer sizes, per-level type/rank tables, equal
+// sizes, output layout and overlap. Nothing here reads tensor data.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "qdml/core/data_type.hpp"
+#include "qdml/core/error.hpp"
+#include "qdml/core/feature_level.hpp"
+#include "qdml/core/tensor.hpp"
+
+namespace qdml {
+
+/// A set of data types as a bit mask (bit = DML enum value).
+struct TypeSet {
+    std::uint32_t mask = 0;
+    constexpr TypeSet() = default;
+    constexpr TypeSet(std::initializer_list<TensorDataType> ts) {
+        for (auto t : ts) mask |= 1u << static_cast<std::uint32_t>(t);
+    }
+    constexpr bool contains(TensorDataType t) const noexcept {
+        const auto v = static_cast<std::uint32_t>(t);
+        return v < 32 && (mask >> v & 1u) != 0;
+    }
+    std::string names() const {
+        std::string s;
+        for (std::uint32_t v = 1; v < 12; ++v)
+            if (mask >> v & 1u) s += (s.empty() ? "" : ", ") + std::string(name(static_cast<TensorDataType>(v)));
+        return s;
+    }
+};
+
+/// One row of a DirectML "Tensor support" table: dimension counts and types.
+struct MemberSupport {
+    std::uint32_t min_dims = 1;
+    std::uint32_t max_dims = 8;
+    TypeSet types;
+};
+
+namespace detail {
+
+inline std::string sizes_str(const TensorDesc& d) {
+    std::string s = "{";
+    for (std::uint32_t i = 0; i < d.DimensionCount && i < kMaxDimensions; ++i)
+        s += (i ? "," : "") + std::to_string(d.Sizes[i]);
+    return s + "}";
+}
+
+/// Byte range [first, last) a validated tensor's elements span.
+inline std::pair<std::uintptr_t, std::uintptr_t> byte_extent(const Tensor& t) {
+    const auto first = reinterpret_cast<std::uintptr_t>(t.Data);
+    return {first, first + *min_buffer_elements(t.Desc) * element_size(t.Desc.DataType)};
+}
+
+inline bool same_layout(const TensorDesc& a, const TensorDesc& b) {
+    if (a.DataType != b.DataType || a.DimensionCount != b.DimensionCount) return false;
+    const auto sa = effective_strides(a), sb = effective_strides(b);
+    for (std::uint32_t i = 0; i < a.DimensionCount; ++i)
+        if (a.Sizes[i] != b.Sizes[i] || sa[i] != sb[i]) return false;
+    return true;
+}
+
+}  // namespace detail
+
+/// Validation of one operator desc: every failure throws qdml::Error naming
+/// the operator, the member and the rule.
+class Validator {
+public:
+    Validator(std::string_view op, FeatureLevel level) : op_(op), level_(level) {}
+
+    FeatureLevel level() const noexcept { return level_; }
+
+    [[noreturn]] void fail(std::string_view member, const std::string& rule) const {
+        throw Error(std::string(op_), std::string(member), rule);
+    }
+
+    void require(bool ok, std::string_view member, const std::string& rule) const {
+        if (!ok) fail(member, rule);
+    }
+
+    /// The operator exists at the target feature level.
+    void available_since(FeatureLevel since) const {
+        if (static_cast<std::uint32_t>(level_) < static_cast<std::uint32_t>(since))
+            fail("operator", "requires DML_FEATURE_LEVEL " + to_string(since) + " (target is " +
+                                 to_string(level_) + ")");
+    }
+
+    /// Structure of one bound tensor: type, rank, sizes, strides, sizes in
+    /// bytes, alignment and binding (SPEC.md section 1).
+    void tensor(std::string_view m, const Tensor& t, const MemberSupport& s) const {
+        const TensorDesc& d = t.Desc;
+        const std::string lvl = " (DML_FEATURE_LEVEL " + to_string(level_) + ")";
+        require(element_size(d.DataType) != 0, m,
+                detail::cat("DataType ", static_cast<std::uint32_t>(d.DataType), " is not a DML_TENSOR_DATA_TYPE"));
+        require(s.types.contains(d.DataType), m,
+                detail::cat("DataType ", name(d.DataType), " is not supported; allowed: ", s.types.names(), lvl));
+        require(d.DimensionCount >= 1 && d.DimensionCount <= kMaxDimensions, m,
+                detail::cat("DimensionCount ", d.DimensionCount, " is outside 1..8"));
+        require(d.DimensionCount >= s.min_dims && d.DimensionCount <= s.max_dims, m,
+                detail::cat("DimensionCount ", d.DimensionCount, " is not supported; allowed: ", s.min_dims,
+                            "..", s.max_dims, lvl));
+        for (std::uint32_t i = 0; i < d.DimensionCount; ++i)
+            require(d.Sizes[i] >= 1, m, detail::cat("Sizes[", i, "] is 0; every size must be >= 1"));
+        const auto count = element_count(d);
+        require(count && *count <= 0xffffffffull, m,
+                "Sizes " + detail::sizes_str(d) + " hold more than 2^32-1 elements");
+        const auto need = calc_buffer_tensor_size(d);
+        require(need.has_value(), m, "Strides make the buffer size overflow 64 bits");
+        require(d.TotalTensorSizeInBytes >= *need, m,
+                detail::cat("TotalTensorSizeInBytes ", d.TotalTensorSizeInBytes,
+                            " is below the minimum DMLCalcBufferTensorSize gives (", *need, ")"));
+        const std::uint32_t es = element_size(d.DataType);
+        const std::uint32_t al = d.GuaranteedBaseOffsetAlignment;
+        require(al == 0 || ((al & (al - 1)) == 0 && al >= es), m,
+                detail::cat("GuaranteedBaseOffsetAlignment ", al, " must be 0 or a power of two >= ", es));
+        require(t.Data != nullptr, m, "Data is null (no buffer bound)");
+        const auto addr = reinterpret_cast<std::uintptr_t>(t.Data);
+        require(addr % es == 0, m, detail::cat("Data is not aligned to the element size (", es, " bytes)"));
+        require(al == 0 || addr % al == 0, m,
+                detail::cat("Data is not aligned to GuaranteedBaseOffsetAlignment ", al));
+        require(t.DataSizeInBytes == 0 || t.DataSizeInBytes >= d.TotalTensorSizeInBytes, m,
+                detail::cat("the bound buffer holds ", t.DataSizeInBytes, " bytes, fewer than TotalTensorSizeInBytes ",
+                            d.TotalTensorSizeInBytes));
+    }
+
+    void same_type(std::string_view m, const Tensor& t, std::string_view ref_m, const Tensor& ref) const {
+        require(t.Desc.DataType == ref.Desc.DataType, m,
+                detail::cat("DataType ", name(t.Desc.DataType), " must equal ", ref_m, "'s DataType ",
+                            name(ref.Desc.DataType)));
+    }
+
+    void same_dimension_count(std::string_view m, const Tensor& t, std::string_view ref_m, const Tensor& ref) const {
+        require(t.Desc.DimensionCount == ref.Desc.DimensionCount, m,
+                detail::cat("DimensionCount ", t.Desc.DimensionCount, " must equal ", ref_m, "'s DimensionCount ",
+                            ref.Desc.DimensionCount));
+    }
+
+    /// Same DimensionCount and Sizes (element-wise operands; broadcast only
+    /// through zero strides).
+    void same_sizes(std::string_view m, const Tensor& t, std::string_view ref_m, const Tensor& ref) const {
+        same_dimension_count(m, t, ref_m, ref);
+        for (std::uint32_t i = 0; i < t.Desc.DimensionCount; ++i)
+            require(t.Desc.Sizes[i] == ref.Desc.Sizes[i], m,
+                    "Sizes " + detail::sizes_str(t.Desc) + " must equal " + std::string(ref_m) + "'s Sizes " +
+                        detail::sizes_str(ref.Desc) + " (broadcast through zero Strides)");
+    }
+
+    /// Exactly one element (a per-tensor scale or zero point).
+    void one_element(std::string_view m, const Tensor& t) const {
+        require(element_count(t.Desc).value_or(0) == 1, m,
+                "Sizes " + detail::sizes_str(t.Desc) + " must hold exactly one element (per-tensor)");
+    }
+
+    /// Output layout: no stride 0 on a dimension of size > 1, no two
+    /// elements at one address, and no overlap with any input unless
+    /// `in_place_ok` and the input is the identical region.
+    void output(std::string_view m, const Tensor& out,
+                std::initializer_list<std::pair<std::string_view, const Tensor*>> inputs,
+                bool in_place_ok = false) const {
+        const TensorDesc& d = out.Desc;
+        const auto st = effective_strides(d);
+        std::pair<std::uint64_t, std::uint64_t> dims[kMaxDimensions];  // (stride, size) of size>1 dims
+        std::uint32_t n = 0;
+        for (std::uint32_t i = 0; i < d.DimensionCount; ++i) {
+            if (d.Sizes[i] == 1) continue;
+            require(st[i] != 0, m, detail::cat("Strides[", i, "] is 0 on a dimension of size ", d.Sizes[i],
+                                               "; an output cannot broadcast"));
+            dims[n++] = {st[i], d.Sizes[i]};
+        }
+        for (std::uint32_t i = 1; i < n; ++i)  // insertion sort by stride (n <= 8)
+            for (std::uint32_t j = i; j > 0 && dims[j] < dims[j - 1]; --j) std::swap(dims[j], dims[j - 1]);
+        std::uint64_t span = 0;  // elements spanned by the inner (smaller-stride) dims
+        for (std::uint32_t i = 0; i < n; ++i) {
+            require(dims[i].first > span, m, "Strides make two output elements share one address");
+            span += (dims[i].second - 1) * dims[i].first;
+        }
+        const auto [o0, o1] = detail::byte_extent(out);
+        for (const auto& [im, in] : inputs) {
+            if (in == nullptr) continue;
+            const auto [i0, i1] = detail::byte_extent(*in);
+            if (o0 >= i1 || i0 >= o1) continue;
+            if (in_place_ok && out.Data == in->Data && detail::same_layout(d, in->Desc)) continue;
+            fail(m, "overlaps " + std::string(im) +
+                        (in_place_ok ? " (in place is allowed only on the identical region)" : ""));
+        }
+    }
+
+private:
+    std::string_view op_;
+    FeatureLevel level_;
+};
+
+}  // namespace qdml

@@ -1,0 +1,84 @@
+// qdml/operators/element_wise_dequantize_linear.hpp - DML_ELEMENT_WISE_DEQUANTIZE_LINEAR:
+// the runtime desc, its validation, and the typed operator struct.
+//   Output = fp32(Input - ZeroPoint) * Scale                    (SPEC.md section 3)
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "qdml/core/tensor.hpp"
+#include "qdml/core/validate.hpp"
+
+namespace qdml {
+
+/// Mirrors DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC.
+struct ElementWiseDequantizeLinearDesc {
+    static constexpr std::string_view OperatorName = "ELEMENT_WISE_DEQUANTIZE_LINEAR";
+    Tensor InputTensor;
+    Tensor ScaleTensor;
+    std::optional<Tensor> ZeroPointTensor;  // _Maybenull_ from feature level 6.2
+    Tensor OutputTensor;
+};
+
+/// Typed form: element types and rank resolved at compile time.
+template <class TIn, class TOut, std::size_t Rank>
+struct ElementWiseDequantizeLinear {
+    TensorView<const TIn, Rank> InputTensor;
+    TensorView<const TOut, Rank> ScaleTensor;
+    std::optional<TensorView<const TIn, Rank>> ZeroPointTensor;
+    TensorView<TOut, Rank> OutputTensor;
+
+    /// Views of a validated desc.
+    static ElementWiseDequantizeLinear bind(const ElementWiseDequantizeLinearDesc& d) {
+        ElementWiseDequantizeLinear op;
+        op.InputTensor = make_view<const TIn, Rank>(d.InputTensor);
+        op.ScaleTensor = make_view<const TOut, Rank>(d.ScaleTensor);
+        if (d.ZeroPointTensor) op.ZeroPointTensor = make_view<const TIn, Rank>(*d.ZeroPointTensor);
+        op.OutputTensor = make_view<TOut, Rank>(d.OutputTensor);
+        return op;
+    }
+};
+
+namespace detail {
+struct DequantizeSupport {
+    MemberSupport input, scale, zero_point, output;
+    bool zero_point_optional;
+};
+/// DirectML's tensor support table for the target level.
+inline DequantizeSupport dequantize_support(FeatureLevel level) {
+    using T = TensorDataType;
+    const TypeSet ints{T::Int32, T::Int16, T::Int8, T::UInt32, T::UInt16, T::UInt8};
+    const TypeSet floats{T::Float32, T::Float16};
+    if (level >= FeatureLevel::L6_2) return {{1, 8, ints}, {1, 8, floats}, {1, 8, ints}, {1, 8, floats}, true};
+    if (level >= FeatureLevel::L3_0) return {{1, 8, ints}, {1, 8, floats}, {1, 8, ints}, {1, 8, floats}, false};
+    if (level >= FeatureLevel::L2_1) return {{4, 4, ints}, {4, 4, floats}, {4, 4, ints}, {4, 4, floats}, false};
+    return {{4, 4, {T::UInt8}}, {4, 4, {T::Float32}}, {4, 4, {T::UInt8}}, {4, 4, {T::Float32}}, false};
+}
+}  // namespace detail
+
+/// Checks `d` against SPEC.md sections 1, 3 and 8; throws qdml::Error.
+inline void validate(const ElementWiseDequantizeLinearDesc& d, FeatureLevel level = FeatureLevel::Latest) {
+    const Validator v(ElementWiseDequantizeLinearDesc::OperatorName, level);
+    v.available_since(FeatureLevel::L1_0);
+    const auto s = detail::dequantize_support(level);
+    v.tensor("InputTensor", d.InputTensor, s.input);
+    v.tensor("ScaleTensor", d.ScaleTensor, s.scale);
+    v.require(d.ZeroPointTensor.has_value() || s.zero_point_optional, "ZeroPointTensor",
+              "is required before DML_FEATURE_LEVEL 6.2 (target is " + to_string(level) + ")");
+    if (d.ZeroPointTensor) v.tensor("ZeroPointTensor", *d.ZeroPointTensor, s.zero_point);
+    v.tensor("OutputTensor", d.OutputTensor, s.output);
+
+    if (d.ZeroPointTensor) v.same_type("ZeroPointTensor", *d.ZeroPointTensor, "InputTensor", d.InputTensor);
+    v.same_type("OutputTensor", d.OutputTensor, "ScaleTensor", d.ScaleTensor);
+
+    v.same_sizes("ScaleTensor", d.ScaleTensor, "InputTensor", d.InputTensor);
+    if (d.ZeroPointTensor) v.same_sizes("ZeroPointTensor", *d.ZeroPointTensor, "InputTensor", d.InputTensor);
+    v.same_sizes("OutputTensor", d.OutputTensor, "InputTensor", d.InputTensor);
+
+    v.output("OutputTensor", d.OutputTensor,
+             {{"InputTensor", &d.InputTensor},
+              {"ScaleTensor", &d.ScaleTensor},
+              {"ZeroPointTensor", d.ZeroPointTensor ? &*d.ZeroPointTensor : nullptr}});
+}
+
+}  // namespace qdml

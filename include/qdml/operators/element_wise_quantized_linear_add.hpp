@@ -1,0 +1,107 @@
+// qdml/operators/element_wise_quantized_linear_add.hpp - DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD:
+// the runtime desc, its validation, and the typed operator struct.
+//   va = fp32(A - AZeroPoint) * AScale,  vb = fp32(B - BZeroPoint) * BScale
+//   Output = Q((va + vb) / OutputScale, OutputZeroPoint, OutputType)   (SPEC.md section 4)
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "qdml/core/tensor.hpp"
+#include "qdml/core/validate.hpp"
+
+namespace qdml {
+
+/// Mirrors DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC.
+struct ElementWiseQuantizedLinearAddDesc {
+    static constexpr std::string_view OperatorName = "ELEMENT_WISE_QUANTIZED_LINEAR_ADD";
+    Tensor ATensor;
+    Tensor AScaleTensor;
+    std::optional<Tensor> AZeroPointTensor;
+    Tensor BTensor;
+    Tensor BScaleTensor;
+    std::optional<Tensor> BZeroPointTensor;
+    Tensor OutputScaleTensor;
+    std::optional<Tensor> OutputZeroPointTensor;
+    Tensor OutputTensor;
+};
+
+/// Typed form. Scales and zero points are per tensor: one element each.
+template <class TA, class TB, class TOut, std::size_t Rank>
+struct ElementWiseQuantizedLinearAdd {
+    TensorView<const TA, Rank> ATensor;
+    TensorView<const float, Rank> AScaleTensor;
+    std::optional<TensorView<const TA, Rank>> AZeroPointTensor;
+    TensorView<const TB, Rank> BTensor;
+    TensorView<const float, Rank> BScaleTensor;
+    std::optional<TensorView<const TB, Rank>> BZeroPointTensor;
+    TensorView<const float, Rank> OutputScaleTensor;
+    std::optional<TensorView<const TOut, Rank>> OutputZeroPointTensor;
+    TensorView<TOut, Rank> OutputTensor;
+
+    /// Views of a validated desc.
+    static ElementWiseQuantizedLinearAdd bind(const ElementWiseQuantizedLinearAddDesc& d) {
+        ElementWiseQuantizedLinearAdd op;
+        op.ATensor = make_view<const TA, Rank>(d.ATensor);
+        op.AScaleTensor = make_view<const float, Rank>(d.AScaleTensor);
+        if (d.AZeroPointTensor) op.AZeroPointTensor = make_view<const TA, Rank>(*d.AZeroPointTensor);
+        op.BTensor = make_view<const TB, Rank>(d.BTensor);
+        op.BScaleTensor = make_view<const float, Rank>(d.BScaleTensor);
+        if (d.BZeroPointTensor) op.BZeroPointTensor = make_view<const TB, Rank>(*d.BZeroPointTensor);
+        op.OutputScaleTensor = make_view<const float, Rank>(d.OutputScaleTensor);
+        if (d.OutputZeroPointTensor)
+            op.OutputZeroPointTensor = make_view<const TOut, Rank>(*d.OutputZeroPointTensor);
+        op.OutputTensor = make_view<TOut, Rank>(d.OutputTensor);
+        return op;
+    }
+};
+
+/// Checks `d` against SPEC.md sections 1, 4 and 8; throws qdml::Error.
+inline void validate(const ElementWiseQuantizedLinearAddDesc& d, FeatureLevel level = FeatureLevel::Latest) {
+    using T = TensorDataType;
+    const Validator v(ElementWiseQuantizedLinearAddDesc::OperatorName, level);
+    v.available_since(FeatureLevel::L6_2);
+    const MemberSupport q8{1, 8, {T::Int8, T::UInt8}};
+    const MemberSupport f32{1, 8, {T::Float32}};
+    v.tensor("ATensor", d.ATensor, q8);
+    v.tensor("AScaleTensor", d.AScaleTensor, f32);
+    if (d.AZeroPointTensor) v.tensor("AZeroPointTensor", *d.AZeroPointTensor, q8);
+    v.tensor("BTensor", d.BTensor, q8);
+    v.tensor("BScaleTensor", d.BScaleTensor, f32);
+    if (d.BZeroPointTensor) v.tensor("BZeroPointTensor", *d.BZeroPointTensor, q8);
+    v.tensor("OutputScaleTensor", d.OutputScaleTensor, f32);
+    if (d.OutputZeroPointTensor) v.tensor("OutputZeroPointTensor", *d.OutputZeroPointTensor, q8);
+    v.tensor("OutputTensor", d.OutputTensor, q8);
+
+    if (d.AZeroPointTensor) v.same_type("AZeroPointTensor", *d.AZeroPointTensor, "ATensor", d.ATensor);
+    if (d.BZeroPointTensor) v.same_type("BZeroPointTensor", *d.BZeroPointTensor, "BTensor", d.BTensor);
+    if (d.OutputZeroPointTensor)
+        v.same_type("OutputZeroPointTensor", *d.OutputZeroPointTensor, "OutputTensor", d.OutputTensor);
+
+    v.same_sizes("BTensor", d.BTensor, "ATensor", d.ATensor);
+    v.same_sizes("OutputTensor", d.OutputTensor, "ATensor", d.ATensor);
+    const std::pair<std::string_view, const Tensor*> per_tensor[] = {
+        {"AScaleTensor", &d.AScaleTensor},
+        {"AZeroPointTensor", d.AZeroPointTensor ? &*d.AZeroPointTensor : nullptr},
+        {"BScaleTensor", &d.BScaleTensor},
+        {"BZeroPointTensor", d.BZeroPointTensor ? &*d.BZeroPointTensor : nullptr},
+        {"OutputScaleTensor", &d.OutputScaleTensor},
+        {"OutputZeroPointTensor", d.OutputZeroPointTensor ? &*d.OutputZeroPointTensor : nullptr}};
+    for (const auto& [m, t] : per_tensor) {
+        if (t == nullptr) continue;
+        v.same_dimension_count(m, *t, "ATensor", d.ATensor);
+        v.one_element(m, *t);
+    }
+
+    v.output("OutputTensor", d.OutputTensor,
+             {{"ATensor", &d.ATensor},
+              {"AScaleTensor", &d.AScaleTensor},
+              {"AZeroPointTensor", per_tensor[1].second},
+              {"BTensor", &d.BTensor},
+              {"BScaleTensor", &d.BScaleTensor},
+              {"BZeroPointTensor", per_tensor[3].second},
+              {"OutputScaleTensor", &d.OutputScaleTensor},
+              {"OutputZeroPointTensor", per_tensor[5].second}});
+}
+
+}  // namespace qdml

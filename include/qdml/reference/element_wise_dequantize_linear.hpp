@@ -1,0 +1,23 @@
+// qdml/reference/element_wise_dequantize_linear.hpp - the oracle (SPEC.md section 3):
+//   Output[i] = fp32(Input[i] - ZeroPoint[i]) * Scale[i]
+// computed in binary32 and rounded once to the output type.
+#pragma once
+
+#include <cstdint>
+
+#include "qdml/core/quantize.hpp"
+#include "qdml/operators/element_wise_dequantize_linear.hpp"
+
+namespace qdml::reference {
+
+template <class TIn, class TOut, std::size_t Rank>
+void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut, Rank>& op) {
+    for_each_index(op.OutputTensor.sizes, [&](const auto& i) {
+        const std::int64_t x = op.InputTensor[i];
+        const std::int64_t zp = op.ZeroPointTensor ? std::int64_t{(*op.ZeroPointTensor)[i]} : 0;
+        const float scale = to_float(op.ScaleTensor[i]);
+        op.OutputTensor[i] = from_float<TOut>(dequantize(x, zp, scale));
+    });
+}
+
+}  // namespace qdml::reference

@@ -1,0 +1,3 @@
+#include <catch2/catch.hpp>
+
+#include "qdml/qdml.hpp"

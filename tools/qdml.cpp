@@ -1,0 +1,2 @@
+// placeholder: replaced by the case runner
+int main() { return 0; }
