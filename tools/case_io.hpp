@@ -1,0 +1,584 @@
+// tools/case_io.hpp - operator case files (../shared/spec/case-format.md):
+// loading a case.json and its .npy buffers into qdml descs, running it, and
+// comparing the output against the expected tensor. Used by the `qdml`
+// runner and by the fuzz targets. Every rejected input throws InputError
+// (file: member: rule) or qdml::Error (validation); nothing else escapes.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "npy.hpp"
+#include "qdml/qdml.hpp"
+
+namespace qdml::cli {
+
+using json = nlohmann::json;
+
+/// Largest output buffer the runner allocates (inputs are bounded by their files).
+inline constexpr std::uint64_t kMaxOutputBytes = std::uint64_t{1} << 30;
+
+/// One tensor of a case: its desc and the memory it is bound to.
+struct Buffer {
+    TensorDesc desc;
+    std::vector<std::uint64_t> storage;  // 8-byte aligned, TotalTensorSizeInBytes rounded up
+    bool is_output = false;
+
+    Tensor tensor() {
+        return Tensor{desc, storage.data(), storage.size() * sizeof(std::uint64_t)};
+    }
+    std::uint8_t* bytes() { return reinterpret_cast<std::uint8_t*>(storage.data()); }
+};
+
+/// What a case expects of the run.
+struct Expectation {
+    enum class Kind { None, Data, Error } kind = Kind::None;
+    NpyArray data;
+    double tolerance = 0;
+};
+
+/// A loaded case.
+struct Case {
+    std::string file;      // the case.json path, as given
+    std::string operator_name;
+    std::map<std::string, Buffer> tensors;  // by DESC member name
+    json params = json::object();
+    Expectation expected;
+};
+
+// ---------------------------------------------------------------------------
+// Operators the case format knows: DESC tensor members and params.
+
+enum class MemberKind { Required, Optional, Output };
+struct MemberSpec {
+    std::string_view name;
+    MemberKind kind;
+};
+struct OperatorSpec {
+    std::string_view name;
+    std::vector<MemberSpec> members;
+    std::vector<std::string_view> params;
+};
+
+inline const std::vector<OperatorSpec>& operator_specs() {
+    using K = MemberKind;
+    static const std::vector<OperatorSpec> specs = {
+        {ElementWiseDequantizeLinearDesc::OperatorName,
+         {{"InputTensor", K::Required}, {"ScaleTensor", K::Required}, {"ZeroPointTensor", K::Optional},
+          {"OutputTensor", K::Output}},
+         {}},
+        {ElementWiseQuantizedLinearAddDesc::OperatorName,
+         {{"ATensor", K::Required}, {"AScaleTensor", K::Required}, {"AZeroPointTensor", K::Optional},
+          {"BTensor", K::Required}, {"BScaleTensor", K::Required}, {"BZeroPointTensor", K::Optional},
+          {"OutputScaleTensor", K::Required}, {"OutputZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
+         {}},
+        {QuantizedLinearMatrixMultiplyDesc::OperatorName,
+         {{"ATensor", K::Required}, {"AScaleTensor", K::Required}, {"AZeroPointTensor", K::Optional},
+          {"BTensor", K::Required}, {"BScaleTensor", K::Required}, {"BZeroPointTensor", K::Optional},
+          {"OutputScaleTensor", K::Required}, {"OutputZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
+         {}},
+        {QuantizedLinearConvolutionDesc::OperatorName,
+         {{"InputTensor", K::Required}, {"InputScaleTensor", K::Required}, {"InputZeroPointTensor", K::Optional},
+          {"FilterTensor", K::Required}, {"FilterScaleTensor", K::Required}, {"FilterZeroPointTensor", K::Optional},
+          {"BiasTensor", K::Optional}, {"OutputScaleTensor", K::Required}, {"OutputZeroPointTensor", K::Optional},
+          {"OutputTensor", K::Output}},
+         {"DimensionCount", "Strides", "Dilations", "StartPadding", "EndPadding", "GroupCount"}},
+        {ElementWiseClipDesc::OperatorName,
+         {{"InputTensor", K::Required}, {"OutputTensor", K::Output}},
+         {"ScaleBias", "Min", "Max"}},
+    };
+    return specs;
+}
+
+inline std::string join_names(const std::vector<std::string_view>& v) {
+    std::string r;
+    for (auto s : v) r += (r.empty() ? "" : ", ") + std::string(s);
+    return r;
+}
+
+// ---------------------------------------------------------------------------
+// JSON values
+
+namespace detail {
+
+inline std::string json_kind(const json& j) { return j.type_name(); }
+
+/// A float from a JSON number or one of the strings NaN, Infinity, -Infinity.
+inline std::optional<double> json_float(const json& j) {
+    if (j.is_number()) return j.get<double>();
+    if (j.is_string()) {
+        const auto& s = j.get_ref<const std::string&>();
+        if (s == "NaN" || s == "nan") return std::numeric_limits<double>::quiet_NaN();
+        if (s == "Infinity" || s == "inf") return std::numeric_limits<double>::infinity();
+        if (s == "-Infinity" || s == "-inf") return -std::numeric_limits<double>::infinity();
+    }
+    return std::nullopt;
+}
+
+/// binary64 -> binary16 with a single rounding (nearest, ties to even):
+/// rounds through binary32, then corrects a double rounding by comparing
+/// the neighbouring halves exactly in binary64.
+inline std::uint16_t double_to_half_bits(double v) {
+    if (std::isnan(v)) return 0x7e00;
+    std::uint16_t h = float16(static_cast<float>(v)).bits;
+    if ((h & 0x7c00u) == 0x7c00u) return h;  // overflowed: the binary32 path is right for inf
+    auto val = [](std::uint16_t b) { return static_cast<double>(static_cast<float>(float16::from_bits(b))); };
+    const std::uint16_t sign = h & 0x8000u;
+    for (int step : {-1, 1}) {
+        const int mag = static_cast<int>(h & 0x7fffu) + step;
+        if (mag < 0 || mag >= 0x7c00) continue;
+        const std::uint16_t n = static_cast<std::uint16_t>(sign | mag);
+        const double dn = std::fabs(val(n) - v), dh = std::fabs(val(h) - v);
+        if (dn < dh || (dn == dh && (n & 1u) == 0)) h = n;
+    }
+    return h;
+}
+
+template <class T>
+void put(std::uint8_t* dst, std::uint64_t i, T v) {
+    std::memcpy(dst + i * sizeof(T), &v, sizeof(T));
+}
+
+template <class T>
+bool put_int(std::uint8_t* dst, std::uint64_t i, const json& j) {
+    if (j.is_number_unsigned()) {
+        const auto u = j.get<std::uint64_t>();
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) return false;
+        put<T>(dst, i, static_cast<T>(u));
+        return true;
+    }
+    if (j.is_number_integer()) {
+        const auto s = j.get<std::int64_t>();
+        if (s < 0 && !std::is_signed_v<T>) return false;
+        if (std::is_signed_v<T> && (s < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+                                    s > static_cast<std::int64_t>(std::numeric_limits<T>::max())))
+            return false;
+        put<T>(dst, i, static_cast<T>(s));
+        return true;
+    }
+    return false;
+}
+
+/// Stores JSON value `j` as element `i` of a `t` buffer; false if it is not
+/// a value of that type.
+inline bool put_value(TensorDataType t, std::uint8_t* dst, std::uint64_t i, const json& j) {
+    using T = TensorDataType;
+    switch (t) {
+        case T::Int8: return put_int<std::int8_t>(dst, i, j);
+        case T::UInt8: return put_int<std::uint8_t>(dst, i, j);
+        case T::Int16: return put_int<std::int16_t>(dst, i, j);
+        case T::UInt16: return put_int<std::uint16_t>(dst, i, j);
+        case T::Int32: return put_int<std::int32_t>(dst, i, j);
+        case T::UInt32: return put_int<std::uint32_t>(dst, i, j);
+        case T::Int64: return put_int<std::int64_t>(dst, i, j);
+        case T::UInt64: return put_int<std::uint64_t>(dst, i, j);
+        case T::Float32:
+        case T::Float64:
+        case T::Float16: {
+            const auto v = json_float(j);
+            if (!v) return false;
+            if (t == T::Float32) put<float>(dst, i, static_cast<float>(*v));
+            else if (t == T::Float64) put<double>(dst, i, *v);
+            else put<std::uint16_t>(dst, i, double_to_half_bits(*v));
+            return true;
+        }
+        default: return false;
+    }
+}
+
+inline std::uint32_t json_u32(const json& j, const std::string& file, const std::string& member, std::uint32_t min) {
+    if (!j.is_number_integer() || j.get<std::int64_t>() < static_cast<std::int64_t>(min) ||
+        j.get<std::int64_t>() > std::numeric_limits<std::uint32_t>::max())
+        throw InputError(file, member + ": must be an integer in [" + std::to_string(min) + ", 4294967295], got " + j.dump());
+    return static_cast<std::uint32_t>(j.get<std::int64_t>());
+}
+
+inline std::vector<std::uint32_t> json_u32_list(const json& j, const std::string& file, const std::string& member,
+                                                std::uint32_t min) {
+    if (!j.is_array()) throw InputError(file, member + ": must be an array, got " + json_kind(j));
+    std::vector<std::uint32_t> v;
+    for (std::size_t i = 0; i < j.size(); ++i)
+        v.push_back(json_u32(j[i], file, member + "[" + std::to_string(i) + "]", min));
+    return v;
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
+// Loading
+
+namespace detail {
+
+inline Buffer load_tensor(const json& j, const std::string& member, bool is_output, const std::filesystem::path& dir,
+                          const std::string& file) {
+    const std::string m = "tensors." + member;
+    if (!j.is_object()) throw InputError(file, m + ": must be an object, got " + json_kind(j));
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const auto& k = it.key();
+        const bool known = k == "type" || k == "sizes" || k == "strides" || (!is_output && (k == "data" || k == "values"));
+        if (!known)
+            throw InputError(file, m + ": unknown field '" + k + "' (" +
+                                       (is_output ? "an output has type, sizes, strides" : "allowed: type, sizes, strides, data, values") + ")");
+    }
+    Buffer b;
+    b.is_output = is_output;
+    if (!j.contains("type") || !j["type"].is_string()) throw InputError(file, m + ".type: missing (a data type name such as UINT8)");
+    const auto type = parse_data_type(j["type"].get_ref<const std::string&>());
+    if (!type) throw InputError(file, m + ".type: unknown data type '" + j["type"].get<std::string>() + "'");
+    b.desc.DataType = *type;
+    if (!j.contains("sizes")) throw InputError(file, m + ".sizes: missing");
+    const auto sizes = json_u32_list(j["sizes"], file, m + ".sizes", 1);
+    if (sizes.empty() || sizes.size() > kMaxDimensions)
+        throw InputError(file, m + ".sizes: must have 1 to 8 entries, got " + std::to_string(sizes.size()));
+    b.desc.DimensionCount = static_cast<std::uint32_t>(sizes.size());
+    std::copy(sizes.begin(), sizes.end(), b.desc.Sizes.begin());
+    if (j.contains("strides")) {
+        const auto strides = json_u32_list(j["strides"], file, m + ".strides", 0);
+        if (strides.size() != sizes.size())
+            throw InputError(file, m + ".strides: must have as many entries as sizes (" + std::to_string(sizes.size()) +
+                                       "), got " + std::to_string(strides.size()));
+        b.desc.Strides.emplace();
+        std::copy(strides.begin(), strides.end(), b.desc.Strides->begin());
+    }
+    if (!element_count(b.desc)) throw InputError(file, m + ".sizes: element count overflows 64 bits");
+    const auto elems = min_buffer_elements(b.desc);
+    const auto total = calc_buffer_tensor_size(b.desc);
+    if (!elems || !total) throw InputError(file, m + ": buffer size dot(sizes-1, strides)+1 overflows 64 bits");
+    b.desc.TotalTensorSizeInBytes = *total;
+    const std::uint64_t es = element_size(*type);
+
+    auto allocate = [&] {
+        if (*total > kMaxOutputBytes && is_output)
+            throw InputError(file, m + ": output buffer of " + std::to_string(*total) +
+                                       " bytes exceeds the runner's limit of 1 GiB");
+        b.storage.assign((*total + 7) / 8, 0);
+    };
+    if (is_output) {
+        allocate();
+        return b;
+    }
+    const bool has_data = j.contains("data"), has_values = j.contains("values");
+    if (has_data == has_values)
+        throw InputError(file, m + ": needs exactly one of 'data' (a .npy file) or 'values' (an inline array)");
+    if (has_values) {
+        const json& v = j["values"];
+        if (!v.is_array()) throw InputError(file, m + ".values: must be an array, got " + json_kind(v));
+        if (v.size() != *elems)
+            throw InputError(file, m + ".values: has " + std::to_string(v.size()) + " elements, the buffer needs " +
+                                       std::to_string(*elems) + " (dot(sizes-1, strides)+1)");
+        allocate();
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (!put_value(*type, b.bytes(), i, v[i]))
+                throw InputError(file, m + ".values[" + std::to_string(i) + "]: " + v[i].dump() + " is not a " +
+                                           std::string(name(*type)) + " value");
+        return b;
+    }
+    if (!j["data"].is_string()) throw InputError(file, m + ".data: must be a file name");
+    const auto npy_path = dir / j["data"].get<std::string>();
+    NpyArray a = read_npy(npy_path, *type);
+    if (a.count != *elems)
+        throw InputError(npy_path.string(), "holds " + std::to_string(a.count) + " elements, " + m + " needs " +
+                                                std::to_string(*elems) + " (dot(sizes-1, strides)+1)");
+    allocate();
+    std::memcpy(b.bytes(), a.bytes.data(), static_cast<std::size_t>(*elems * es));
+    return b;
+}
+
+inline Expectation load_expected(const json& j, const std::filesystem::path& dir, const std::string& file,
+                                 const Buffer& out) {
+    Expectation e;
+    if (!j.is_object()) throw InputError(file, "expected: must be an object, got " + json_kind(j));
+    for (auto it = j.begin(); it != j.end(); ++it)
+        if (it.key() != "data" && it.key() != "tolerance" && it.key() != "error")
+            throw InputError(file, "expected: unknown field '" + it.key() + "' (allowed: data, tolerance, error)");
+    if (j.contains("error")) {
+        if (!j["error"].is_boolean() || !j["error"].get<bool>() || j.contains("data"))
+            throw InputError(file, "expected.error: must be true, without data");
+        e.kind = Expectation::Kind::Error;
+        return e;
+    }
+    if (!j.contains("data") || !j["data"].is_string()) throw InputError(file, "expected.data: missing (a .npy file name)");
+    if (j.contains("tolerance")) {
+        if (!j["tolerance"].is_number() || !(j["tolerance"].get<double>() >= 0))
+            throw InputError(file, "expected.tolerance: must be a number >= 0");
+        e.tolerance = j["tolerance"].get<double>();
+    }
+    const auto p = dir / j["data"].get<std::string>();
+    e.data = read_npy(p, out.desc.DataType);
+    const auto n = element_count(out.desc).value_or(0);
+    if (e.data.count != n)
+        throw InputError(p.string(), "holds " + std::to_string(e.data.count) + " elements, the output tensor has " +
+                                         std::to_string(n));
+    e.kind = Expectation::Kind::Data;
+    return e;
+}
+
+}  // namespace detail
+
+inline const OperatorSpec& find_operator(const std::string& name, const std::string& file) {
+    for (const auto& s : operator_specs())
+        if (s.name == name) return s;
+    std::vector<std::string_view> names;
+    for (const auto& s : operator_specs()) names.push_back(s.name);
+    throw InputError(file, "operator: unknown operator '" + name + "' (known: " + join_names(names) + ")");
+}
+
+/// Parses case JSON text; .npy paths are relative to `dir`.
+inline Case parse_case(const std::string& text, const std::string& file, const std::filesystem::path& dir) {
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        std::string w = e.what();
+        const auto p = w.find("parse error");
+        throw InputError(file, "malformed JSON: " + (p == std::string::npos ? w : w.substr(p)));
+    }
+    if (!j.is_object()) throw InputError(file, "the case must be a JSON object, got " + detail::json_kind(j));
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const auto& k = it.key();
+        if (k != "operator" && k != "tensors" && k != "params" && k != "expected" && k != "comment" && k != "description")
+            throw InputError(file, "unknown top-level field '" + k + "' (allowed: operator, tensors, params, expected, description)");
+    }
+    Case c;
+    c.file = file;
+    if (!j.contains("operator") || !j["operator"].is_string()) throw InputError(file, "operator: missing (a string)");
+    const OperatorSpec& spec = find_operator(j["operator"].get<std::string>(), file);
+    c.operator_name = std::string(spec.name);
+    if (!j.contains("tensors") || !j["tensors"].is_object()) throw InputError(file, "tensors: missing (an object)");
+    const json& ts = j["tensors"];
+    std::vector<std::string_view> members;
+    for (const auto& m : spec.members) members.push_back(m.name);
+    for (auto it = ts.begin(); it != ts.end(); ++it)
+        if (std::find(members.begin(), members.end(), it.key()) == members.end())
+            throw InputError(file, "tensors." + it.key() + ": not a member of " + c.operator_name + " (members: " +
+                                       join_names(members) + ")");
+    for (const auto& m : spec.members) {
+        const std::string name(m.name);
+        if (!ts.contains(name)) {
+            if (m.kind == MemberKind::Optional) continue;
+            throw InputError(file, "tensors." + name + ": missing (required by " + c.operator_name + ")");
+        }
+        c.tensors.emplace(name, detail::load_tensor(ts[name], name, m.kind == MemberKind::Output, dir, file));
+    }
+    if (j.contains("params")) {
+        if (!j["params"].is_object()) throw InputError(file, "params: must be an object");
+        for (auto it = j["params"].begin(); it != j["params"].end(); ++it)
+            if (std::find(spec.params.begin(), spec.params.end(), it.key()) == spec.params.end())
+                throw InputError(file, "params." + it.key() + ": not a parameter of " + c.operator_name +
+                                           (spec.params.empty() ? " (it has none)" : " (parameters: " + join_names(spec.params) + ")"));
+        c.params = j["params"];
+    }
+    if (j.contains("expected")) c.expected = detail::load_expected(j["expected"], dir, file, c.tensors.at("OutputTensor"));
+    return c;
+}
+
+inline Case load_case(const std::string& path) {
+    const std::filesystem::path p(path);
+    return parse_case(detail::read_file_bytes(p, "case file"), path, p.parent_path());
+}
+
+// ---------------------------------------------------------------------------
+// Descs
+
+using AnyDesc = std::variant<ElementWiseDequantizeLinearDesc, ElementWiseQuantizedLinearAddDesc,
+                             QuantizedLinearMatrixMultiplyDesc, QuantizedLinearConvolutionDesc, ElementWiseClipDesc>;
+
+namespace detail {
+
+inline float param_float(const Case& c, const char* key) {
+    if (!c.params.contains(key)) throw InputError(c.file, std::string("params.") + key + ": missing (required by " + c.operator_name + ")");
+    const auto v = json_float(c.params[key]);
+    if (!v) throw InputError(c.file, std::string("params.") + key + ": must be a number (or \"Infinity\", \"-Infinity\")");
+    return static_cast<float>(*v);
+}
+
+inline void param_pair(const Case& c, const char* key, std::array<std::uint32_t, 2>& out) {
+    if (!c.params.contains(key)) return;
+    const auto v = json_u32_list(c.params[key], c.file, std::string("params.") + key, 0);
+    if (v.size() != 2) throw InputError(c.file, std::string("params.") + key + ": must have 2 entries (DimensionCount 2), got " + std::to_string(v.size()));
+    out = {v[0], v[1]};
+}
+
+}  // namespace detail
+
+/// The desc of a loaded case, bound to its buffers.
+inline AnyDesc make_desc(Case& c) {
+    auto req = [&](const char* m) { return c.tensors.at(m).tensor(); };
+    auto opt = [&](const char* m) -> std::optional<Tensor> {
+        auto it = c.tensors.find(m);
+        if (it == c.tensors.end()) return std::nullopt;
+        return it->second.tensor();
+    };
+    const std::string& op = c.operator_name;
+    if (op == ElementWiseDequantizeLinearDesc::OperatorName)
+        return ElementWiseDequantizeLinearDesc{req("InputTensor"), req("ScaleTensor"), opt("ZeroPointTensor"), req("OutputTensor")};
+    if (op == ElementWiseQuantizedLinearAddDesc::OperatorName)
+        return ElementWiseQuantizedLinearAddDesc{req("ATensor"), req("AScaleTensor"), opt("AZeroPointTensor"),
+                                                 req("BTensor"), req("BScaleTensor"), opt("BZeroPointTensor"),
+                                                 req("OutputScaleTensor"), opt("OutputZeroPointTensor"), req("OutputTensor")};
+    if (op == QuantizedLinearMatrixMultiplyDesc::OperatorName)
+        return QuantizedLinearMatrixMultiplyDesc{req("ATensor"), req("AScaleTensor"), opt("AZeroPointTensor"),
+                                                 req("BTensor"), req("BScaleTensor"), opt("BZeroPointTensor"),
+                                                 req("OutputScaleTensor"), opt("OutputZeroPointTensor"), req("OutputTensor")};
+    if (op == QuantizedLinearConvolutionDesc::OperatorName) {
+        QuantizedLinearConvolutionDesc d;
+        d.InputTensor = req("InputTensor");
+        d.InputScaleTensor = req("InputScaleTensor");
+        d.InputZeroPointTensor = opt("InputZeroPointTensor");
+        d.FilterTensor = req("FilterTensor");
+        d.FilterScaleTensor = req("FilterScaleTensor");
+        d.FilterZeroPointTensor = opt("FilterZeroPointTensor");
+        d.BiasTensor = opt("BiasTensor");
+        d.OutputScaleTensor = req("OutputScaleTensor");
+        d.OutputZeroPointTensor = opt("OutputZeroPointTensor");
+        d.OutputTensor = req("OutputTensor");
+        if (c.params.contains("DimensionCount"))
+            d.DimensionCount = detail::json_u32(c.params["DimensionCount"], c.file, "params.DimensionCount", 0);
+        detail::param_pair(c, "Strides", d.Strides);
+        detail::param_pair(c, "Dilations", d.Dilations);
+        detail::param_pair(c, "StartPadding", d.StartPadding);
+        detail::param_pair(c, "EndPadding", d.EndPadding);
+        if (c.params.contains("GroupCount"))
+            d.GroupCount = detail::json_u32(c.params["GroupCount"], c.file, "params.GroupCount", 0);
+        return d;
+    }
+    ElementWiseClipDesc d;
+    d.InputTensor = req("InputTensor");
+    d.OutputTensor = req("OutputTensor");
+    d.Min = detail::param_float(c, "Min");
+    d.Max = detail::param_float(c, "Max");
+    if (c.params.contains("ScaleBias")) {
+        const json& sb = c.params["ScaleBias"];
+        if (!sb.is_object() || sb.size() != 2 || !sb.contains("Scale") || !sb.contains("Bias") ||
+            !detail::json_float(sb["Scale"]) || !detail::json_float(sb["Bias"]))
+            throw InputError(c.file, "params.ScaleBias: must be {\"Scale\": number, \"Bias\": number}");
+        d.ScaleBias = ScaleBiasDesc{static_cast<float>(*detail::json_float(sb["Scale"])),
+                                    static_cast<float>(*detail::json_float(sb["Bias"]))};
+    }
+    return d;
+}
+
+inline void validate_desc(const AnyDesc& d, FeatureLevel level) {
+    std::visit([&](const auto& x) { qdml::validate(x, level); }, d);
+}
+
+inline void run_desc(const AnyDesc& d, const RunOptions& o) {
+    std::visit([&](const auto& x) { qdml::run(x, o); }, d);
+}
+
+// ---------------------------------------------------------------------------
+// Output
+
+/// The output tensor's elements in logical (row-major) order, packed.
+inline std::vector<std::uint8_t> gather_output(Buffer& out) {
+    const auto& d = out.desc;
+    const auto st = effective_strides(d);
+    const std::uint64_t es = element_size(d.DataType);
+    const std::uint64_t n = element_count(d).value_or(0);
+    std::vector<std::uint8_t> r(n * es);
+    std::array<std::uint32_t, kMaxDimensions> idx{};
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::uint64_t off = 0;
+        for (std::uint32_t k = 0; k < d.DimensionCount; ++k) off += idx[k] * st[k];
+        std::memcpy(&r[i * es], out.bytes() + off * es, es);
+        for (std::uint32_t k = d.DimensionCount; k-- > 0;) {
+            if (++idx[k] < d.Sizes[k]) break;
+            idx[k] = 0;
+        }
+    }
+    return r;
+}
+
+inline std::vector<std::uint64_t> shape_of(const TensorDesc& d) {
+    return std::vector<std::uint64_t>(d.Sizes.begin(), d.Sizes.begin() + d.DimensionCount);
+}
+
+namespace detail {
+
+/// Element i of a packed buffer as a double (exact for all but 64-bit
+/// integers beyond 2^53, which compare() handles separately).
+inline long double element_value(TensorDataType t, const std::uint8_t* p, std::uint64_t i) {
+    auto get = [&](auto tag) {
+        decltype(tag) v;
+        std::memcpy(&v, p + i * sizeof v, sizeof v);
+        return v;
+    };
+    switch (t) {
+        case TensorDataType::Int8: return get(std::int8_t{});
+        case TensorDataType::UInt8: return get(std::uint8_t{});
+        case TensorDataType::Int16: return get(std::int16_t{});
+        case TensorDataType::UInt16: return get(std::uint16_t{});
+        case TensorDataType::Int32: return get(std::int32_t{});
+        case TensorDataType::UInt32: return get(std::uint32_t{});
+        case TensorDataType::Int64: return get(std::int64_t{});  // exact in long double (64-bit mantissa)
+        case TensorDataType::UInt64: return get(std::uint64_t{});
+        case TensorDataType::Float32: return get(float{});
+        case TensorDataType::Float64: return get(double{});
+        case TensorDataType::Float16: return static_cast<float>(float16::from_bits(get(std::uint16_t{})));
+        default: return 0;
+    }
+}
+
+inline std::string format_value(long double v) {
+    if (std::isnan(v)) return "NaN";
+    std::ostringstream s;
+    s.precision(std::floor(v) == v && std::fabs(v) < 1e20L ? 20 : 9);
+    s << v;
+    return s.str();
+}
+
+inline std::string format_index(std::uint64_t i, const TensorDesc& d) {
+    std::vector<std::uint64_t> idx(d.DimensionCount);
+    for (std::uint32_t k = d.DimensionCount; k-- > 0;) {
+        idx[k] = i % d.Sizes[k];
+        i /= d.Sizes[k];
+    }
+    std::string r = "[";
+    for (std::size_t k = 0; k < idx.size(); ++k) r += (k ? "," : "") + std::to_string(idx[k]);
+    return r + "]";
+}
+
+}  // namespace detail
+
+/// Compares the packed output `got` with the expected tensor. Returns an
+/// empty string when they agree, else a message naming the first mismatch.
+/// Tolerance is an absolute difference in output units; 0 means identical
+/// bits (any NaN matches any NaN).
+inline std::string compare(const TensorDesc& d, const std::vector<std::uint8_t>& got, const Expectation& e) {
+    const TensorDataType t = d.DataType;
+    const std::uint64_t es = element_size(t), n = got.size() / es;
+    std::uint64_t bad = 0, first = 0;
+    long double worst = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const long double g = detail::element_value(t, got.data(), i);
+        const long double x = detail::element_value(t, e.data.bytes.data(), i);
+        bool ok;
+        if (std::isnan(g) || std::isnan(x)) ok = std::isnan(g) && std::isnan(x);
+        else if (e.tolerance == 0) ok = std::memcmp(&got[i * es], &e.data.bytes[i * es], es) == 0;
+        else ok = g == x || std::fabs(g - x) <= static_cast<long double>(e.tolerance);
+        if (!ok) {
+            if (bad++ == 0) first = i;
+            if (!std::isnan(g) && !std::isnan(x)) worst = std::max(worst, std::fabs(g - x));
+        }
+    }
+    if (bad == 0) return {};
+    std::ostringstream s;
+    s << "mismatch at element " << detail::format_index(first, d) << ": got "
+      << detail::format_value(detail::element_value(t, got.data(), first)) << ", expected "
+      << detail::format_value(detail::element_value(t, e.data.bytes.data(), first)) << " (" << bad << " of " << n
+      << " elements differ, largest difference " << detail::format_value(worst) << ", tolerance " << e.tolerance << ")";
+    return s.str();
+}
+
+}  // namespace qdml::cli
