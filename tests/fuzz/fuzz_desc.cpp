@@ -1,0 +1,182 @@
+// libFuzzer target: desc validation followed by execution on small buffers.
+// The fuzzer picks an operator, every tensor's type, sizes, strides,
+// TotalTensorSizeInBytes, alignment and bound buffer size, and the
+// operator's parameters. Each buffer is its own heap block of exactly
+// DataSizeInBytes bytes, so AddressSanitizer reports any access validation
+// should have prevented. Validation must throw qdml::Error or the run must
+// complete; nothing else.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "qdml/qdml.hpp"
+
+namespace {
+
+using qdml::Tensor;
+using qdml::TensorDataType;
+
+constexpr TensorDataType kTypes[] = {TensorDataType::Float32, TensorDataType::Float16, TensorDataType::UInt32,
+                                     TensorDataType::UInt16,  TensorDataType::UInt8,   TensorDataType::Int32,
+                                     TensorDataType::Int16,   TensorDataType::Int8,    TensorDataType::Float64,
+                                     TensorDataType::UInt64,  TensorDataType::Int64,   TensorDataType::Unknown};
+
+class Builder {
+public:
+    explicit Builder(FuzzedDataProvider& p) : p_(p) {}
+
+    /// A tensor of `preferred` type most of the time, `rank` dimensions
+    /// (sometimes another count), small sizes and sometimes odd strides.
+    Tensor tensor(TensorDataType preferred, std::uint32_t rank, const std::vector<std::uint32_t>& like = {}) {
+        qdml::TensorDesc d;
+        d.DataType = p_.ConsumeIntegralInRange(0, 15) == 0 ? p_.PickValueInArray(kTypes) : preferred;
+        d.DimensionCount = p_.ConsumeIntegralInRange(0, 31) == 0 ? p_.ConsumeIntegralInRange<std::uint32_t>(0, 9) : rank;
+        for (std::uint32_t i = 0; i < qdml::kMaxDimensions; ++i) {
+            const bool copy = i < like.size() && p_.ConsumeIntegralInRange(0, 7) != 0;
+            d.Sizes[i] = copy ? like[i] : p_.ConsumeIntegralInRange<std::uint32_t>(p_.ConsumeBool() ? 1 : 0, 4);
+        }
+        if (p_.ConsumeBool()) {
+            d.Strides.emplace();
+            for (auto& s : *d.Strides) s = p_.ConsumeIntegralInRange<std::uint32_t>(0, 9);
+        }
+        d.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(d).value_or(0);
+        if (p_.ConsumeIntegralInRange(0, 7) == 0) d.TotalTensorSizeInBytes += p_.ConsumeIntegralInRange<std::int64_t>(-8, 8);
+        if (p_.ConsumeIntegralInRange(0, 7) == 0) d.GuaranteedBaseOffsetAlignment = p_.ConsumeIntegralInRange<std::uint32_t>(0, 32);
+        std::uint64_t bytes = d.TotalTensorSizeInBytes;
+        if (p_.ConsumeIntegralInRange(0, 7) == 0) bytes = p_.ConsumeIntegralInRange<std::uint64_t>(0, bytes + 8);
+        if (bytes > (1u << 16)) bytes = 1u << 16;  // a smaller binding than the desc: must be rejected
+        if (bytes == 0) bytes = 1;  // DataSizeInBytes 0 means "not stated" (the caller vouches), so always state it
+        const std::size_t offset = p_.ConsumeIntegralInRange(0, 7) == 0 ? p_.ConsumeIntegralInRange<std::size_t>(0, 3) : 0;
+        auto& buf = buffers_.emplace_back(offset + bytes);
+        for (auto& b : buf) b = p_.ConsumeIntegral<std::uint8_t>();
+        Tensor t{d, p_.ConsumeIntegralInRange(0, 63) == 0 ? nullptr : buf.data() + offset, bytes};
+        return t;
+    }
+    std::optional<Tensor> maybe(TensorDataType t, std::uint32_t rank, const std::vector<std::uint32_t>& like = {}) {
+        if (p_.ConsumeBool()) return std::nullopt;
+        return tensor(t, rank, like);
+    }
+    TensorDataType q8() { return p_.ConsumeBool() ? TensorDataType::Int8 : TensorDataType::UInt8; }
+    std::uint32_t rank(std::uint32_t lo, std::uint32_t hi) { return p_.ConsumeIntegralInRange(lo, hi); }
+    std::vector<std::uint32_t> sizes(std::uint32_t rank) {
+        std::vector<std::uint32_t> s(rank);
+        for (auto& x : s) x = p_.ConsumeIntegralInRange<std::uint32_t>(1, 4);
+        return s;
+    }
+    std::vector<std::uint32_t> ones(std::uint32_t rank) { return std::vector<std::uint32_t>(rank, 1); }
+    std::uint32_t small(std::uint32_t lo, std::uint32_t hi) { return p_.ConsumeIntegralInRange(lo, hi); }
+    float number() {
+        switch (p_.ConsumeIntegralInRange(0, 5)) {
+            case 0: return 0.0f;
+            case 1: return -1e30f;
+            case 2: return 1e30f;
+            default: return p_.ConsumeFloatingPoint<float>();
+        }
+    }
+
+private:
+    FuzzedDataProvider& p_;
+    std::deque<std::vector<std::uint8_t>> buffers_;
+};
+
+template <class Desc>
+void attempt(const Desc& d) {
+    try {
+        qdml::run(d);
+    } catch (const qdml::Error& e) {
+        if (std::string(e.what()).empty()) std::abort();
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    FuzzedDataProvider p(data, size);
+    Builder b(p);
+    const auto F = TensorDataType::Float32;
+    switch (p.ConsumeIntegralInRange(0, 4)) {
+        case 0: {
+            const auto r = b.rank(1, 8);
+            const auto s = b.sizes(r);
+            const auto in = p.ConsumeBool() ? TensorDataType::Int32 : b.q8();
+            const auto out = p.ConsumeBool() ? TensorDataType::Float16 : F;
+            qdml::ElementWiseDequantizeLinearDesc d{b.tensor(in, r, s), b.tensor(out, r, s), b.maybe(in, r, s),
+                                                    b.tensor(out, r, s)};
+            attempt(d);
+            break;
+        }
+        case 1: {
+            const auto r = b.rank(1, 8);
+            const auto s = b.sizes(r);
+            const auto ta = b.q8(), tb = b.q8(), to = b.q8();
+            qdml::ElementWiseQuantizedLinearAddDesc d{b.tensor(ta, r, s), b.tensor(F, r, b.ones(r)), b.maybe(ta, r, b.ones(r)),
+                                                      b.tensor(tb, r, s), b.tensor(F, r, b.ones(r)), b.maybe(tb, r, b.ones(r)),
+                                                      b.tensor(F, r, b.ones(r)), b.maybe(to, r, b.ones(r)), b.tensor(to, r, s)};
+            attempt(d);
+            break;
+        }
+        case 2: {
+            const auto r = b.rank(2, 4);
+            const std::uint32_t m = b.small(1, 5), k = b.small(1, 5), n = b.small(1, 5);
+            std::vector<std::uint32_t> a(r, 1), bb(r, 1), o(r, 1);
+            a[r - 2] = m, a[r - 1] = k, bb[r - 2] = k, bb[r - 1] = n, o[r - 2] = m, o[r - 1] = n;
+            if (r >= 3) a[r - 3] = bb[r - 3] = o[r - 3] = b.small(1, 2);
+            const auto ta = b.q8(), tb = b.q8(), to = b.q8();
+            qdml::QuantizedLinearMatrixMultiplyDesc d{b.tensor(ta, r, a), b.tensor(F, r, b.ones(r)), b.maybe(ta, r, b.ones(r)),
+                                                      b.tensor(tb, r, bb), b.tensor(F, r, b.ones(r)), b.maybe(tb, r, b.ones(r)),
+                                                      b.tensor(F, r, b.ones(r)), b.maybe(to, r, b.ones(r)), b.tensor(to, r, o)};
+            attempt(d);
+            break;
+        }
+        case 3: {
+            qdml::QuantizedLinearConvolutionDesc d;
+            const std::uint32_t g = b.small(1, 3), cin = g * b.small(1, 2), cout = g * b.small(1, 2);
+            const std::uint32_t h = b.small(1, 6), w = b.small(1, 6), kh = b.small(1, 3), kw = b.small(1, 3);
+            d.GroupCount = b.small(0, 8) == 0 ? b.small(0, 4) : g;
+            for (int i = 0; i < 2; ++i) {
+                d.Strides[i] = b.small(0, 3);
+                d.Dilations[i] = b.small(0, 3);
+                d.StartPadding[i] = b.small(0, 2);
+                d.EndPadding[i] = b.small(0, 2);
+            }
+            const std::uint32_t ext_h = 1 + (kh - 1) * (d.Dilations[0] ? d.Dilations[0] : 1);
+            const std::uint32_t ext_w = 1 + (kw - 1) * (d.Dilations[1] ? d.Dilations[1] : 1);
+            const std::uint32_t ph = h + d.StartPadding[0] + d.EndPadding[0], pw = w + d.StartPadding[1] + d.EndPadding[1];
+            const std::uint32_t sh = d.Strides[0] ? d.Strides[0] : 1, sw = d.Strides[1] ? d.Strides[1] : 1;
+            const std::uint32_t oh = ph >= ext_h ? 1 + (ph - ext_h) / sh : 1, ow = pw >= ext_w ? 1 + (pw - ext_w) / sw : 1;
+            const auto ti = b.q8(), tf = b.q8(), to = b.q8();
+            const std::uint32_t nb = b.small(1, 2);
+            d.InputTensor = b.tensor(ti, 4, {nb, cin, h, w});
+            d.InputScaleTensor = b.tensor(F, 4, b.ones(4));
+            d.InputZeroPointTensor = b.maybe(ti, 4, b.ones(4));
+            d.FilterTensor = b.tensor(tf, 4, {cout, cin / g, kh, kw});
+            d.FilterScaleTensor = b.tensor(F, 4, {1, p.ConsumeBool() ? cout : 1, 1, 1});
+            d.FilterZeroPointTensor = b.maybe(tf, 4, {1, p.ConsumeBool() ? cout : 1, 1, 1});
+            d.BiasTensor = b.maybe(TensorDataType::Int32, 4, {1, cout, 1, 1});
+            d.OutputScaleTensor = b.tensor(F, 4, b.ones(4));
+            d.OutputZeroPointTensor = b.maybe(to, 4, b.ones(4));
+            d.OutputTensor = b.tensor(to, 4, {nb, cout, oh, ow});
+            attempt(d);
+            break;
+        }
+        default: {
+            const auto r = b.rank(1, 8);
+            const auto s = b.sizes(r);
+            const auto t = p.PickValueInArray(kTypes);
+            qdml::ElementWiseClipDesc d;
+            d.InputTensor = b.tensor(t, r, s);
+            d.OutputTensor = p.ConsumeIntegralInRange(0, 7) == 0 ? d.InputTensor : b.tensor(t, r, s);
+            if (p.ConsumeBool()) d.ScaleBias = qdml::ScaleBiasDesc{b.number(), b.number()};
+            d.Min = b.number();
+            d.Max = b.number();
+            attempt(d);
+            break;
+        }
+    }
+    return 0;
+}
