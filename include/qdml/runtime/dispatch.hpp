@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "qdml/core/data_type.hpp"
 #include "qdml/core/feature_level.hpp"
@@ -24,70 +25,97 @@ struct RunOptions {
     FeatureLevel feature_level = FeatureLevel::Latest;  ///< validation target
 };
 
-/// Validates `d` (throws qdml::Error, touching no data), then computes it.
-inline void run(const ElementWiseDequantizeLinearDesc& d, const RunOptions& o = {}) {
-    validate(d, o.feature_level);
+// visit_typed(desc, f) switches once over the desc's data types (and rank,
+// for element-wise operators) and calls f(op) with the typed operator struct
+// bound to the desc, e.g. ElementWiseClip<float, 4>. Precondition: `desc`
+// passed validate().
+
+template <class F>
+void visit_typed(const ElementWiseDequantizeLinearDesc& d, F&& f) {
     visit_one_of<std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t>(
         d.InputTensor.Desc.DataType, [&](auto in) {
             visit_one_of<float16, float>(d.OutputTensor.Desc.DataType, [&](auto out) {
                 visit_rank<1, 8>(d.InputTensor.Desc.DimensionCount, [&](auto rank) {
-                    using Op = ElementWiseDequantizeLinear<typename decltype(in)::type, typename decltype(out)::type,
-                                                           decltype(rank)::value>;
-                    reference::element_wise_dequantize_linear(Op::bind(d));
+                    f(ElementWiseDequantizeLinear<typename decltype(in)::type, typename decltype(out)::type,
+                                                  decltype(rank)::value>::bind(d));
                 });
             });
         });
+}
+
+/// Calls f(type_tag<A>, type_tag<B>, type_tag<Out>) for the three int8/uint8
+/// types of a quantized operator.
+template <class F>
+void visit_q8_types(TensorDataType a, TensorDataType b, TensorDataType out, F&& f) {
+    visit_one_of<std::int8_t, std::uint8_t>(a, [&](auto ta) {
+        visit_one_of<std::int8_t, std::uint8_t>(b, [&](auto tb) {
+            visit_one_of<std::int8_t, std::uint8_t>(out, [&](auto to) { f(ta, tb, to); });
+        });
+    });
+}
+
+template <class F>
+void visit_typed(const ElementWiseQuantizedLinearAddDesc& d, F&& f) {
+    visit_q8_types(d.ATensor.Desc.DataType, d.BTensor.Desc.DataType, d.OutputTensor.Desc.DataType,
+                   [&](auto a, auto b, auto out) {
+                       visit_rank<1, 8>(d.ATensor.Desc.DimensionCount, [&](auto rank) {
+                           f(ElementWiseQuantizedLinearAdd<typename decltype(a)::type, typename decltype(b)::type,
+                                                           typename decltype(out)::type, decltype(rank)::value>::bind(d));
+                       });
+                   });
+}
+
+template <class F>
+void visit_typed(const QuantizedLinearMatrixMultiplyDesc& d, F&& f) {
+    visit_q8_types(d.ATensor.Desc.DataType, d.BTensor.Desc.DataType, d.OutputTensor.Desc.DataType,
+                   [&](auto a, auto b, auto out) {
+                       f(QuantizedLinearMatrixMultiply<typename decltype(a)::type, typename decltype(b)::type,
+                                                       typename decltype(out)::type>::bind(d));
+                   });
+}
+
+template <class F>
+void visit_typed(const QuantizedLinearConvolutionDesc& d, F&& f) {
+    visit_q8_types(d.InputTensor.Desc.DataType, d.FilterTensor.Desc.DataType, d.OutputTensor.Desc.DataType,
+                   [&](auto in, auto filter, auto out) {
+                       f(QuantizedLinearConvolution<typename decltype(in)::type, typename decltype(filter)::type,
+                                                    typename decltype(out)::type>::bind(d));
+                   });
+}
+
+template <class F>
+void visit_typed(const ElementWiseClipDesc& d, F&& f) {
+    visit_data_type(d.InputTensor.Desc.DataType, [&](auto t) {
+        visit_rank<1, 8>(d.InputTensor.Desc.DimensionCount, [&](auto rank) {
+            f(ElementWiseClip<typename decltype(t)::type, decltype(rank)::value>::bind(d));
+        });
+    });
+}
+
+/// Validates `d` (throws qdml::Error, touching no data), then computes it.
+inline void run(const ElementWiseDequantizeLinearDesc& d, const RunOptions& o = {}) {
+    validate(d, o.feature_level);
+    visit_typed(d, [](const auto& op) { reference::element_wise_dequantize_linear(op); });
 }
 
 inline void run(const ElementWiseQuantizedLinearAddDesc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level);
-    visit_one_of<std::int8_t, std::uint8_t>(d.ATensor.Desc.DataType, [&](auto a) {
-        visit_one_of<std::int8_t, std::uint8_t>(d.BTensor.Desc.DataType, [&](auto b) {
-            visit_one_of<std::int8_t, std::uint8_t>(d.OutputTensor.Desc.DataType, [&](auto out) {
-                visit_rank<1, 8>(d.ATensor.Desc.DimensionCount, [&](auto rank) {
-                    using Op = ElementWiseQuantizedLinearAdd<typename decltype(a)::type, typename decltype(b)::type,
-                                                             typename decltype(out)::type, decltype(rank)::value>;
-                    reference::element_wise_quantized_linear_add(Op::bind(d));
-                });
-            });
-        });
-    });
+    visit_typed(d, [](const auto& op) { reference::element_wise_quantized_linear_add(op); });
 }
 
 inline void run(const QuantizedLinearMatrixMultiplyDesc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level);
-    visit_one_of<std::int8_t, std::uint8_t>(d.ATensor.Desc.DataType, [&](auto a) {
-        visit_one_of<std::int8_t, std::uint8_t>(d.BTensor.Desc.DataType, [&](auto b) {
-            visit_one_of<std::int8_t, std::uint8_t>(d.OutputTensor.Desc.DataType, [&](auto out) {
-                using Op = QuantizedLinearMatrixMultiply<typename decltype(a)::type, typename decltype(b)::type,
-                                                         typename decltype(out)::type>;
-                reference::quantized_linear_matrix_multiply(Op::bind(d));
-            });
-        });
-    });
+    visit_typed(d, [](const auto& op) { reference::quantized_linear_matrix_multiply(op); });
 }
 
 inline void run(const QuantizedLinearConvolutionDesc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level);
-    visit_one_of<std::int8_t, std::uint8_t>(d.InputTensor.Desc.DataType, [&](auto in) {
-        visit_one_of<std::int8_t, std::uint8_t>(d.FilterTensor.Desc.DataType, [&](auto f) {
-            visit_one_of<std::int8_t, std::uint8_t>(d.OutputTensor.Desc.DataType, [&](auto out) {
-                using Op = QuantizedLinearConvolution<typename decltype(in)::type, typename decltype(f)::type,
-                                                      typename decltype(out)::type>;
-                reference::quantized_linear_convolution(Op::bind(d));
-            });
-        });
-    });
+    visit_typed(d, [](const auto& op) { reference::quantized_linear_convolution(op); });
 }
 
 inline void run(const ElementWiseClipDesc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level);
-    visit_data_type(d.InputTensor.Desc.DataType, [&](auto t) {
-        visit_rank<1, 8>(d.InputTensor.Desc.DimensionCount, [&](auto rank) {
-            using Op = ElementWiseClip<typename decltype(t)::type, decltype(rank)::value>;
-            reference::element_wise_clip(Op::bind(d));
-        });
-    });
+    visit_typed(d, [](const auto& op) { reference::element_wise_clip(op); });
 }
 
 }  // namespace qdml
