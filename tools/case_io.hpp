@@ -126,25 +126,6 @@ inline std::optional<double> json_float(const json& j) {
     return std::nullopt;
 }
 
-/// binary64 -> binary16 with a single rounding (nearest, ties to even):
-/// rounds through binary32, then corrects a double rounding by comparing
-/// the neighbouring halves exactly in binary64.
-inline std::uint16_t double_to_half_bits(double v) {
-    if (std::isnan(v)) return 0x7e00;
-    std::uint16_t h = float16(static_cast<float>(v)).bits;
-    if ((h & 0x7c00u) == 0x7c00u) return h;  // overflowed: the binary32 path is right for inf
-    auto val = [](std::uint16_t b) { return static_cast<double>(static_cast<float>(float16::from_bits(b))); };
-    const std::uint16_t sign = h & 0x8000u;
-    for (int step : {-1, 1}) {
-        const int mag = static_cast<int>(h & 0x7fffu) + step;
-        if (mag < 0 || mag >= 0x7c00) continue;
-        const std::uint16_t n = static_cast<std::uint16_t>(sign | mag);
-        const double dn = std::fabs(val(n) - v), dh = std::fabs(val(h) - v);
-        if (dn < dh || (dn == dh && (n & 1u) == 0)) h = n;
-    }
-    return h;
-}
-
 template <class T>
 void put(std::uint8_t* dst, std::uint64_t i, T v) {
     std::memcpy(dst + i * sizeof(T), &v, sizeof(T));
@@ -190,7 +171,7 @@ inline bool put_value(TensorDataType t, std::uint8_t* dst, std::uint64_t i, cons
             if (!v) return false;
             if (t == T::Float32) put<float>(dst, i, static_cast<float>(*v));
             else if (t == T::Float64) put<double>(dst, i, *v);
-            else put<std::uint16_t>(dst, i, double_to_half_bits(*v));
+            else put<std::uint16_t>(dst, i, float16::from_double(*v).bits);
             return true;
         }
         default: return false;
@@ -475,6 +456,10 @@ inline void validate_desc(const AnyDesc& d, FeatureLevel level) {
 
 inline void run_desc(const AnyDesc& d, const RunOptions& o) {
     std::visit([&](const auto& x) { qdml::run(x, o); }, d);
+}
+
+inline exact::Report check_exact_desc(const AnyDesc& d) {
+    return std::visit([](const auto& x) { return exact::check_exact(x); }, d);
 }
 
 // ---------------------------------------------------------------------------

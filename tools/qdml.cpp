@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,33 @@ struct Outcome {
 struct Options {
     qdml::RunOptions run;
     std::string out;
+    bool check_exact = false;
 };
+
+std::string fmt(double v) {
+    std::ostringstream s;
+    s.precision(17);
+    s << v;
+    return s.str();
+}
+
+/// Prints the exact checker's report; returns the number of unexplained
+/// differences.
+std::uint64_t print_exact_report(const std::string& path, const qdml::exact::Report& r) {
+    for (const auto& d : r.differences) {
+        std::cout << "  [";
+        for (std::size_t k = 0; k < d.index.size(); ++k) std::cout << (k ? "," : "") << d.index[k];
+        std::cout << "] got " << fmt(d.got) << ", exact " << fmt(d.exact) << " (value " << fmt(d.value);
+        if (std::isfinite(d.boundary_distance)) std::cout << ", " << fmt(d.boundary_distance) << " from a rounding boundary";
+        std::cout << ")" << (d.near_tie ? " near-tie" : " UNEXPLAINED") << (d.accumulator_wrapped ? " int32-wrapped" : "")
+                  << "\n";
+    }
+    std::cout << path << ": exact check: " << r.elements << " elements, " << r.differences.size()
+              << " differ from the exactly rounded result (" << r.differences.size() - r.unexplained()
+              << " near a tie or within one ulp, " << r.unexplained() << " unexplained); " << r.near_tie_elements
+              << " elements lie within the tie window\n";
+    return r.unexplained();
+}
 
 /// Loads, validates and (unless validate_only) runs one case.
 Outcome run_case(const std::string& path, const Options& o, bool validate_only, std::string* op_name = nullptr) {
@@ -60,6 +87,8 @@ Outcome run_case(const std::string& path, const Options& o, bool validate_only, 
         Buffer& out = c.tensors.at("OutputTensor");
         const auto packed = gather_output(out);
         if (!o.out.empty()) write_file_atomic(o.out, format_npy(out.desc.DataType, shape_of(out.desc), packed));
+        if (o.check_exact && print_exact_report(path, check_exact_desc(make_desc(c))) != 0)
+            return {kMismatch, path + ": the exact check found unexplained differences"};
         if (c.expected.kind == Expectation::Kind::Data) {
             const std::string diff = compare(out.desc, packed, c.expected);
             if (!diff.empty()) return {kMismatch, path + ": " + diff};
@@ -145,6 +174,9 @@ int main(int argc, char** argv) {
     run->add_option("--out", o.out, "output .npy (packed, shape = output sizes)");
     std::string impl = "reference";
     run->add_option("--impl", impl, "implementation (reference)")->check(CLI::IsMember({"reference"}));
+    run->add_flag("--check-exact", o.check_exact,
+                  "also recompute exactly (int64, binary64) and list every element that differs from the exactly "
+                  "rounded result, marking near-tie ones; exit 1 if any difference is unexplained");
     add_level(run);
 
     auto* val = app.add_subcommand("validate", "load a case and validate its desc only");

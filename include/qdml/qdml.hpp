@@ -16,6 +16,7 @@
 #include "qdml/reference/element_wise_clip.hpp"
 #include "qdml/reference/element_wise_dequantize_linear.hpp"
 #include "qdml/reference/element_wise_quantized_linear_add.hpp"
+#include "qdml/reference/exact.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_matrix_multiply.hpp"
 #include "qdml/runtime/dispatch.hpp"

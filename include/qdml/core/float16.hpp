@@ -2,8 +2,10 @@
 // conversion from binary32 (subnormals, infinities and NaN handled).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 
 namespace qdml {
 
@@ -70,6 +72,27 @@ struct float16 {
         float16 h;
         h.bits = b;
         return h;
+    }
+    /// Rounds `d` to the nearest binary16, ties to even, with one rounding
+    /// (not through binary32, which could round twice).
+    static float16 from_double(double d) noexcept {
+        if (std::isnan(d)) return from_bits(0x7e00);
+        float16 h(static_cast<float>(d));
+        if ((h.bits & 0x7c00u) == 0x7c00u)  // rounds to infinity from 65520 (the midpoint above 65504) up
+            return std::fabs(d) >= 65520.0 ? h : from_bits(static_cast<std::uint16_t>((h.bits & 0x8000u) | 0x7bffu));
+        // The binary32 detour may have rounded twice; pick the nearest of h
+        // and its two neighbours, exactly in binary64 (halves are exact there).
+        const std::uint16_t sign = h.bits & 0x8000u;
+        float16 best = h;
+        for (int step : {-1, 1}) {
+            const int mag = static_cast<int>(h.bits & 0x7fffu) + step;
+            if (mag < 0 || mag >= 0x7c00) continue;
+            const float16 n = from_bits(static_cast<std::uint16_t>(sign | mag));
+            const double dn = std::fabs(static_cast<double>(static_cast<float>(n)) - d);
+            const double db = std::fabs(static_cast<double>(static_cast<float>(best)) - d);
+            if (dn < db || (dn == db && (n.bits & 1u) == 0)) best = n;
+        }
+        return best;
     }
     explicit operator float() const noexcept { return detail::half_bits_to_float(bits); }
     friend constexpr bool operator==(float16 a, float16 b) noexcept { return a.bits == b.bits; }
