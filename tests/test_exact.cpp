@@ -87,6 +87,7 @@ TEST_CASE("exact: an int32 accumulator that wraps is flagged", "[exact]") {
     CHECK(r.differences[0].exact == 3);
     CHECK(r.differences[0].accumulator_wrapped);
     CHECK_FALSE(r.differences[0].near_tie);
+    CHECK(r.unexplained() == 0);  // the wrap is what SPEC.md specifies
 }
 
 TEST_CASE("exact: dequantize beyond 2^24 differs by at most one ulp, explained", "[exact]") {

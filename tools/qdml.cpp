@@ -61,7 +61,7 @@ std::uint64_t print_exact_report(const std::string& path, const qdml::exact::Rep
     }
     std::cout << path << ": exact check: " << r.elements << " elements, " << r.differences.size()
               << " differ from the exactly rounded result (" << r.differences.size() - r.unexplained()
-              << " near a tie or within one ulp, " << r.unexplained() << " unexplained); " << r.near_tie_elements
+              << " near a tie, within one ulp or int32-wrapped, " << r.unexplained() << " unexplained); " << r.near_tie_elements
               << " elements lie within the tie window\n";
     return r.unexplained();
 }
