@@ -1,0 +1,913 @@
+#!/usr/bin/env python3
+"""Conformance cases for qdml whose expected outputs come from ONNX Runtime.
+
+Builds one-node ONNX models with onnx.helper, runs them on ONNX Runtime's CPU
+execution provider (MLAS kernels) and writes each call as a qdml case
+(/work/shared/spec/case-format.md): tests/data/ort/<op>/<name>/case.json plus
+.npy files. ONNX Runtime is the independent oracle; qdml's code is never run.
+
+    pip install numpy onnx onnxruntime
+    python3 tools/gen_ort_cases.py            # rewrites tests/data/ort
+    python3 tools/gen_ort_cases.py --check    # regenerates in memory, diffs against tests/data/ort
+
+ONNX operator -> DirectML operator:
+    QLinearMatMul                   QUANTIZED_LINEAR_MATRIX_MULTIPLY   tolerance 0
+    QLinearConv                     QUANTIZED_LINEAR_CONVOLUTION       tolerance 0
+    DequantizeLinear                ELEMENT_WISE_DEQUANTIZE_LINEAR     tolerance 0
+    com.microsoft QLinearAdd        ELEMENT_WISE_QUANTIZED_LINEAR_ADD  tolerance 1 (fixed-point path)
+    Clip                            ELEMENT_WISE_CLIP                  tolerance 0
+
+Every case is also computed with a numpy transcription of SPEC.md (binary32
+operations in the spec's order, ties to even). A tolerance-0 case on which
+ONNX Runtime and SPEC.md disagree is not written: it is listed on stderr (and
+documented in tools/README.md). An add case is written only when ONNX Runtime
+is within 1 of SPEC.md. Random data comes from a generator seeded by the case
+name, so the output is byte-for-byte reproducible and adding a case does not
+change the others.
+"""
+
+import argparse
+import filecmp
+import json
+import shutil
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from onnx import helper, numpy_helper
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "data" / "ort"
+OPSET = 21
+INLINE_MAX = 16  # buffers up to this many elements go inline as "values"
+
+f32, f16 = np.float32, np.float16
+u8, i8, u16, i16, u32, i32, u64, i64 = (np.uint8, np.int8, np.uint16, np.int16,
+                                        np.uint32, np.int32, np.uint64, np.int64)
+DML_TYPE = {np.dtype(t): n for t, n in [
+    (f32, "FLOAT32"), (f16, "FLOAT16"), (u8, "UINT8"), (i8, "INT8"), (u16, "UINT16"), (i16, "INT16"),
+    (u32, "UINT32"), (i32, "INT32"), (u64, "UINT64"), (i64, "INT64")]}
+
+ort.set_default_logger_severity(3)
+
+
+# ---------------------------------------------------------------------------
+# ONNX Runtime
+
+def run_ort(op, inputs, out_dtype, attrs=None, domain=""):
+    """Runs one node. `inputs`: list of (array or None, constant?) in ONNX
+    input order (None = omitted optional input). Constants become
+    initializers, the others graph inputs."""
+    names, feeds, graph_inputs, inits = [], {}, [], []
+    for i, (arr, const) in enumerate(inputs):
+        if arr is None:
+            names.append("")
+            continue
+        name = f"in{i}"
+        names.append(name)
+        arr = np.asarray(arr)
+        if const:
+            inits.append(numpy_helper.from_array(arr, name))
+        else:
+            graph_inputs.append(helper.make_tensor_value_info(
+                name, helper.np_dtype_to_tensor_dtype(arr.dtype), arr.shape))
+            feeds[name] = arr
+    while names and names[-1] == "":
+        names.pop()
+    node = helper.make_node(op, names, ["y"], domain=domain, **(attrs or {}))
+    out = helper.make_tensor_value_info("y", helper.np_dtype_to_tensor_dtype(np.dtype(out_dtype)), None)
+    graph = helper.make_graph([node], "g", graph_inputs, [out], inits)
+    opsets = [helper.make_opsetid("", OPSET)]
+    if domain:
+        opsets.append(helper.make_opsetid(domain, 1))
+    model = helper.make_model(graph, opset_imports=opsets)
+    model.ir_version = 10
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return sess.run(None, feeds)[0]
+
+
+# ---------------------------------------------------------------------------
+# SPEC.md in numpy (binary32 operations, one rounding each, in the spec's order)
+
+def Q(v, zp, dtype):
+    """SPEC.md section 2: clamp to [lo - zp, hi - zp] in float (NaN -> lo - zp), rne, + zp."""
+    info = np.iinfo(dtype)
+    zp = np.asarray(zp, np.int64)
+    lo, hi = (info.min - zp).astype(f32), (info.max - zp).astype(f32)
+    v = np.asarray(v, f32)
+    v = np.where(np.isnan(v), lo, np.minimum(np.maximum(v, lo), hi))
+    return (np.rint(v).astype(np.int64) + zp).astype(dtype)
+
+
+def wrap32(acc):
+    return ((np.asarray(acc, np.int64) + 2**31) % 2**32 - 2**31).astype(np.int64)
+
+
+def fp32_diff(x, zp):
+    return (np.asarray(x, np.int64) - np.asarray(zp, np.int64)).astype(f32)
+
+
+def matmul_acc(a, azp, b, bzp):
+    """a (..., M, K), b (..., K, N), numpy broadcasting of the batch dims;
+    bzp scalar or a length-N vector (per column). int32, wrapping."""
+    return wrap32(np.matmul(np.asarray(a, np.int64) - np.int64(azp), np.asarray(b, np.int64) - np.asarray(bzp, np.int64)))
+
+
+def spec_matmul(a, azp, as_, b, bzp, bs, os_, ozp, out_t):
+    mult = (f32(as_) * np.asarray(bs, f32)) / f32(os_)
+    return Q(matmul_acc(a, azp, b, bzp).astype(f32) * mult, ozp, out_t)
+
+
+def conv_acc(x, xzp, w, wzp, bias, strides, dil, pads, group):
+    """x NCHW, w {Cout, Cin/G, kH, kW}; pads [top, left, bottom, right]; padded
+    taps hold xzp; wzp scalar or per output channel. int32, wrapping."""
+    n, cin, h, wd = x.shape
+    cout, cg, kh, kw = w.shape
+    xp = np.full((n, cin, h + pads[0] + pads[2], wd + pads[1] + pads[3]), np.int64(xzp), np.int64)
+    xp[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + wd] = x
+    oh = 1 + (xp.shape[2] - (1 + (kh - 1) * dil[0])) // strides[0]
+    ow = 1 + (xp.shape[3] - (1 + (kw - 1) * dil[1])) // strides[1]
+    wzp = np.broadcast_to(np.asarray(wzp, np.int64), (cout,))
+    wc = np.asarray(w, np.int64) - wzp[:, None, None, None]
+    acc = np.zeros((n, cout, oh, ow), np.int64)
+    per_group = cout // group
+    for oc in range(cout):
+        g = oc // per_group
+        xs_g = xp[:, g * cg:(g + 1) * cg] - np.int64(xzp)
+        for oy in range(oh):
+            for ox in range(ow):
+                patch = xs_g[:, :, oy * strides[0]:oy * strides[0] + (kh - 1) * dil[0] + 1:dil[0],
+                             ox * strides[1]:ox * strides[1] + (kw - 1) * dil[1] + 1:dil[1]]
+                acc[:, oc, oy, ox] = (patch * wc[oc]).sum(axis=(1, 2, 3))
+    if bias is not None:
+        acc += np.asarray(bias, np.int64)[None, :, None, None]
+    return wrap32(acc)
+
+
+def spec_conv(x, xzp, xs, w, wzp, ws, bias, ys, yzp, out_t, strides, dil, pads, group):
+    ws = np.broadcast_to(np.asarray(ws, f32), (w.shape[0],))
+    mult = (f32(xs) * ws) / f32(ys)
+    acc = conv_acc(x, xzp, w, wzp, bias, strides, dil, pads, group)
+    return Q(acc.astype(f32) * mult[None, :, None, None], yzp, out_t)
+
+
+def auto_output(real, ozp, out_t):
+    """An output scale (4 significant digits) that maps the real results
+    `real` into the output range with at most a few saturated elements; and,
+    when `ozp` is None, a zero point that centres them."""
+    info = np.iinfo(out_t)
+    real = np.asarray(real, np.float64)
+    hi_r, lo_r = max(float(real.max()), 0.0), min(float(real.min()), 0.0)
+    if ozp is None:
+        os_ = max((hi_r - lo_r) / (info.max - info.min), 1e-30) * 1.02
+        ozp = int(np.clip(round((info.max + info.min) / 2 - (hi_r + lo_r) / 2 / os_), info.min, info.max))
+    else:
+        ozp = int(ozp)
+        os_ = max(hi_r / max(info.max - ozp, 1), -lo_r / max(ozp - info.min, 1), 1e-30) * 0.98
+    return float(f"{os_:.4g}"), out_t(ozp)
+
+
+def spec_dequantize(x, scale, zp):
+    """scale/zp already broadcastable to x; FLOAT16 scale: widen, compute, round once."""
+    r = fp32_diff(x, 0 if zp is None else zp) * np.asarray(scale).astype(f32)
+    return r.astype(np.asarray(scale).dtype)
+
+
+def spec_add(a, azp, as_, b, bzp, bs, os_, ozp, out_t):
+    va = fp32_diff(a, azp) * f32(as_)
+    vb = fp32_diff(b, bzp) * f32(bs)
+    return Q((va + vb) / f32(os_), ozp, out_t)
+
+
+def spec_clip(x, lo, hi):
+    """SPEC.md section 7 without ScaleBias. Float: a value equal to a bound
+    passes unchanged, NaN stays NaN, Min > Max gives Min. Integer: bounds
+    truncated toward zero and saturated, exact comparison."""
+    x = np.asarray(x)
+    if x.dtype.kind == "f":
+        lo_t, hi_t = x.dtype.type(f32(lo)), x.dtype.type(f32(hi))
+        y = np.where(x > hi_t, hi_t, x)
+        return np.where(y < lo_t, lo_t, y).astype(x.dtype)
+    info = np.iinfo(x.dtype)
+
+    def bound(v):
+        v = float(f32(v))
+        if v <= info.min:
+            return int(info.min)
+        if v >= info.max:
+            return int(info.max)
+        return int(v)  # truncation toward zero
+    lo_i, hi_i = bound(lo), bound(hi)
+    y = [hi_i if int(v) > hi_i else int(v) for v in x.ravel()]
+    y = [lo_i if v < lo_i else v for v in y]
+    return np.array(y, dtype=x.dtype).reshape(x.shape)
+
+
+def mismatches(got, want, tolerance):
+    """Elementwise disagreement mask: tolerance 0 compares bits (NaN matches NaN)."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype != want.dtype or got.shape != want.shape:
+        raise RuntimeError(f"ORT gave {got.dtype}{got.shape}, SPEC.md {want.dtype}{want.shape}")
+    if got.dtype.kind == "f":
+        nan = np.isnan(got) & np.isnan(want)
+        if tolerance == 0:
+            bits = np.uint16 if got.dtype == f16 else np.uint32
+            return ~nan & (got.view(bits) != want.view(bits))
+        return ~nan & ~(np.abs(got.astype(np.float64) - want.astype(np.float64)) <= tolerance)
+    return np.abs(got.astype(np.int64) - want.astype(np.int64)) > tolerance
+
+
+# ---------------------------------------------------------------------------
+# Case files
+
+def json_value(v):
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        if np.isnan(v):
+            return "NaN"
+        if np.isinf(v):
+            return "Infinity" if v > 0 else "-Infinity"
+        return v
+    return int(v)
+
+
+def packed_strides(shape):
+    s, r = [], 1
+    for d in reversed(shape):
+        s.insert(0, r)
+        r *= d
+    return s
+
+
+def broadcast_layout(arr, sizes):
+    """DML sizes/strides for `arr` broadcast (numpy rules) to `sizes`: the
+    buffer is `arr` itself; dimensions it lacks or has as 1 get stride 0.
+    Returns strides (None when the layout is packed)."""
+    shape = (1,) * (len(sizes) - arr.ndim) + tuple(arr.shape)
+    st = packed_strides(shape)
+    strides = [0 if d == 1 else s for d, s in zip(shape, st)]
+    return None if list(shape) == list(sizes) else strides
+
+
+class Case:
+    def __init__(self, op_dir, name, operator, description):
+        self.dir = Path(op_dir) / name
+        self.rel = f"{op_dir}/{name}"
+        self.operator = operator
+        self.description = description
+        self.tensors = {}
+        self.files = {}
+        self.params = {}
+        self.expected = None
+
+    def tensor(self, member, dtype, sizes, buf=None, strides=None):
+        e = {"type": DML_TYPE[np.dtype(dtype)], "sizes": [int(s) for s in sizes]}
+        if strides is not None:
+            e["strides"] = [int(s) for s in strides]
+        if buf is not None:
+            buf = np.ascontiguousarray(np.asarray(buf, dtype=dtype))
+            if buf.size <= INLINE_MAX:
+                e["values"] = [json_value(v) for v in buf.ravel()]
+            else:
+                fname = member.replace("Tensor", "").lower() + ".npy"
+                self.files[fname] = buf
+                e["data"] = fname
+        self.tensors[member] = e
+        return self
+
+    def expect(self, arr, tolerance):
+        self.files["expected.npy"] = np.ascontiguousarray(arr)
+        self.expected = {"data": "expected.npy", "tolerance": tolerance}
+        return self
+
+    def write(self, root):
+        d = root / self.dir
+        d.mkdir(parents=True)
+        for fname, arr in self.files.items():
+            np.save(d / fname, arr, allow_pickle=False)
+        lines = ["{", f'  "operator": {json.dumps(self.operator)},',
+                 f'  "description": {json.dumps(self.description)},', '  "tensors": {']
+        items = list(self.tensors.items())
+        for i, (m, e) in enumerate(items):
+            lines.append(f"    {json.dumps(m)}: {json.dumps(e)}" + ("," if i + 1 < len(items) else ""))
+        lines.append("  },")
+        lines.append(f'  "params": {json.dumps(self.params)},')
+        lines.append(f'  "expected": {json.dumps(self.expected)}')
+        lines.append("}")
+        (d / "case.json").write_text("\n".join(lines) + "\n")
+
+
+class Generator:
+    def __init__(self):
+        self.cases = []
+        self.disagreements = []  # (case, message)
+        self.probes = []  # (case, message): compared, never written
+        self.add_stats = [0, 0]  # elements, elements differing by 1
+
+    def accept(self, case, ort_out, spec_out, tolerance, probe=False):
+        """Writes `case` with ONNX Runtime's output if it agrees with SPEC.md
+        within `tolerance` (0: identical bits, any NaN matching any NaN);
+        else records the disagreement. A probe is only compared and reported
+        (known or machine-dependent ORT behaviour, see tools/README.md)."""
+        bad = mismatches(ort_out, spec_out, tolerance)
+        if probe:
+            first = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else None
+            self.probes.append((case.rel, case.description + ": " + (
+                "agrees with SPEC.md" if first is None else
+                f"{int(bad.sum())} of {bad.size} elements differ; first at {list(first)}: ORT {ort_out[first]!r}"
+                f" vs SPEC.md {spec_out[first]!r}")))
+            return
+        if tolerance:
+            self.add_stats[0] += ort_out.size
+            self.add_stats[1] += int(np.count_nonzero(ort_out != spec_out))
+        if bad.any():
+            first = tuple(int(i) for i in np.argwhere(bad)[0])
+            self.disagreements.append((case.rel, f"{int(bad.sum())} of {bad.size} elements differ (tolerance "
+                                       f"{tolerance}); first at {list(first)}: ORT {ort_out[first]!r} vs SPEC.md "
+                                       f"{spec_out[first]!r}"))
+            return
+        if any(c.rel == case.rel for c in self.cases):
+            raise RuntimeError(f"duplicate case {case.rel}")
+        case.expect(ort_out, tolerance)
+        self.cases.append(case)
+
+
+def rng_for(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def rand(rng, dtype, shape, lo=None, hi=None):
+    info = np.iinfo(dtype)
+    lo = info.min if lo is None else lo
+    hi = info.max if hi is None else hi
+    return np.asarray(rng.integers(lo, hi, size=shape, endpoint=True, dtype=dtype))
+
+
+def param_entry(case, member, dtype, value, rank, axis=None):
+    """A matmul/conv scale or zero point: per tensor ({1,..,1}) or a vector
+    along `axis` of a rank-`rank` tensor."""
+    value = np.asarray(value, dtype)
+    sizes = [1] * rank
+    if value.size > 1:
+        sizes[axis] = value.size
+    case.tensor(member, dtype, sizes, value.ravel())
+
+
+# ---------------------------------------------------------------------------
+# QLinearMatMul -> QUANTIZED_LINEAR_MATRIX_MULTIPLY
+
+MATMUL_TYPES = [(u8, u8, u8), (u8, i8, u8), (i8, i8, i8)]  # what ORT's CPU kernel implements
+
+
+def tname(*ts):
+    return "".join({u8: "u8", i8: "i8"}[t] for t in ts)
+
+
+def seven_bit(x):
+    """ORT's u8 x s8 kernels on x86 without VNNI (vpmaddubsw) add pairs of raw
+    u8*s8 products in saturating int16; with u8 values <= 127 no pair sum can
+    exceed 2*127*128 = 32512, so the result is exact on every machine."""
+    x = np.asarray(x)
+    return x >> 1 if x.max() > 127 else x
+
+
+SEVEN_BIT_NOTE = " [u8 x i8: input values halved into 0..127, see tools/README.md]"
+
+
+def matmul_case(g, name, desc, a, azp, as_, b, bzp, bs, os_, ozp, out_t, b_const=True, omit_zero_zp=False,
+                probe=False):
+    if a.dtype == u8 and b.dtype == i8 and not probe and a.max() > 127:
+        a, desc = seven_bit(a), desc + SEVEN_BIT_NOTE
+    if os_ is None:  # automatic output scale (and zero point when ozp is None)
+        os_, ozp = auto_output(matmul_acc(a, azp, b, bzp) * (float(as_) * np.asarray(bs, np.float64)), ozp, out_t)
+    out = run_ort("QLinearMatMul", [(a, False), (f32(as_), True), (a.dtype.type(azp), True), (b, b_const),
+                                    (np.asarray(bs, f32), True), (np.asarray(bzp, b.dtype), True),
+                                    (f32(os_), True), (out_t(ozp), True)], out_t)
+    spec = spec_matmul(a, azp, as_, b, bzp, bs, os_, ozp, out_t)
+    sizes = list(out.shape)
+    rank = len(sizes)
+    c = Case("matmul", name, "QUANTIZED_LINEAR_MATRIX_MULTIPLY", desc)
+    c.tensor("ATensor", a.dtype, sizes[:-1] + [a.shape[-1]], a, broadcast_layout(a, sizes[:-1] + [a.shape[-1]]))
+    param_entry(c, "AScaleTensor", f32, as_, rank)
+    if not (omit_zero_zp and azp == 0):
+        param_entry(c, "AZeroPointTensor", a.dtype, azp, rank)
+    bsizes = sizes[:-2] + list(b.shape[-2:])
+    c.tensor("BTensor", b.dtype, bsizes, b, broadcast_layout(b, bsizes))
+    param_entry(c, "BScaleTensor", f32, bs, rank, rank - 1)
+    if not (omit_zero_zp and np.all(np.asarray(bzp) == 0)):
+        param_entry(c, "BZeroPointTensor", b.dtype, bzp, rank, rank - 1)
+    param_entry(c, "OutputScaleTensor", f32, os_, rank)
+    if not (omit_zero_zp and ozp == 0):
+        param_entry(c, "OutputZeroPointTensor", out_t, ozp, rank)
+    c.tensor("OutputTensor", out_t, sizes)
+    g.accept(c, out, spec, 0, probe)
+
+
+def gen_matmul(g):
+    for ta, tb, ty in MATMUL_TYPES:
+        t = tname(ta, tb, ty)
+        r = rng_for("matmul_random_" + t)
+        a, b = rand(r, ta, (3, 5)), rand(r, tb, (5, 4))
+        matmul_case(g, f"random_{t}_3x5x4", "random data and zero points, per-tensor scales",
+                    a, ta(r.integers(np.iinfo(ta).min, np.iinfo(ta).max)), 0.0123, b,
+                    tb(r.integers(np.iinfo(tb).min, np.iinfo(tb).max)), 0.0456, None, None, ty)
+
+        r = rng_for("matmul_tails_" + t)
+        a, b = rand(r, ta, (17, 33)), rand(r, tb, (33, 9))
+        matmul_case(g, f"tails_{t}_17x33x9", "sizes off every SIMD width (M=17, K=33, N=9)",
+                    a, ta(7), 0.02, b, tb(3), 0.01, None, None, ty)
+
+        r = rng_for("matmul_k1_" + t)
+        matmul_case(g, f"k1_{t}_4x1x3", "K = 1", rand(r, ta, (4, 1)), ta(1), 0.5, rand(r, tb, (1, 3)), tb(2), 0.25,
+                    None, None, ty)
+        r = rng_for("matmul_1x1x1_" + t)
+        matmul_case(g, f"one_{t}_1x1x1", "M = K = N = 1", rand(r, ta, (1, 1)), ta(3), 0.1, rand(r, tb, (1, 1)),
+                    tb(4), 0.2, 0.3, ty(5), ty)
+
+        # exact .5 ties: multiplier 0.5 (and 0.25), small integers so that acc * mult hits k + 0.5
+        r = rng_for("matmul_ties_" + t)
+        lo_a = -4 if ta == i8 else 0
+        lo_b = -4 if tb == i8 else 0
+        a, b = rand(r, ta, (6, 3), lo_a, 4), rand(r, tb, (3, 7), lo_b, 4)
+        ozp = 64 if ty == u8 else 0
+        matmul_case(g, f"ties_half_{t}", "multiplier 0.5 * 1 / 1: odd accumulators round half to even",
+                    a, ta(0), 0.5, b, tb(0), 1.0, 1.0, ty(ozp), ty)
+        matmul_case(g, f"ties_quarter_{t}", "multiplier 0.25 / 0.5: ties at k + 0.5 from acc = 2 mod 4",
+                    a, ta(1 if ta == u8 else -1), 0.25, b, tb(0), 1.0, 0.5, ty(ozp), ty)
+
+        # saturation at both ends
+        r = rng_for("matmul_saturate_" + t)
+        a, b = rand(r, ta, (5, 8)), rand(r, tb, (8, 6))
+        ozp = 128 if ty == u8 else 0
+        matmul_case(g, f"saturate_{t}", "output scale small enough that most outputs saturate at both ends",
+                    a, ta(int(a.mean())), 0.05, b, tb(int(b.mean())), 0.05, 0.01, ty(ozp), ty)
+
+        # extreme zero points
+        info_a, info_b, info_y = np.iinfo(ta), np.iinfo(tb), np.iinfo(ty)
+        r = rng_for("matmul_zp_ext_" + t)
+        a, b = rand(r, ta, (4, 6)), rand(r, tb, (6, 5))
+        matmul_case(g, f"zp_max_{t}", "A and output zero points at the type maximum, B's at the minimum "
+                    "(results <= 0)", a, ta(info_a.max), 0.03, b, tb(info_b.min), 0.07, None, ty(info_y.max), ty)
+        matmul_case(g, f"zp_min_{t}", "all zero points at the type minimum (results >= 0)", a, ta(info_a.min),
+                    0.03, b, tb(info_b.min), 0.07, None, ty(info_y.min), ty)
+
+        # per-column B scale and zero point (ORT: 1-D b_scale / b_zero_point of length N)
+        r = rng_for("matmul_per_col_" + t)
+        a, b = rand(r, ta, (4, 7)), rand(r, tb, (7, 5))
+        bs = r.uniform(0.001, 0.05, 5).astype(f32)
+        matmul_case(g, f"per_column_scale_{t}", "B scale per column (BScaleTensor {1,N}), per-tensor B zero point",
+                    a, ta(5), 0.04, b, tb(2), bs, None, None, ty)
+        bzp = rand(r, tb, (5,), -20 if tb == i8 else 100, 20 if tb == i8 else 150)
+        matmul_case(g, f"per_column_scale_zp_{t}", "B scale and zero point per column", a, ta(5), 0.04, b, bzp, bs,
+                    None, None, ty)
+
+        # batched and broadcast
+        r = rng_for("matmul_batch3d_" + t)
+        matmul_case(g, f"batch3d_{t}", "{Channel, M, K} x {Channel, K, N}", rand(r, ta, (2, 3, 4)), ta(9), 0.03,
+                    rand(r, tb, (2, 4, 5)), tb(1), 0.02, None, None, ty)
+        r = rng_for("matmul_batch4d_" + t)
+        matmul_case(g, f"batch4d_{t}", "{Batch, Channel, M, K} x {Batch, Channel, K, N}", rand(r, ta, (2, 2, 3, 3)),
+                    ta(4), 0.03, rand(r, tb, (2, 2, 3, 2)), tb(6), 0.02, None, None, ty)
+        r = rng_for("matmul_bcast_a_" + t)
+        matmul_case(g, f"broadcast_a_{t}", "A {M,K} broadcast over B's channels: A strides {0, K, 1}",
+                    rand(r, ta, (3, 4)), ta(2), 0.05, rand(r, tb, (3, 4, 2)), tb(0), 0.03, None, None, ty)
+        r = rng_for("matmul_bcast_both_" + t)
+        matmul_case(g, f"broadcast_both_{t}", "A {2,1,M,K} x B {1,3,K,N}: zero strides on different dimensions",
+                    rand(r, ta, (2, 1, 3, 4)), ta(2), 0.05, rand(r, tb, (1, 3, 4, 2)), tb(1), 0.03, None, None, ty)
+
+    r = rng_for("matmul_no_zp")
+    matmul_case(g, "no_zero_points_u8u8u8", "all zero points 0 in ORT, omitted in DML (optional tensors)",
+                rand(r, u8, (3, 4)), 0, 0.01, rand(r, u8, (4, 3)), 0, 0.02, None, 0, u8, omit_zero_zp=True)
+    matmul_case(g, "no_zero_points_i8i8i8", "all zero points 0 in ORT, omitted in DML (optional tensors)",
+                rand(r, i8, (3, 4)), 0, 0.01, rand(r, i8, (4, 3)), 0, 0.02, None, 0, i8, omit_zero_zp=True)
+    r = rng_for("matmul_b_input")
+    matmul_case(g, "b_not_constant_u8i8u8", "B fed at run time (ORT does not prepack it), per-column B params",
+                rand(r, u8, (5, 6)), u8(128), 0.02, rand(r, i8, (6, 4)), rand(r, i8, (4,), -3, 3),
+                r.uniform(0.01, 0.02, 4).astype(f32), None, None, u8, b_const=False)
+    r = rng_for("matmul_big_mult")
+    matmul_case(g, "huge_multiplier_u8u8u8", "output scale 1e-30: acc * multiplier is far out of range (~1e28)",
+                rand(r, u8, (3, 3)), u8(100), 0.5, rand(r, u8, (3, 3)), u8(100), 0.5, 1e-30, u8(128), u8)
+    r = rng_for("matmul_tiny_mult")
+    matmul_case(g, "tiny_multiplier_i8i8i8", "multiplier ~1e-7: every output is the zero point (or +-1 from it)",
+                rand(r, i8, (3, 3)), 0, 1e-4, rand(r, i8, (3, 3)), 0, 1e-3, 0.5, i8(-3), i8)
+    r = rng_for("matmul_inf_mult")
+    matmul_case(g, "infinite_multiplier_u8u8u8", "AScale*BScale overflows to inf; acc 0 gives inf*0 = NaN",
+                np.array([[100, 101], [100, 99]], u8), u8(100), 1e20, np.array([[5, 7], [6, 5]], u8), u8(5), 1e20,
+                1.0, u8(128), u8)
+    r = rng_for("matmul_probe_u8i8")
+    matmul_case(g, "probe_full_range_u8i8u8", "u8 x i8 with A over the full 0..255 range (int16 pair saturation in "
+                "ORT's AVX2 kernel without VNNI)", rand(r, u8, (8, 32)), u8(128), 0.02, rand(r, i8, (32, 8)), i8(0),
+                0.02, 0.5, u8(128), u8, probe=True)
+
+
+# ---------------------------------------------------------------------------
+# QLinearConv -> QUANTIZED_LINEAR_CONVOLUTION
+
+CONV_TYPES = MATMUL_TYPES  # x, w, y: ORT implements u8/u8, u8/i8 (y u8) and i8/i8 (y i8)
+
+
+def conv_case(g, name, desc, x, xzp, xs, w, wzp, ws, bias, ys, yzp, strides=(1, 1), dil=(1, 1), pads=(0, 0, 0, 0),
+              group=1, w_const=True, omit_zp=False, probe=False):
+    out_t = x.dtype.type
+    if x.dtype == u8 and w.dtype == i8 and not probe and (x.max() > 127 or (xzp > 127 and any(pads))):
+        # padded taps hold the input zero point, so it must be 7-bit too
+        x, xzp, desc = seven_bit(x), (xzp >> 1 if any(pads) else xzp), desc + SEVEN_BIT_NOTE
+    if ys is None:  # automatic output scale (and zero point when yzp is None)
+        real = conv_acc(x, xzp, w, wzp, bias, strides, dil, pads, group) * float(xs) * \
+            np.broadcast_to(np.asarray(ws, np.float64), (w.shape[0],))[None, :, None, None]
+        ys, yzp = auto_output(real, yzp, out_t)
+    attrs = {"strides": list(strides), "dilations": list(dil), "pads": list(pads), "group": group,
+             "kernel_shape": list(w.shape[2:])}
+    wzp_a = np.asarray(wzp, w.dtype)
+    ws_a = np.asarray(ws, f32)
+    out = run_ort("QLinearConv", [(x, False), (f32(xs), True), (out_t(xzp), True), (w, w_const), (ws_a, True),
+                                  (wzp_a, True), (f32(ys), True), (out_t(yzp), True),
+                                  (None if bias is None else np.asarray(bias, i32), True)], out_t, attrs)
+    spec = spec_conv(x, xzp, xs, w, wzp, ws, bias, ys, yzp, out_t, strides, dil, pads, group)
+    c = Case("conv", name, "QUANTIZED_LINEAR_CONVOLUTION", desc)
+    c.tensor("InputTensor", x.dtype, x.shape, x)
+    param_entry(c, "InputScaleTensor", f32, xs, 4)
+    if not (omit_zp and xzp == 0):
+        param_entry(c, "InputZeroPointTensor", x.dtype, xzp, 4)
+    c.tensor("FilterTensor", w.dtype, w.shape, w)
+    param_entry(c, "FilterScaleTensor", f32, ws_a, 4, 1)
+    if not (omit_zp and np.all(wzp_a == 0)):
+        param_entry(c, "FilterZeroPointTensor", w.dtype, wzp_a, 4, 1)
+    if bias is not None:
+        c.tensor("BiasTensor", i32, [1, w.shape[0], 1, 1], np.asarray(bias, i32))
+    param_entry(c, "OutputScaleTensor", f32, ys, 4)
+    if not (omit_zp and yzp == 0):
+        param_entry(c, "OutputZeroPointTensor", out_t, yzp, 4)
+    c.tensor("OutputTensor", out_t, out.shape)
+    c.params = {"Strides": list(strides), "Dilations": list(dil), "StartPadding": [pads[0], pads[1]],
+                "EndPadding": [pads[2], pads[3]], "GroupCount": group}
+    g.accept(c, out, spec, 0, probe)
+
+
+def gen_conv(g):
+    for tx, tw, _ in CONV_TYPES:
+        t = tname(tx, tw)
+        r = rng_for("conv_basic_" + t)
+        cout = 3
+        conv_case(g, f"basic3x3_{t}", "N=1, Cin=2, Cout=3, 5x5 input, 3x3 kernel, bias, per-tensor params",
+                  rand(r, tx, (1, 2, 5, 5)), tx(r.integers(0, 50)), 0.05, rand(r, tw, (cout, 2, 3, 3)), tw(0), 0.02,
+                  r.integers(-500, 500, cout), None, None)
+        r = rng_for("conv_pads_" + t)
+        conv_case(g, f"asym_pads_strides_dilations_{t}",
+                  "pads top 1 left 0 bottom 2 right 1, strides {2,1}, dilations {1,2}; padded taps = input zero point",
+                  rand(r, tx, (1, 2, 6, 7)), tx(np.iinfo(tx).max - 5), 0.03, rand(r, tw, (2, 2, 3, 2)), tw(1), 0.04,
+                  r.integers(-300, 300, 2), None, None, strides=(2, 1), dil=(1, 2), pads=(1, 0, 2, 1))
+        r = rng_for("conv_groups_" + t)
+        conv_case(g, f"groups2_{t}", "GroupCount 2: Cin=4, Cout=6, filter {6,2,2,2}, padding 1",
+                  rand(r, tx, (1, 4, 4, 4)), tx(4), 0.05, rand(r, tw, (6, 2, 2, 2)), tw(2), 0.03,
+                  r.integers(-200, 200, 6), None, None, pads=(1, 1, 1, 1), group=2)
+        r = rng_for("conv_dw_" + t)
+        conv_case(g, f"depthwise_{t}", "depthwise: Cin=Cout=GroupCount=5, 3x3, padding 1, stride 1",
+                  rand(r, tx, (1, 5, 4, 5)), tx(8), 0.05, rand(r, tw, (5, 1, 3, 3)), tw(0), 0.03,
+                  r.integers(-200, 200, 5), None, None, pads=(1, 1, 1, 1), group=5)
+        r = rng_for("conv_dwm_" + t)
+        conv_case(g, f"depthwise_multiplier2_{t}", "GroupCount 3 with 2 output channels per group (Cout=6), stride 2",
+                  rand(r, tx, (1, 3, 5, 5)), tx(2), 0.05, rand(r, tw, (6, 1, 3, 3)), tw(0), 0.03,
+                  r.integers(-200, 200, 6), None, None, strides=(2, 2), pads=(1, 1, 1, 1), group=3)
+        r = rng_for("conv_batch_" + t)
+        conv_case(g, f"batch2_1x1_{t}", "N=2, 1x1 kernel (a per-pixel matmul), no bias",
+                  rand(r, tx, (2, 3, 3, 2)), tx(1), 0.05, rand(r, tw, (4, 3, 1, 1)), tw(3), 0.03, None, None, None)
+        r = rng_for("conv_full_" + t)
+        conv_case(g, f"kernel_covers_input_{t}", "kernel as large as the input: one output pixel",
+                  rand(r, tx, (1, 2, 3, 4)), tx(6), 0.05, rand(r, tw, (3, 2, 3, 4)), tw(0), 0.01,
+                  r.integers(-1000, 1000, 3), None, None)
+        r = rng_for("conv_1x1in_" + t)
+        conv_case(g, f"input_1x1_padded_{t}", "1x1 input, 3x3 kernel, padding 1: only the centre tap is real",
+                  rand(r, tx, (1, 2, 1, 1)), tx(5), 0.05, rand(r, tw, (2, 2, 3, 3)), tw(1), 0.03, [7, -7], None,
+                  None, pads=(1, 1, 1, 1))
+        r = rng_for("conv_rect_" + t)
+        conv_case(g, f"rect_kernel_stride3_{t}", "2x3 kernel, strides {3,2} larger than the kernel height",
+                  rand(r, tx, (1, 2, 7, 8)), tx(3), 0.05, rand(r, tw, (2, 2, 2, 3)), tw(0), 0.02,
+                  r.integers(-100, 100, 2), None, None, strides=(3, 2))
+        # ties: multiplier 0.5 with small values
+        r = rng_for("conv_ties_" + t)
+        lo = -3 if tx == i8 else 0
+        lw = -3 if tw == i8 else 0
+        conv_case(g, f"ties_half_{t}", "multiplier 0.5 * 1 / 1 with small values: exact .5 ties round to even",
+                  rand(r, tx, (1, 2, 4, 4), lo, 3), tx(0), 0.5, rand(r, tw, (3, 2, 2, 2), lw, 3), tw(0), 1.0,
+                  [0, 1, -1], 1.0, tx(0 if tx == i8 else 40))
+        r = rng_for("conv_sat_" + t)
+        conv_case(g, f"saturate_bias_{t}", "large positive and negative biases: saturation at both ends",
+                  rand(r, tx, (1, 2, 3, 3)), tx(1), 0.05, rand(r, tw, (4, 2, 2, 2)), tw(128 if tw == u8 else 0), 0.05,
+                  [1000000, -1000000, 3000, -3000], 0.05, tx(0 if tx == i8 else 128))
+        r = rng_for("conv_zpext_" + t)
+        conv_case(g, f"zp_extremes_padded_{t}", "input and filter zero points at the type maximum, output at "
+                  "the minimum, with padding", rand(r, tx, (1, 2, 4, 4)), tx(np.iinfo(tx).max), 0.02,
+                  rand(r, tw, (2, 2, 3, 3)), tw(np.iinfo(tw).max), 0.02, [5, -5], None, tx(np.iinfo(tx).min),
+                  pads=(2, 0, 0, 2))
+
+    # per-channel filter quantization
+    for tx, tw, _ in CONV_TYPES:
+        t = tname(tx, tw)
+        r = rng_for("conv_pc_" + t)
+        ws = r.uniform(0.002, 0.05, 4).astype(f32)
+        conv_case(g, f"per_channel_scale_{t}", "FilterScaleTensor {1,Cout,1,1}, filter zero point 0",
+                  rand(r, tx, (1, 3, 5, 5)), tx(r.integers(0, 30)), 0.04, rand(r, tw, (4, 3, 3, 3)), tw(0), ws,
+                  r.integers(-2000, 2000, 4), None, None, pads=(0, 1, 1, 0))
+        conv_case(g, f"per_channel_scale_dw_{t}", "depthwise with per-channel filter scale",
+                  rand(r, tx, (1, 4, 3, 5)), tx(3), 0.04, rand(r, tw, (4, 1, 3, 3)), tw(0), ws,
+                  r.integers(-500, 500, 4), None, None, pads=(1, 1, 1, 1), group=4)
+        wzp = rand(r, tw, (4,), 0 if tw == i8 else 120, 5 if tw == i8 else 135)
+        conv_case(g, f"per_channel_scale_zp_{t}", "per-channel filter scale and zero point (different per channel)",
+                  rand(r, tx, (1, 3, 4, 4)), tx(7), 0.04, rand(r, tw, (4, 3, 2, 2)), wzp, ws,
+                  r.integers(-500, 500, 4), None, None)
+
+    r = rng_for("conv_no_zp")
+    conv_case(g, "no_zero_points_i8i8", "zero points 0 in ORT, omitted in DML", rand(r, i8, (1, 2, 4, 4)), 0, 0.05,
+              rand(r, i8, (2, 2, 3, 3)), 0, 0.05, [1, 2], None, 0, pads=(1, 1, 1, 1), omit_zp=True)
+    r = rng_for("conv_w_input")
+    conv_case(g, "filter_not_constant_u8i8", "filter fed at run time (ORT does not prepack it)",
+              rand(r, u8, (1, 3, 4, 4)), u8(128), 0.05, rand(r, i8, (2, 3, 3, 3)), i8(0),
+              np.array([0.01, 0.02], f32), [100, -100], None, None, pads=(1, 1, 1, 1), w_const=False)
+    r = rng_for("conv_bias_wrap")
+    conv_case(g, "bias_int32_extremes_u8u8", "bias INT32_MAX + 20000 and INT32_MIN - 20000 wrap modulo 2^32: "
+              "outputs 126 and 130 (130 and 126 without the wrap)", np.full((1, 1, 2, 2), 200, u8), u8(0), 1.0,
+              np.array([200, 0], u8).reshape(2, 1, 1, 1), u8(100), 1.0, [2**31 - 1, -2**31], 1e9, u8(128))
+    r = rng_for("conv_probe_u8i8")
+    conv_case(g, "probe_full_range_u8i8", "u8 x i8 with the input over the full 0..255 range (int16 pair "
+              "saturation in ORT's AVX2 kernel without VNNI)", rand(r, u8, (1, 4, 4, 4)), u8(128), 0.02,
+              rand(r, i8, (4, 4, 3, 3)), i8(0), 0.02, None, 0.5, u8(128), pads=(1, 1, 1, 1), probe=True)
+
+
+# ---------------------------------------------------------------------------
+# DequantizeLinear -> ELEMENT_WISE_DEQUANTIZE_LINEAR
+
+def dequant_case(g, name, desc, x, scale, zp=None, axis=None, zp_in_ort=None, probe=False):
+    """scale/zp: scalars (per tensor) or 1-D along `axis` (per axis). `zp_in_ort`
+    passes a zero point to ORT that DML omits (0)."""
+    scale = np.asarray(scale)
+    attrs = {} if axis is None else {"axis": axis}
+    ort_zp = zp if zp is not None else zp_in_ort
+    out_dtype = scale.dtype
+    out = run_ort("DequantizeLinear", [(x, False), (scale, True),
+                                       (None if ort_zp is None else np.asarray(ort_zp, x.dtype), True)],
+                  out_dtype, attrs)
+    sizes = list(x.shape)
+    if scale.ndim == 0:
+        bshape = [1] * x.ndim
+    else:
+        ax = axis % x.ndim
+        bshape = [1] * x.ndim
+        bshape[ax] = scale.size
+    spec = spec_dequantize(x, scale.reshape(bshape), None if zp is None else np.asarray(zp, np.int64).reshape(bshape))
+    c = Case("dequantize", name, "ELEMENT_WISE_DEQUANTIZE_LINEAR", desc)
+    c.tensor("InputTensor", x.dtype, sizes, x)
+    st = broadcast_layout(np.zeros(bshape), sizes)
+    c.tensor("ScaleTensor", scale.dtype, sizes, scale.ravel(), st)
+    if zp is not None:
+        c.tensor("ZeroPointTensor", x.dtype, sizes, np.asarray(zp, x.dtype).ravel(), st)
+    c.tensor("OutputTensor", out_dtype, sizes)
+    g.accept(c, out, spec, 0, probe)
+
+
+def gen_dequantize(g):
+    for t in (u8, i8, u16, i16, i32):
+        n = np.dtype(t).name
+        r = rng_for("dq_random_" + n)
+        x = rand(r, t, (3, 5, 7)) if t != i32 else rand(r, t, (3, 5, 7), -2**30, 2**30)
+        info = np.iinfo(t)
+        zp = t(r.integers(info.min, info.max)) if t != i32 else t(r.integers(-2**30, 2**30))
+        dequant_case(g, f"per_tensor_{n}_3x5x7", "random input and zero point, per-tensor scale (strides all 0)",
+                     x, f32(r.uniform(0.001, 0.1)), zp)
+        dequant_case(g, f"per_tensor_{n}_f16", "FLOAT16 scale and output: computed in binary32, rounded once",
+                     x, f16(r.uniform(0.001, 0.1)), zp)
+        scale = r.uniform(0.001, 0.1, 5).astype(f32)
+        zpv = rand(r, t, (5,)) if t != i32 else rand(r, t, (5,), -2**30, 2**30)
+        dequant_case(g, f"per_axis1_{n}", "scale and zero point per axis 1: Sizes {3,5,7}, Strides {0,1,0}",
+                     x, scale, zpv, axis=1)
+        ext = np.array([info.min, info.max, info.min + 1, info.max - 1, 0, 1], t) if t != i32 else \
+            np.array([info.min, info.max, 2**24 + 1, 2**24 + 3, -(2**25) - 3, 123456789], t)
+        zp_e = info.min if t != i32 else t(0)
+        dequant_case(g, f"extremes_{n}", "type extremes with the zero point at the type minimum"
+                     + (" (int32: zero point 0, values that round when converted to binary32)" if t == i32 else ""),
+                     ext, f32(0.37), t(zp_e))
+    r = rng_for("dq_axis0")
+    dequant_case(g, "per_axis0_u8", "per-axis on axis 0 of {4,3,2}", rand(r, u8, (4, 3, 2)),
+                 r.uniform(0.01, 1, 4).astype(f32), rand(r, u8, (4,)), axis=0)
+    dequant_case(g, "per_axis_last_i8", "per-axis on the last axis (axis -1) of {2,3,6}", rand(r, i8, (2, 3, 6)),
+                 r.uniform(0.01, 1, 6).astype(f32), rand(r, i8, (6,)), axis=-1)
+    dequant_case(g, "per_axis1_f16_i16", "per-axis FLOAT16 scales", rand(r, i16, (2, 4, 3)),
+                 r.uniform(0.001, 0.01, 4).astype(f16), rand(r, i16, (4,)), axis=1)
+    dequant_case(g, "no_zero_point_u8", "no zero point (optional from feature level 6.2)", rand(r, u8, (2, 9)),
+                 f32(0.125))
+    dequant_case(g, "no_zero_point_per_axis_i8", "per-axis scale, no zero point", rand(r, i8, (3, 4)),
+                 r.uniform(0.01, 1, 3).astype(f32), axis=0)
+    dequant_case(g, "zero_point_zero_omitted_i32", "ORT zero point 0, DML zero point omitted",
+                 rand(r, i32, (5,), -2**31, 2**31 - 1), f32(1e-6), zp_in_ort=0)
+    dequant_case(g, "rank1_single_u8", "one element", np.array([7], u8), f32(0.1), u8(3))
+    dequant_case(g, "rank8_u8", "8 dimensions {1,2,1,3,1,2,1,2}, per axis 5",
+                 rand(r, u8, (1, 2, 1, 3, 1, 2, 1, 2)), np.array([0.5, 0.25], f32), np.array([1, 200], u8), axis=5)
+    dequant_case(g, "rank5_per_axis_first_i16", "5 dimensions, per axis 0", rand(r, i16, (3, 1, 2, 2, 2)),
+                 np.array([1e-3, 2e-3, 3e-3], f32), np.array([-5, 0, 5], i16), axis=0)
+    dequant_case(g, "negative_scale_u8", "negative scale: x == zp gives -0.0", np.array([10, 11, 9, 0, 255], u8),
+                 f32(-0.75), u8(10))
+    dequant_case(g, "random_float_scale_i8", "scales with full 24-bit mantissas: one binary32 rounding per product",
+                 rand(r, i8, (4, 8)), r.uniform(0.5, 1, 4).astype(f32) / f32(3), rand(r, i8, (4,)), axis=0)
+    dequant_case(g, "tiny_scale_subnormal_u8", "scale 1e-44 (subnormal): subnormal products",
+                 np.array([0, 1, 2, 3, 100, 255], u8), f32(1e-44), u8(0))
+    dequant_case(g, "huge_scale_overflow_i8", "scale 3e37: products overflow to +-inf",
+                 np.array([-128, -12, -11, 0, 11, 12, 127], i8), f32(3e37), i8(0))
+    # FLOAT16 rounding: 2049.. are halfway between binary16 neighbours (spacing 2 above 2048)
+    dequant_case(g, "f16_ties_to_even_i16", "FLOAT16 output of 2048..2063: odd values are exact ties",
+                 np.arange(2048, 2064, dtype=i16), f16(1.0), i16(0))
+    dequant_case(g, "f16_ties_scaled_u16", "FLOAT16 scale 0.5 on 4097..4111: ties after the binary32 product",
+                 np.arange(4097, 4112, 2, dtype=u16), f16(0.5), u16(0))
+    dequant_case(g, "f16_overflow_i32", "FLOAT16 output overflows: 65519 -> 65504, 65520 -> inf",
+                 np.array([65504, 65519, 65520, 70000, -65520, -65519, 2**30], i32), f16(1.0), i32(0))
+    dequant_case(g, "f16_subnormal_u8", "FLOAT16 scale 2^-24 (smallest subnormal): subnormal and tie results",
+                 np.array([0, 1, 2, 3, 5, 255, 128], u8), f16(2.0**-24), u8(0))
+    dequant_case(g, "f16_subnormal_ties_u8", "FLOAT16 scale 2^-14/3 rounded; products fall between subnormals",
+                 np.arange(0, 16, dtype=u8), f16(2.0**-14 / 3), u8(0))
+    dequant_case(g, "probe_int32_difference_overflow", "int32 Input - ZeroPoint outside int32 (SPEC.md: exact in "
+                 "64 bits; ORT subtracts in int32 and wraps)", np.array([2**31 - 1, -2**31, 5], i32), f32(1.0),
+                 i32(-5), probe=True)
+
+
+# ---------------------------------------------------------------------------
+# com.microsoft QLinearAdd -> ELEMENT_WISE_QUANTIZED_LINEAR_ADD
+
+def add_case(g, name, desc, a, azp, as_, b, bzp, bs, os_, ozp):
+    t = a.dtype.type
+    out = run_ort("QLinearAdd", [(a, False), (f32(as_), True), (t(azp), True), (b, False), (f32(bs), True),
+                                 (t(bzp), True), (f32(os_), True), (t(ozp), True)], t, domain="com.microsoft")
+    spec = spec_add(a, azp, as_, b, bzp, bs, os_, ozp, t)
+    sizes = list(out.shape)
+    rank = len(sizes)
+    c = Case("add", name, "ELEMENT_WISE_QUANTIZED_LINEAR_ADD", desc)
+    one = [1] * rank
+    c.tensor("ATensor", t, sizes, a, broadcast_layout(a, sizes))
+    c.tensor("AScaleTensor", f32, one, [as_])
+    c.tensor("AZeroPointTensor", t, one, [azp])
+    c.tensor("BTensor", t, sizes, b, broadcast_layout(b, sizes))
+    c.tensor("BScaleTensor", f32, one, [bs])
+    c.tensor("BZeroPointTensor", t, one, [bzp])
+    c.tensor("OutputScaleTensor", f32, one, [os_])
+    c.tensor("OutputZeroPointTensor", t, one, [ozp])
+    c.tensor("OutputTensor", t, sizes)
+    g.accept(c, out, spec, 1)
+
+
+def gen_add(g):
+    for t in (u8, i8):
+        n = tname(t)
+        info = np.iinfo(t)
+        r = rng_for("add_random_" + n)
+        add_case(g, f"random_{n}_3x5x7", "random data, scales and zero points", rand(r, t, (3, 5, 7)),
+                 rand(r, t, ()), r.uniform(0.01, 0.1), rand(r, t, (3, 5, 7)), rand(r, t, ()), r.uniform(0.01, 0.1),
+                 r.uniform(0.05, 0.2), rand(r, t, ()))
+        add_case(g, f"tails_{n}_37", "37 elements (SIMD tails)", rand(r, t, (37,)), t(3), 0.02, rand(r, t, (37,)),
+                 t(9), 0.03, 0.04, t(5))
+        add_case(g, f"broadcast_row_{n}", "B {1,7} broadcast over A {4,7}: B strides {0,1}", rand(r, t, (4, 7)),
+                 t(1), 0.05, rand(r, t, (1, 7)), t(2), 0.02, 0.08, t(0))
+        add_case(g, f"broadcast_scalar_{n}", "B one element broadcast: B strides all 0", rand(r, t, (2, 3, 5)),
+                 t(7), 0.05, rand(r, t, (1, 1, 1)), t(2), 0.02, 0.08, t(4))
+        add_case(g, f"broadcast_both_{n}", "A {3,1} + B {1,5}", rand(r, t, (3, 1)), t(1), 0.05, rand(r, t, (1, 5)),
+                 t(2), 0.02, 0.08, t(6))
+        add_case(g, f"saturate_{n}", "small output scale: saturation at both ends", rand(r, t, (4, 6)),
+                 t(int(info.min + info.max) // 2), 0.1, rand(r, t, (4, 6)), t(0), 0.1, 0.01, t(0))
+        add_case(g, f"zp_extremes_{n}", "zero points at the type limits", rand(r, t, (5, 5)), t(info.max), 0.03,
+                 rand(r, t, (5, 5)), t(info.min), 0.02, 0.05, t(info.max))
+        add_case(g, f"ties_{n}", "(A + B) / 2 with scales 1/1/2: exact .5 ties (ORT may round them either way)",
+                 rand(r, t, (3, 8), -10 if t == i8 else 0, 10), t(0), 1.0, rand(r, t, (3, 8), -10 if t == i8 else 0, 10),
+                 t(1), 1.0, 2.0, t(0 if t == i8 else 50))
+        add_case(g, f"rank5_{n}", "5 dimensions", rand(r, t, (2, 1, 3, 2, 2)), t(5), 0.04, rand(r, t, (2, 1, 3, 2, 2)),
+                 t(6), 0.04, 0.06, t(7))
+        add_case(g, f"single_{n}", "one element", rand(r, t, (1,)), t(0), 0.5, rand(r, t, (1,)), t(0), 0.25, 1.0, t(0))
+
+
+# ---------------------------------------------------------------------------
+# Clip -> ELEMENT_WISE_CLIP
+
+def clip_case(g, name, desc, x, lo, hi, dml_hi=None, probe=False):
+    """lo/hi None = the ONNX input is omitted (DML: -inf / +inf). `dml_hi`:
+    the DML Max when it differs from ORT's (a binary32 bound that saturates)."""
+    t = x.dtype.type
+    out = run_ort("Clip", [(x, False), (None if lo is None else t(lo), True), (None if hi is None else t(hi), True)], t)
+    dlo = float("-inf") if lo is None else float(lo)
+    dhi = float("inf") if hi is None else float(hi) if dml_hi is None else float(dml_hi)
+    spec = spec_clip(x, dlo, dhi)
+    c = Case("clip", name, "ELEMENT_WISE_CLIP", desc)
+    c.tensor("InputTensor", t, x.shape, x)
+    c.tensor("OutputTensor", t, x.shape)
+    c.params = {"Min": json_value(f32(dlo)) if lo is None or x.dtype.kind == "f" else int(lo),
+                "Max": json_value(f32(dhi)) if hi is None or x.dtype.kind == "f" else int(dhi)}
+    g.accept(c, out, spec, 0, probe)
+
+
+def gen_clip(g):
+    r = rng_for("clip_f32")
+    x = r.normal(0, 3, (4, 9)).astype(f32)
+    clip_case(g, "random_f32", "random normal data, Min -2.5, Max 3.25", x, -2.5, 3.25)
+    clip_case(g, "min_only_f32", "no max input in ORT (DML Max = +inf)", x, 0.0, None)
+    clip_case(g, "max_only_f32", "no min input in ORT (DML Min = -inf)", x, None, 1.0)
+    clip_case(g, "no_bounds_f32", "neither bound: identity", x, None, None)
+    clip_case(g, "min_eq_max_f32", "Min == Max", x, 0.5, 0.5)
+    special = np.array([np.inf, -np.inf, 3e38, -3e38, 1e-45, -1e-45, 0.0, 1.0, -1.0, 2.0, -2.0, 1.5], f32)
+    clip_case(g, "specials_f32", "+-inf, +-max, subnormals, bounds exactly hit", special, -1.0, 2.0)
+    clip_case(g, "nan_f32", "NaN input stays NaN", np.array([np.nan, 1.0, -np.nan, 5.0], f32), 0.0, 2.0)
+    clip_case(g, "negative_zero_f32", "-0.0 input with Min +0.0: equal to the bound, passes unchanged",
+              np.array([-0.0, 0.0, -1.0, 1.0], f32), 0.0, 1.0)
+    clip_case(g, "min_greater_than_max_f32", "Min 2 > Max 1 (SPEC.md gives Min, ORT gives Max)",
+              np.array([0.0, 1.5, 3.0], f32), 2.0, 1.0, probe=True)
+    r = rng_for("clip_f16")
+    clip_case(g, "random_f16", "FLOAT16, bounds exact in binary16", r.normal(0, 3, (3, 7)).astype(f16), -1.5, 2.25)
+    clip_case(g, "specials_f16", "FLOAT16 inf, 65504, subnormals",
+              np.array([np.inf, -np.inf, 65504, -65504, 6e-8, -6e-8, 0.0, 1.0], f16), -1000.0, 60000.0)
+    for t in (i8, u8, i32, u32):
+        n = np.dtype(t).name
+        info = np.iinfo(t)
+        r = rng_for("clip_" + n)
+        x = rand(r, t, (3, 11))
+        span = int(info.max) - int(info.min)
+        lo, hi = int(info.min) + span // 4, int(info.min) + 3 * span // 4
+        if t in (i32, u32):  # keep the bounds exact in binary32
+            lo, hi = int(f32(lo)), int(f32(hi))
+        clip_case(g, f"random_{n}", f"random {n}, bounds in the middle quarters", x, lo, hi)
+        clip_case(g, f"type_bounds_{n}", "bounds at the type limits: identity"
+                  + (" (DML Max 2^32 or 2^31, the binary32 above the type maximum, saturates)" if t in (i32, u32)
+                     else ""), np.array([info.min, info.max, 0, 1], t), int(info.min), int(info.max),
+                  dml_hi=int(f32(info.max)))
+        clip_case(g, f"min_only_{n}", "no max in ORT (DML Max = +inf, saturates to the type maximum)", x, lo, None)
+        clip_case(g, f"max_only_{n}", "no min in ORT (DML Min = -inf, saturates to the type minimum)", x, None, hi)
+    r = rng_for("clip_64")
+    big = 2**60
+    clip_case(g, "exact_int64", "int64 beyond 2^53: compared exactly, no float round trip",
+              np.array([big - 1, big, big + 1, -big - 1, -big, -big + 1, 0, 2**63 - 1, -2**63], i64), -big, big)
+    clip_case(g, "random_int64", "random int64", rand(r, i64, (2, 9)), -2**62, 2**61)
+    clip_case(g, "exact_uint64", "uint64 beyond 2^53: compared exactly",
+              np.array([big - 1, big, big + 1, 2**64 - 1, 0, 2**40 - 1, 2**40, 2**40 + 1], u64), 2**40, big)
+    clip_case(g, "random_uint64", "random uint64", rand(r, u64, (2, 9)), 2**62, 2**63)
+    clip_case(g, "min_only_uint64", "no max in ORT: DML Max = +inf saturates to 2^64-1",
+              np.array([0, 1, 2**64 - 1, 2**63], u64), 1, None)
+
+
+# ---------------------------------------------------------------------------
+
+def generate(root):
+    np.seterr(all="ignore")  # overflow to inf and inf * 0 are deliberate in some cases
+    g = Generator()
+    gen_matmul(g)
+    gen_conv(g)
+    gen_dequantize(g)
+    gen_add(g)
+    gen_clip(g)
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    for c in g.cases:
+        c.write(root)
+    return g
+
+
+def diff_trees(new, old):
+    """Relative paths that differ between directory trees `new` and `old`."""
+    diffs = []
+
+    def walk(c, rel=""):
+        diffs.extend(rel + x for x in c.left_only + c.right_only + c.diff_files + c.funny_files)
+        for k, sub in c.subdirs.items():
+            walk(sub, rel + k + "/")
+    walk(filecmp.dircmp(new, old))
+    return diffs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="regenerate into a temporary directory and compare")
+    ap.add_argument("--out", type=Path, default=OUT, help="output directory (default tests/data/ort)")
+    args = ap.parse_args()
+    if args.check:
+        with tempfile.TemporaryDirectory() as tmp:
+            g = generate(Path(tmp) / "ort")
+            diffs = diff_trees(Path(tmp) / "ort", args.out)
+            ok = not diffs
+            print(f"{len(g.cases)} cases; " + ("identical" if ok else f"{len(diffs)} differences: {diffs[:10]}"))
+    else:
+        g = generate(args.out)
+        ok = True
+        print(f"wrote {len(g.cases)} cases to {args.out}")
+    per_op = {}
+    for c in g.cases:
+        per_op[c.operator] = per_op.get(c.operator, 0) + 1
+    for op, n in sorted(per_op.items()):
+        print(f"  {op}: {n}")
+    print(f"  QLinearAdd: {g.add_stats[1]} of {g.add_stats[0]} elements differ by 1 from SPEC.md")
+    for rel, msg in g.probes:
+        print(f"probe (not written): {rel}: {msg}")
+    for rel, msg in g.disagreements:
+        print(f"NOT WRITTEN (ORT disagrees with SPEC.md): {rel}: {msg}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
