@@ -320,10 +320,10 @@ inline Case parse_case(const std::string& text, const std::string& file, const s
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers that overflow
         std::string w = e.what();
-        const auto p = w.find("parse error");
-        throw InputError(file, "malformed JSON: " + (p == std::string::npos ? w : w.substr(p)));
+        const auto p = w.find("] ");
+        throw InputError(file, "malformed JSON: " + (p == std::string::npos ? w : w.substr(p + 2)));
     }
     if (!j.is_object()) throw InputError(file, "the case must be a JSON object, got " + detail::json_kind(j));
     for (auto it = j.begin(); it != j.end(); ++it) {
