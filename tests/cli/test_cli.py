@@ -1,2 +1,876 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the qdml case runner (run, validate, check).
+
+    python3 tests/cli/test_cli.py <path-to-qdml> <source-root>
+
+Python standard library only: .npy files are written and parsed here by hand
+(struct), so the tests depend neither on numpy nor on the runner's own .npy
+code. Every expected value is derived by hand (see the comments and
+examples/cases/README.md). Exit status 0 iff every test passed.
+"""
+
+import ast
+import json
+import math
+import os
+import re
+import struct
+import subprocess
 import sys
-sys.exit(0)
+import tempfile
+import traceback
+
+if len(sys.argv) != 3:
+    sys.exit("usage: test_cli.py <path-to-qdml> <source-root>")
+QDML = os.path.abspath(sys.argv[1])
+ROOT = os.path.abspath(sys.argv[2])
+CASES = os.path.join(ROOT, "examples", "cases")
+
+# DML type -> (.npy descr the runner writes, struct format of one element)
+TYPES = {
+    "INT8": ("|i1", "b"), "UINT8": ("|u1", "B"), "INT16": ("<i2", "<h"), "UINT16": ("<u2", "<H"),
+    "INT32": ("<i4", "<i"), "UINT32": ("<u4", "<I"), "INT64": ("<i8", "<q"), "UINT64": ("<u8", "<Q"),
+    "FLOAT32": ("<f4", "<f"), "FLOAT16": ("<f2", "<e"),
+}
+OPERATORS = ["ELEMENT_WISE_DEQUANTIZE_LINEAR", "ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
+             "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION", "ELEMENT_WISE_CLIP"]
+
+# ---------------------------------------------------------------------------
+# .npy by hand
+
+
+def npy_bytes(descr, shape, data, fortran=False, header=None):
+    """A version 1.0 .npy file; `header` replaces the dict text if given."""
+    if header is None:
+        dims = "".join("%d, " % d for d in shape) if len(shape) != 1 else "%d," % shape[0]
+        header = "{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }" % (
+            descr, "True" if fortran else "False", dims.rstrip(", ") if len(shape) > 1 else dims)
+    pad = (64 - (10 + len(header) + 1) % 64) % 64
+    header = header + " " * pad + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1") + data
+
+
+def pack(dml_type, values):
+    fmt = TYPES[dml_type][1]
+    return b"".join(struct.pack(fmt, v) for v in values)
+
+
+def npy(dml_type, shape, values, **kw):
+    return npy_bytes(TYPES[dml_type][0], shape, pack(dml_type, values), **kw)
+
+
+class Npy:
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            raw = f.read()
+        assert raw[:6] == b"\x93NUMPY", "%s: bad magic %r" % (path, raw[:6])
+        self.version = (raw[6], raw[7])
+        if raw[6] == 1:
+            hlen, start = struct.unpack("<H", raw[8:10])[0], 10
+        else:
+            hlen, start = struct.unpack("<I", raw[8:12])[0], 12
+        text = raw[start:start + hlen].decode("latin1")
+        assert len(text) == hlen, "%s: truncated header" % path
+        assert text.endswith("\n"), "%s: header does not end with a newline" % path
+        assert (start + hlen) % 64 == 0, "%s: header not padded to a multiple of 64 bytes" % path
+        d = ast.literal_eval(text.strip())
+        assert set(d) == {"descr", "fortran_order", "shape"}, "%s: header keys %r" % (path, sorted(d))
+        self.descr, self.fortran, self.shape = d["descr"], d["fortran_order"], tuple(d["shape"])
+        self.data = raw[start + hlen:]
+
+    def values(self, dml_type):
+        fmt = TYPES[dml_type][1]
+        n = struct.calcsize(fmt)
+        assert len(self.data) % n == 0
+        return [struct.unpack(fmt, self.data[i:i + n])[0] for i in range(0, len(self.data), n)]
+
+
+def same_elements(dml_type, got, want):
+    """Identical bits, except that any NaN matches any NaN (tolerance 0)."""
+    if len(got.data) != len(want.data):
+        return "data sizes differ: %d vs %d bytes" % (len(got.data), len(want.data))
+    g, w = got.values(dml_type), want.values(dml_type)
+    n = struct.calcsize(TYPES[dml_type][1])
+    for i, (a, b) in enumerate(zip(g, w)):
+        if isinstance(a, float) and math.isnan(a) and math.isnan(b):
+            continue
+        if got.data[i * n:(i + 1) * n] != want.data[i * n:(i + 1) * n]:
+            return "element %d: got %r, expected %r" % (i, a, b)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Running the tool and checking its answers
+
+
+def qdml(*args, cwd=None):
+    return subprocess.run([QDML] + [str(a) for a in args], capture_output=True, text=True, errors="replace",
+                          timeout=120, cwd=cwd)
+
+
+def describe(p):
+    return "exit %d\n  stdout: %r\n  stderr: %r" % (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+
+
+def expect_exit(p, code):
+    assert p.returncode == code, "expected exit %d, got %s" % (code, describe(p))
+
+
+def expect_one_error_line(p, *mentions):
+    """Exit 2, exactly one stderr line 'qdml: ...' mentioning each string."""
+    expect_exit(p, 2)
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, "expected exactly one stderr line, got %s" % describe(p)
+    assert lines[0].startswith("qdml: "), "stderr line does not start with 'qdml: ': %r" % lines[0]
+    for m in mentions:
+        assert m in lines[0], "stderr line does not mention %r: %r" % (m, lines[0])
+    return lines[0]
+
+
+def write_case(directory, case, files=None, name="case.json"):
+    os.makedirs(directory, exist_ok=True)
+    for fname, content in (files or {}).items():
+        with open(os.path.join(directory, fname), "wb") as f:
+            f.write(content)
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(case if isinstance(case, str) else json.dumps(case))
+    return path
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def example_cases():
+    found = []
+    for dirpath, _, files in os.walk(CASES):
+        found += [os.path.join(dirpath, f) for f in files if f.endswith(".json")]
+    return sorted(found)
+
+
+def run_and_read(case_path, tmp, out_name="out.npy"):
+    out = os.path.join(tmp, out_name)
+    p = qdml("run", case_path, "--out", out)
+    expect_exit(p, 0)
+    assert os.path.isfile(out), "run exited 0 but wrote no %s" % out
+    return Npy(out)
+
+
+def check_output(got, dml_type, sizes, want_values):
+    """`got` has the runner's dtype for dml_type, shape `sizes`, C order and
+    the given values (floats compared by bits, NaN matching NaN)."""
+    assert got.descr == TYPES[dml_type][0], "dtype %r, expected %r" % (got.descr, TYPES[dml_type][0])
+    assert got.fortran is False, "fortran_order is not False"
+    assert got.shape == tuple(sizes), "shape %r, expected %r" % (got.shape, tuple(sizes))
+    want = Npy.__new__(Npy)
+    want.data = pack(dml_type, want_values)
+    err = same_elements(dml_type, got, want)
+    assert err is None, err
+
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+# ---------------------------------------------------------------------------
+# A small valid matmul case that the bad-input tests break one way at a time.
+# A = [[1,2],[3,4]] (UINT8, from a.npy), B = identity, every scale 1 and no
+# zero points: acc = A, mult = fp32(1*1)/1 = 1, so Output = A = [[1,2],[3,4]].
+
+
+def base_matmul():
+    case = {
+        "operator": "QUANTIZED_LINEAR_MATRIX_MULTIPLY",
+        "tensors": {
+            "ATensor": {"type": "UINT8", "sizes": [2, 2], "data": "a.npy"},
+            "AScaleTensor": {"type": "FLOAT32", "sizes": [1, 1], "data": "s.npy"},
+            "BTensor": {"type": "UINT8", "sizes": [2, 2], "values": [1, 0, 0, 1]},
+            "BScaleTensor": {"type": "FLOAT32", "sizes": [1, 1], "values": [1.0]},
+            "OutputScaleTensor": {"type": "FLOAT32", "sizes": [1, 1], "values": [1.0]},
+            "OutputTensor": {"type": "UINT8", "sizes": [2, 2]},
+        },
+        "params": {},
+    }
+    files = {"a.npy": npy("UINT8", [2, 2], [1, 2, 3, 4]), "s.npy": npy("FLOAT32", [1], [1.0])}
+    return case, files
+
+
+def base_clip(dml_type, values, sizes, out_strides=None, lo=-1e30, hi=1e30, data=True):
+    case = {
+        "operator": "ELEMENT_WISE_CLIP",
+        "tensors": {"InputTensor": {"type": dml_type, "sizes": sizes},
+                    "OutputTensor": {"type": dml_type, "sizes": sizes}},
+        "params": {"Min": lo, "Max": hi},
+    }
+    files = {}
+    if data:
+        case["tensors"]["InputTensor"]["data"] = "x.npy"
+        files["x.npy"] = npy(dml_type, [len(values)], values)
+    else:
+        case["tensors"]["InputTensor"]["values"] = values
+    if out_strides is not None:
+        case["tensors"]["OutputTensor"]["strides"] = out_strides
+    return case, files
+
+
+@test
+def base_case_runs(tmp):
+    case, files = base_matmul()
+    got = run_and_read(write_case(tmp, case, files), tmp)
+    check_output(got, "UINT8", [2, 2], [1, 2, 3, 4])
+
+
+# ---------------------------------------------------------------------------
+# examples/cases
+
+
+@test
+def examples_exist(tmp):
+    cases = example_cases()
+    ops = {load_json(c)["operator"] for c in cases}
+    assert set(OPERATORS) <= ops, "examples/cases lacks %s" % sorted(set(OPERATORS) - ops)
+    assert any(load_json(c).get("expected") == {"error": True} for c in cases), "no expected-error example"
+
+
+@test
+def examples_run_matches_expected(tmp):
+    """run --out on every example writes the expected tensor (parsed here)."""
+    for i, c in enumerate(example_cases()):
+        j = load_json(c)
+        out = os.path.join(tmp, "out%d.npy" % i)
+        p = qdml("run", c, "--out", out)
+        if j.get("expected") == {"error": True}:
+            expect_one_error_line(p, c)
+            assert not os.path.exists(out), "%s: output written for an expected-error case" % c
+            continue
+        assert p.returncode == 0, "%s: %s" % (c, describe(p))
+        ot = j["tensors"]["OutputTensor"]
+        got = Npy(out)
+        want = Npy(os.path.join(os.path.dirname(c), j["expected"]["data"]))
+        assert got.descr == TYPES[ot["type"]][0], "%s: dtype %r" % (c, got.descr)
+        assert got.descr == want.descr, "%s: dtype %r, expected.npy has %r" % (c, got.descr, want.descr)
+        assert got.fortran is False
+        assert got.shape == tuple(ot["sizes"]), "%s: shape %r, sizes %r" % (c, got.shape, ot["sizes"])
+        assert j["expected"].get("tolerance", 0) == 0, "%s: examples are bit-exact" % c
+        err = same_elements(ot["type"], got, want)
+        assert err is None, "%s: %s" % (c, err)
+
+
+@test
+def examples_validate(tmp):
+    for c in example_cases():
+        p = qdml("validate", c)
+        if load_json(c).get("expected") == {"error": True}:
+            expect_one_error_line(p, c, "QUANTIZED_LINEAR_MATRIX_MULTIPLY")
+        else:
+            expect_exit(p, 0)
+            assert p.stdout.strip() == "valid", "%s: stdout %r" % (c, p.stdout)
+
+
+def count_lines(stdout):
+    counts = {}
+    for line in stdout.splitlines():
+        m = re.fullmatch(r"([A-Z0-9_]+): (\d+) passed, (\d+) failed", line)
+        if m:
+            counts[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    total = re.search(r"^total: (\d+) passed, (\d+) failed$", stdout, re.M)
+    return counts, (total and (int(total.group(1)), int(total.group(2))))
+
+
+@test
+def check_examples_counts(tmp):
+    cases = example_cases()
+    want = {}
+    for c in cases:
+        op = load_json(c)["operator"]
+        want[op] = (want.get(op, (0, 0))[0] + 1, 0)
+    p = qdml("check", CASES)
+    expect_exit(p, 0)
+    counts, total = count_lines(p.stdout)
+    assert counts == want, "per-operator lines %r, expected %r\n%s" % (counts, want, describe(p))
+    assert total == (len(cases), 0), "total line %r, expected %r" % (total, (len(cases), 0))
+    assert "FAIL" not in p.stdout
+
+
+@test
+def check_verbose_lists_every_case(tmp):
+    p = qdml("check", "--verbose", CASES)
+    expect_exit(p, 0)
+    for c in example_cases():
+        rel = os.path.relpath(c, CASES)
+        assert any(l.startswith("PASS ") and l.split()[1].endswith(rel) for l in p.stdout.splitlines()), \
+            "no PASS line for %s\n%s" % (rel, describe(p))
+
+
+@test
+def check_expected_error_counts_as_pass(tmp):
+    c = os.path.join(CASES, "error_matmul_k_mismatch", "case.json")
+    p = qdml("check", c)
+    expect_exit(p, 0)
+    counts, total = count_lines(p.stdout)
+    assert counts == {"QUANTIZED_LINEAR_MATRIX_MULTIPLY": (1, 0)}, describe(p)
+    assert total == (1, 0), describe(p)
+
+
+@test
+def run_expected_error_case(tmp):
+    c = os.path.join(CASES, "error_matmul_k_mismatch", "case.json")
+    out = os.path.join(tmp, "out.npy")
+    expect_one_error_line(qdml("run", c, "--out", out), c, "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "BTensor")
+    assert os.listdir(tmp) == [], "files left behind: %r" % os.listdir(tmp)
+
+
+# ---------------------------------------------------------------------------
+# check: failures, empty and missing paths
+
+
+@test
+def check_reports_failures(tmp):
+    case, files = base_matmul()
+    good = dict(case, expected={"data": "e.npy", "tolerance": 0})
+    files["e.npy"] = npy("UINT8", [2, 2], [1, 2, 3, 4])
+    write_case(os.path.join(tmp, "a_good"), good, files)
+    files_bad = dict(files, **{"e.npy": npy("UINT8", [2, 2], [1, 2, 3, 5])})
+    bad = write_case(os.path.join(tmp, "b_bad", "deeper"), good, files_bad)
+    p = qdml("check", tmp)
+    expect_exit(p, 1)
+    counts, total = count_lines(p.stdout)
+    assert counts == {"QUANTIZED_LINEAR_MATRIX_MULTIPLY": (1, 1)}, describe(p)
+    assert total == (1, 1), describe(p)
+    fails = [l for l in p.stdout.splitlines() if l.startswith("FAIL")]
+    assert len(fails) == 1 and bad in fails[0], "FAIL lines %r" % fails
+    # the failing case alone
+    p = qdml("check", bad)
+    expect_exit(p, 1)
+    assert count_lines(p.stdout)[1] == (0, 1), describe(p)
+
+
+@test
+def check_unexpectedly_valid_error_case_fails(tmp):
+    case, files = base_matmul()
+    c = write_case(tmp, dict(case, expected={"error": True}), files)
+    p = qdml("check", c)
+    expect_exit(p, 1)
+    assert count_lines(p.stdout)[1] == (0, 1), describe(p)
+    p = qdml("run", c)
+    expect_exit(p, 1)
+    assert "expected an error" in p.stderr, describe(p)
+
+
+@test
+def check_malformed_case_fails(tmp):
+    write_case(tmp, "{", name="broken.json")
+    p = qdml("check", tmp)
+    expect_exit(p, 1)
+    assert "FAIL" in p.stdout and "broken.json" in p.stdout, describe(p)
+
+
+@test
+def check_empty_directory(tmp):
+    os.makedirs(os.path.join(tmp, "empty", "sub"))
+    with open(os.path.join(tmp, "empty", "sub", "notes.txt"), "w") as f:
+        f.write("not a case\n")
+    p = qdml("check", os.path.join(tmp, "empty"))
+    expect_exit(p, 1)
+    counts, total = count_lines(p.stdout)
+    assert total == (0, 0), describe(p)
+
+
+@test
+def check_nonexistent_path(tmp):
+    expect_exit(qdml("check", os.path.join(tmp, "no_such_dir")), 1)
+    # a missing path next to passing cases still fails the run
+    expect_exit(qdml("check", CASES, os.path.join(tmp, "no_such_case.json")), 1)
+
+
+# ---------------------------------------------------------------------------
+# run: comparison with expected, tolerance, --out optional
+
+
+@test
+def run_mismatch_message_and_output(tmp):
+    case, files = base_matmul()
+    # Output is [[1,2],[3,4]]; expected differs at [1,0] (9) and [1,1] (7)
+    files["e.npy"] = npy("UINT8", [2, 2], [1, 2, 9, 7])
+    c = write_case(tmp, dict(case, expected={"data": "e.npy", "tolerance": 0}), files)
+    out = os.path.join(tmp, "out.npy")
+    p = qdml("run", c, "--out", out)
+    expect_exit(p, 1)
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("qdml: " + c + ": "), describe(p)
+    assert re.search(r"mismatch at element \[1,0\]: got 3, expected 9 \(.*tolerance 0\)", lines[0]), lines[0]
+    check_output(Npy(out), "UINT8", [2, 2], [1, 2, 3, 4])  # still written
+
+
+@test
+def run_tolerance(tmp):
+    case, files = base_matmul()
+    files["e1.npy"] = npy("UINT8", [4], [2, 1, 4, 3])  # off by one everywhere; shape [4] = same count
+    files["e2.npy"] = npy("UINT8", [2, 2], [1, 2, 3, 6])  # off by two at [1,1]
+    c1 = write_case(tmp, dict(case, expected={"data": "e1.npy", "tolerance": 1}), files, name="c1.json")
+    c2 = write_case(tmp, dict(case, expected={"data": "e2.npy", "tolerance": 1}), files, name="c2.json")
+    c3 = write_case(tmp, dict(case, expected={"data": "e1.npy", "tolerance": 0}), files, name="c3.json")
+    expect_exit(qdml("run", c1), 0)
+    p = qdml("run", c2)
+    expect_exit(p, 1)
+    assert "[1,1]" in p.stderr and "tolerance 1" in p.stderr, describe(p)
+    expect_exit(qdml("run", c3), 1)
+
+
+@test
+def run_without_out_writes_nothing(tmp):
+    case, files = base_matmul()
+    src = os.path.join(tmp, "src")
+    c = write_case(src, case, files)
+    work = os.path.join(tmp, "work")
+    os.makedirs(work)
+    before = sorted(os.listdir(src))
+    p = qdml("run", c, cwd=work)
+    expect_exit(p, 0)
+    assert os.listdir(work) == [] and sorted(os.listdir(src)) == before, "run without --out wrote files"
+
+
+# ---------------------------------------------------------------------------
+# Output layout and dtypes
+
+
+@test
+def strided_output_written_in_logical_order(tmp):
+    # clip(x, 2, 5) of x = 1..6 as a {2,3} tensor: [[2,2,3],[4,5,5]], whatever
+    # the output's memory layout.
+    want = [2, 2, 3, 4, 5, 5]
+    for i, strides in enumerate(([1, 2], [4, 1], [8, 2], [3, 1])):
+        case, files = base_clip("INT16", [1, 2, 3, 4, 5, 6], [2, 3], strides, lo=2, hi=5)
+        got = run_and_read(write_case(os.path.join(tmp, str(i)), case, files), tmp, "o%d.npy" % i)
+        check_output(got, "INT16", [2, 3], want)
+    # 3-D, fully transposed output (strides [1,2,4]), FLOAT32: identity clip
+    vals = [0.5, -1.25, 3.0, 8.0, -0.0, 1e-3, 7.5, -2.0]
+    case, files = base_clip("FLOAT32", vals, [2, 2, 2], [1, 2, 4])
+    got = run_and_read(write_case(os.path.join(tmp, "t"), case, files), tmp, "t.npy")
+    check_output(got, "FLOAT32", [2, 2, 2], [struct.unpack("<f", struct.pack("<f", v))[0] for v in vals])
+
+
+@test
+def broadcast_input_packed_output(tmp):
+    # input {2,3} strides [0,1] over the buffer [7,-8,9]: both rows are [7,-8,9];
+    # clip to [-5, 8] -> [[7,-5,8],[7,-5,8]]
+    case, files = base_clip("INT32", [7, -8, 9], [2, 3], lo=-5, hi=8)
+    case["tensors"]["InputTensor"]["strides"] = [0, 1]
+    got = run_and_read(write_case(tmp, case, files), tmp)
+    check_output(got, "INT32", [2, 3], [7, -5, 8, 7, -5, 8])
+
+
+@test
+def float16_output_dtype(tmp):
+    # dequantize UINT8 [0,1,2,255] with zero point 1 and FLOAT16 scale 0.5:
+    # (-1)*0.5 = -0.5 (0xB800), 0*0.5 = +0 (0x0000), 1*0.5 = 0.5 (0x3800),
+    # 254*0.5 = 127 = 1.984375*2^6 (0x57F0)
+    case = {
+        "operator": "ELEMENT_WISE_DEQUANTIZE_LINEAR",
+        "tensors": {
+            "InputTensor": {"type": "UINT8", "sizes": [4], "data": "x.npy"},
+            "ScaleTensor": {"type": "FLOAT16", "sizes": [4], "strides": [0], "data": "s.npy"},
+            "ZeroPointTensor": {"type": "UINT8", "sizes": [4], "strides": [0], "values": [1]},
+            "OutputTensor": {"type": "FLOAT16", "sizes": [4]},
+        },
+    }
+    files = {"x.npy": npy("UINT8", [4], [0, 1, 2, 255]),
+             "s.npy": npy_bytes("<f2", [1], struct.pack("<H", 0x3800))}
+    got = run_and_read(write_case(tmp, case, files), tmp)
+    assert got.descr == "<f2", "FLOAT16 output dtype %r, expected '<f2'" % got.descr
+    assert got.shape == (4,)
+    assert got.data == struct.pack("<4H", 0xB800, 0x0000, 0x3800, 0x57F0), got.data.hex()
+
+
+@test
+def float16_clip_round_trip(tmp):
+    # FLOAT16 in and out, inline values: [1.5, -3, 65504] clipped to [-2, 1000]
+    # -> [1.5 (0x3E00), -2 (0xC000), 1000 (0x63D0)]
+    case, files = base_clip("FLOAT16", [1.5, -3.0, 65504.0], [3], lo=-2, hi=1000, data=False)
+    got = run_and_read(write_case(tmp, case, files), tmp)
+    assert got.descr == "<f2" and got.shape == (3,)
+    assert got.data == struct.pack("<3H", 0x3E00, 0xC000, 0x63D0), got.data.hex()
+
+
+@test
+def all_integer_output_dtypes(tmp):
+    # identity clip (bounds beyond every range saturate to the type's limits)
+    # on each type's extremes
+    limits = {"INT8": (-128, 127), "UINT8": (0, 255), "INT16": (-32768, 32767), "UINT16": (0, 65535),
+              "INT32": (-2**31, 2**31 - 1), "UINT32": (0, 2**32 - 1), "INT64": (-2**63, 2**63 - 1),
+              "UINT64": (0, 2**64 - 1)}
+    for t, (lo, hi) in limits.items():
+        vals = [lo, hi, lo + 1, hi - 1]
+        case, files = base_clip(t, vals, [2, 2], lo="-Infinity", hi="Infinity")
+        got = run_and_read(write_case(os.path.join(tmp, t), case, files), tmp, t + ".npy")
+        check_output(got, t, [2, 2], vals)
+
+
+@test
+def float_special_values(tmp):
+    # "NaN", "Infinity", "-Infinity" inline; clip to [-1, 2]: NaN stays NaN,
+    # +inf -> 2, -inf -> -1
+    case, files = base_clip("FLOAT32", ["NaN", "Infinity", "-Infinity", 0.5], [4], lo=-1, hi=2, data=False)
+    got = run_and_read(write_case(tmp, case, files), tmp)
+    v = got.values("FLOAT32")
+    assert math.isnan(v[0]) and v[1:] == [2.0, -1.0, 0.5], v
+    # the same bounds given as strings
+    case, files = base_clip("FLOAT32", [5.0, -5.0], [2], lo="-Infinity", hi="Infinity", data=False)
+    check_output(run_and_read(write_case(os.path.join(tmp, "b"), case, files), tmp, "b.npy"),
+                 "FLOAT32", [2], [5.0, -5.0])
+
+
+@test
+def one_byte_dtypes_any_byte_order_mark(tmp):
+    # numpy writes '|u1'; '<u1' and '>u1' describe the same bytes
+    for mark in "|<>":
+        case, files = base_matmul()
+        files["a.npy"] = npy_bytes(mark + "u1", [2, 2], bytes([1, 2, 3, 4]))
+        got = run_and_read(write_case(os.path.join(tmp, "m" + str(ord(mark))), case, files), tmp,
+                           "o%d.npy" % ord(mark))
+        check_output(got, "UINT8", [2, 2], [1, 2, 3, 4])
+
+
+# ---------------------------------------------------------------------------
+# Feature levels
+
+
+@test
+def feature_levels(tmp):
+    add = os.path.join(CASES, "add_i8_u8_ties", "case.json")
+    # ELEMENT_WISE_QUANTIZED_LINEAR_ADD: DirectML.h declares it for
+    # DML_TARGET_VERSION 4.0 (its doc page says 6.2); either way it is there
+    # at 6.2 and absent at 3.1
+    expect_exit(qdml("validate", add, "--feature-level", "6.2"), 0)
+    expect_one_error_line(qdml("validate", add, "--feature-level", "3.1"), add, "ELEMENT_WISE_QUANTIZED_LINEAR_ADD")
+    # dequantize without a zero point: allowed from 6.2 only (SPEC.md section 3)
+    case = {
+        "operator": "ELEMENT_WISE_DEQUANTIZE_LINEAR",
+        "tensors": {
+            "InputTensor": {"type": "INT8", "sizes": [2], "values": [-3, 4]},
+            "ScaleTensor": {"type": "FLOAT32", "sizes": [2], "strides": [0], "values": [0.5]},
+            "OutputTensor": {"type": "FLOAT32", "sizes": [2]},
+        },
+    }
+    c = write_case(tmp, case)
+    expect_exit(qdml("validate", c, "--feature-level", "6.2"), 0)
+    expect_one_error_line(qdml("run", c, "--feature-level", "6.1", "--out", os.path.join(tmp, "o.npy")), c)
+    assert not os.path.exists(os.path.join(tmp, "o.npy"))
+    check_output(run_and_read(c, tmp), "FLOAT32", [2], [-1.5, 2.0])
+
+
+# ---------------------------------------------------------------------------
+# Bad inputs: exit 2, one "qdml: " line on stderr, no --out file
+
+
+def tensor(case, member):
+    return case["tensors"][member]
+
+
+def bad(fn):
+    """Registers a bad-input test: fn(case, files) mutates the base matmul
+    case and returns the strings the error line must mention (paths relative
+    to the case directory are made absolute)."""
+    def run(tmp):
+        case, files = base_matmul()
+        mentions = fn(case, files)
+        text = case if isinstance(case, str) else json.dumps(case)
+        if isinstance(mentions, tuple) and mentions and mentions[0] == "RAW":
+            text, mentions = mentions[1], mentions[2:]
+        c = write_case(tmp, text, files)
+        mentions = [os.path.join(tmp, m) if m.endswith(".npy") else m for m in (mentions or ())]
+        before = set(os.listdir(tmp))
+        out = os.path.join(tmp, "out.npy")
+        expect_one_error_line(qdml("run", c, "--out", out), *([c] if not any(m.endswith(".npy") for m in mentions)
+                                                             else []), *mentions)
+        assert set(os.listdir(tmp)) == before, "files created: %r" % sorted(set(os.listdir(tmp)) - before)
+        expect_one_error_line(qdml("validate", c), *mentions)
+        p = qdml("check", c)
+        expect_exit(p, 1)
+        assert count_lines(p.stdout)[1] == (0, 1), describe(p)
+    run.__name__ = "bad_input_" + fn.__name__
+    TESTS.append(run)
+    return fn
+
+
+def bad_field(name, member, field, value, *mentions):
+    """A bad input that sets one field of one tensor of the base case."""
+    def fn(case, files):
+        tensor(case, member)[field] = value
+        return mentions
+    fn.__name__ = name
+    bad(fn)
+
+
+U32_MAX = 4294967295
+for args in [
+    ("unknown_field_in_tensor", "ATensor", "shape", [2, 2], "ATensor", "shape"),
+    ("data_on_output_tensor", "OutputTensor", "values", [0, 0, 0, 0], "OutputTensor", "values"),
+    ("unknown_data_type", "BTensor", "type", "UINT4", "BTensor", "UINT4"),
+    ("sizes_nine_entries", "BTensor", "sizes", [1, 1, 1, 1, 1, 1, 1, 2, 2], "BTensor", "sizes"),
+    ("sizes_empty", "BTensor", "sizes", [], "BTensor", "sizes"),
+    ("size_negative", "BTensor", "sizes", [-2, 2], "BTensor", "sizes"),
+    ("size_not_integer", "BTensor", "sizes", [2.5, 2], "BTensor", "sizes"),
+    ("sizes_product_overflows", "BTensor", "sizes", [U32_MAX] * 3, "BTensor"),
+    ("output_sizes_product_overflows", "OutputTensor", "sizes", [U32_MAX] * 3, "OutputTensor"),
+    # (2^32-1)^2 elements: 2^64 bytes, no runner can allocate it
+    ("output_too_large", "OutputTensor", "sizes", [U32_MAX, U32_MAX], "OutputTensor"),
+    ("strides_count_mismatch", "BTensor", "strides", [2, 1, 1], "BTensor", "strides"),
+    ("values_wrong_count", "BTensor", "values", [1, 0, 0], "BTensor"),
+    ("values_not_a_number", "BTensor", "values", [1, "zero", 0, 1], "BTensor"),
+    ("values_null", "BTensor", "values", [1, None, 0, 1], "BTensor"),
+    ("values_nan_for_integer", "BTensor", "values", [1, "NaN", 0, 1], "BTensor"),
+    ("values_fraction_for_integer", "BTensor", "values", [1, 0.5, 0, 1], "BTensor"),
+    ("value_out_of_range_uint8", "BTensor", "values", [300, 0, 0, 1], "BTensor"),
+    ("value_negative_uint8", "BTensor", "values", [-1, 0, 0, 1], "BTensor"),
+    ("values_not_an_array", "BTensor", "values", 1, "BTensor"),
+    ("float_value_not_a_number", "BScaleTensor", "values", ["one"], "BScaleTensor"),
+    ("both_data_and_values", "ATensor", "values", [1, 2, 3, 4], "ATensor"),
+    # B is 2x2, so N is 2: a validation error from the library
+    ("validation_error", "OutputTensor", "sizes", [2, 3], "QUANTIZED_LINEAR_MATRIX_MULTIPLY"),
+]:
+    bad_field(*args)
+
+
+def bad_npy(name, fname, content):
+    """A bad input that replaces one .npy file of the base case (a.npy holds
+    the UINT8 {2,2} ATensor, s.npy the FLOAT32 {1,1} AScaleTensor)."""
+    def fn(case, files):
+        files[fname] = content
+        return (fname,)
+    fn.__name__ = name
+    bad(fn)
+
+
+GOOD_A = npy("UINT8", [2, 2], [1, 2, 3, 4])
+for args in [
+    ("npy_wrong_dtype", "a.npy", npy("INT8", [2, 2], [1, 2, 3, 4])),  # '|i1' for UINT8
+    ("npy_float64_for_float32", "s.npy", npy_bytes("<f8", [1], struct.pack("<d", 1.0))),
+    ("npy_wrong_element_count", "a.npy", npy("UINT8", [3], [1, 2, 3])),
+    ("npy_truncated_data", "a.npy", npy_bytes("|u1", [2, 2], bytes([1, 2, 3]))),  # shape needs 4 bytes
+    ("npy_trailing_data", "a.npy", npy_bytes("|u1", [2, 2], bytes([1, 2, 3, 4, 5]))),
+    ("npy_truncated_header", "a.npy", GOOD_A[:40]),  # the header length says 118
+    ("npy_only_magic", "a.npy", b"\x93NUMPY\x01"),
+    ("npy_bad_magic", "a.npy", b"\x93NUMPZ" + GOOD_A[6:]),
+    ("npy_unparsable_header", "a.npy",
+     npy_bytes(None, None, bytes([1, 2, 3, 4]), header="{'descr': '|u1', 'fortran_order': Maybe, ")),
+    ("npy_fortran_order", "a.npy", npy_bytes("|u1", [2, 2], bytes([1, 3, 2, 4]), fortran=True)),
+    ("npy_big_endian_float", "s.npy", npy_bytes(">f4", [1], struct.pack(">f", 1.0))),
+]:
+    bad_npy(*args)
+
+
+@bad
+def malformed_json(case, files):
+    return ("RAW", '{"operator": "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "tensors": {', "case.json")
+
+
+@bad
+def json_not_an_object(case, files):
+    return ("RAW", "[1, 2, 3]", "case.json")
+
+
+@bad
+def json_empty_file(case, files):
+    return ("RAW", "", "case.json")
+
+
+@bad
+def unknown_operator(case, files):
+    case["operator"] = "QUANTIZED_LINEAR_MATRIX_MULTIPLY_TYPO"
+    return ("QUANTIZED_LINEAR_MATRIX_MULTIPLY_TYPO",)
+
+
+@bad
+def missing_operator(case, files):
+    del case["operator"]
+    return ("operator",)
+
+
+@bad
+def unknown_tensor_member(case, files):
+    case["tensors"]["CTensor"] = {"type": "UINT8", "sizes": [2, 2], "values": [1, 2, 3, 4]}
+    return ("CTensor",)
+
+
+@bad
+def unknown_params_key(case, files):
+    case["params"] = {"GroupCount": 1}  # a convolution parameter, not matmul's
+    return ("GroupCount",)
+
+
+@bad
+def missing_required_tensor(case, files):
+    del case["tensors"]["BTensor"]
+    return ("BTensor",)
+
+
+@bad
+def missing_output_tensor(case, files):
+    del case["tensors"]["OutputTensor"]
+    return ("OutputTensor",)
+
+
+@bad
+def missing_data_file(case, files):
+    del files["a.npy"]
+    return ("a.npy",)
+
+
+def replace_case(case, files, new):
+    """Swaps the base case for another one (a bad test of another operator)."""
+    case.clear()
+    case.update(new[0])
+    files.clear()
+    files.update(new[1])
+
+
+@bad
+def npy_big_endian_int16(case, files):
+    replace_case(case, files, base_clip("INT16", [1, 2, 3, 4], [4]))
+    files["x.npy"] = npy_bytes(">i2", [4], struct.pack(">4h", 1, 2, 3, 4))
+    return ("x.npy",)
+
+
+@bad
+def size_zero(case, files):
+    tensor(case, "BTensor")["sizes"] = [0, 2]
+    tensor(case, "BTensor")["values"] = []
+    return ("BTensor", "sizes")
+
+
+@bad
+def strides_buffer_overflows(case, files):
+    tensor(case, "BTensor")["strides"] = [4294967295, 4294967295]
+    tensor(case, "BTensor")["sizes"] = [4294967295, 4294967295]
+    return ("BTensor",)
+
+
+@bad
+def neither_data_nor_values(case, files):
+    del tensor(case, "ATensor")["data"]
+    return ("ATensor",)
+
+
+@bad
+def expected_wrong_dtype(case, files):
+    files["e.npy"] = npy("INT8", [2, 2], [1, 2, 3, 4])
+    case["expected"] = {"data": "e.npy", "tolerance": 0}
+    return ("e.npy",)
+
+
+@bad
+def expected_wrong_count(case, files):
+    files["e.npy"] = npy("UINT8", [5], [1, 2, 3, 4, 0])
+    case["expected"] = {"data": "e.npy", "tolerance": 0}
+    return ("e.npy",)
+
+
+@bad
+def expected_missing_file(case, files):
+    case["expected"] = {"data": "e.npy", "tolerance": 0}
+    return ("e.npy",)
+
+
+@bad
+def expected_negative_tolerance(case, files):
+    files["e.npy"] = npy("UINT8", [2, 2], [1, 2, 3, 4])
+    case["expected"] = {"data": "e.npy", "tolerance": -1}
+    return ("tolerance",)
+
+
+@bad
+def clip_missing_max(case, files):
+    c, f = base_clip("FLOAT32", [1.0], [1], data=False)
+    del c["params"]["Max"]
+    replace_case(case, files, (c, f))
+    return ("Max",)
+
+
+@bad
+def clip_bad_scale_bias(case, files):
+    c, f = base_clip("FLOAT32", [1.0], [1], data=False)
+    c["params"]["ScaleBias"] = {"Scale": 2.0}
+    replace_case(case, files, (c, f))
+    return ("ScaleBias",)
+
+
+@bad
+def conv_params_wrong_length(case, files):
+    replace_case(case, files, (load_json(os.path.join(CASES, "conv_padding_groups", "case.json")), {}))
+    for t in case["tensors"].values():  # inline the data so the case stands alone
+        t.pop("data", None)
+    tensor(case, "InputTensor")["values"] = [6, 7, 8, 9, 4, 5, 5, 3, 10, 2, 8, 5]
+    tensor(case, "FilterTensor")["values"] = [1, -1, 2, 0, 2, 0, -1, 3]
+    del case["expected"]
+    case["params"]["StartPadding"] = [1, 0, 0]
+    return ("StartPadding",)
+
+
+@test
+def bad_nonexistent_case_path(tmp):
+    c = os.path.join(tmp, "no_such_dir", "case.json")
+    out = os.path.join(tmp, "out.npy")
+    expect_one_error_line(qdml("run", c, "--out", out), c)
+    expect_one_error_line(qdml("validate", c), c)
+    assert os.listdir(tmp) == []
+
+
+@test
+def bad_case_is_a_directory(tmp):
+    expect_one_error_line(qdml("run", tmp, "--out", os.path.join(tmp, "out.npy")))
+    assert os.listdir(tmp) == []
+
+
+@test
+def bad_command_lines(tmp):
+    c = os.path.join(CASES, "matmul_u8_per_column", "case.json")
+    for args in ([], ["frobnicate"], ["run"], ["run", c, "--no-such-option"], ["validate"],
+                 ["check"], ["run", c, "--feature-level", "9.9"], ["run", c, "--impl", "simd-that-does-not-exist"]):
+        p = qdml(*args, cwd=tmp)
+        try:
+            expect_exit(p, 2)
+            lines = p.stderr.splitlines()
+            assert len(lines) == 1 and lines[0].startswith("qdml: "), describe(p)
+        except AssertionError as e:
+            raise AssertionError("qdml %s: %s" % (" ".join(args), e))
+        assert os.listdir(tmp) == []
+
+
+@test
+def out_path_unwritable(tmp):
+    c = os.path.join(CASES, "matmul_u8_per_column", "case.json")
+    out = os.path.join(tmp, "no_such_dir", "out.npy")
+    expect_one_error_line(qdml("run", c, "--out", out), "out.npy")
+    assert os.listdir(tmp) == []
+
+
+# ---------------------------------------------------------------------------
+
+
+def main():
+    if not os.access(QDML, os.X_OK):
+        sys.exit("test_cli.py: %s is not an executable" % QDML)
+    failed = []
+    for t in TESTS:
+        with tempfile.TemporaryDirectory(prefix="qdml_cli_") as tmp:
+            try:
+                t(tmp)
+                print("ok    %s" % t.__name__)
+            except Exception as e:  # AssertionError, subprocess.TimeoutExpired, ...
+                failed.append(t.__name__)
+                detail = str(e) if isinstance(e, AssertionError) else traceback.format_exc()
+                print("FAIL  %s: %s" % (t.__name__, detail))
+    print("test_cli: %d passed, %d failed%s" % (len(TESTS) - len(failed), len(failed),
+                                                 (": " + ", ".join(failed)) if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
