@@ -51,7 +51,8 @@ struct ElementWiseClip {
 };
 
 namespace detail {
-/// DirectML's tensor support table of ELEMENT_WISE_CLIP for the target level.
+/// DirectML's tensor support table of ELEMENT_WISE_CLIP for the target level
+/// (docs/feature-levels.md; the same row for InputTensor and OutputTensor).
 inline MemberSupport clip_support(FeatureLevel level) {
     using T = TensorDataType;
     if (level >= FeatureLevel::L5_0)
@@ -60,8 +61,8 @@ inline MemberSupport clip_support(FeatureLevel level) {
     if (level >= FeatureLevel::L3_0)
         return {1, 8, {T::Float32, T::Float16, T::Int32, T::Int16, T::Int8, T::UInt32, T::UInt16, T::UInt8}};
     if (level >= FeatureLevel::L2_1)
-        return {4, 5, {T::Float32, T::Float16, T::Int32, T::Int16, T::Int8, T::UInt32, T::UInt16, T::UInt8}};
-    return {4, 5, {T::Float32, T::Float16}};
+        return {4, 4, {T::Float32, T::Float16, T::Int32, T::Int16, T::Int8, T::UInt32, T::UInt16, T::UInt8}};
+    return {4, 4, {T::Float32, T::Float16}};
 }
 }  // namespace detail
 

@@ -44,15 +44,18 @@ struct DequantizeSupport {
     MemberSupport input, scale, zero_point, output;
     bool zero_point_optional;
 };
-/// DirectML's tensor support table for the target level.
+/// DirectML's tensor support table for the target level (docs/feature-levels.md):
+/// FLOAT16 Scale/Output from 6.0, optional ZeroPoint from 6.2.
 inline DequantizeSupport dequantize_support(FeatureLevel level) {
     using T = TensorDataType;
     const TypeSet ints{T::Int32, T::Int16, T::Int8, T::UInt32, T::UInt16, T::UInt8};
     const TypeSet floats{T::Float32, T::Float16};
+    const TypeSet f32{T::Float32};
     if (level >= FeatureLevel::L6_2) return {{1, 8, ints}, {1, 8, floats}, {1, 8, ints}, {1, 8, floats}, true};
-    if (level >= FeatureLevel::L3_0) return {{1, 8, ints}, {1, 8, floats}, {1, 8, ints}, {1, 8, floats}, false};
-    if (level >= FeatureLevel::L2_1) return {{4, 4, ints}, {4, 4, floats}, {4, 4, ints}, {4, 4, floats}, false};
-    return {{4, 4, {T::UInt8}}, {4, 4, {T::Float32}}, {4, 4, {T::UInt8}}, {4, 4, {T::Float32}}, false};
+    if (level >= FeatureLevel::L6_0) return {{1, 8, ints}, {1, 8, floats}, {1, 8, ints}, {1, 8, floats}, false};
+    if (level >= FeatureLevel::L3_0) return {{1, 8, ints}, {1, 8, f32}, {1, 8, ints}, {1, 8, f32}, false};
+    if (level >= FeatureLevel::L2_1) return {{4, 4, ints}, {4, 4, f32}, {4, 4, ints}, {4, 4, f32}, false};
+    return {{4, 4, {T::UInt8}}, {4, 4, f32}, {4, 4, {T::UInt8}}, {4, 4, f32}, false};
 }
 }  // namespace detail
 

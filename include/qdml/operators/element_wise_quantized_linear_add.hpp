@@ -60,7 +60,7 @@ struct ElementWiseQuantizedLinearAdd {
 inline void validate(const ElementWiseQuantizedLinearAddDesc& d, FeatureLevel level = FeatureLevel::Latest) {
     using T = TensorDataType;
     const Validator v(ElementWiseQuantizedLinearAddDesc::OperatorName, level);
-    v.available_since(FeatureLevel::L6_2);
+    v.available_since(FeatureLevel::L4_0);  // one support table from 4.0 (docs/feature-levels.md)
     const MemberSupport q8{1, 8, {T::Int8, T::UInt8}};
     const MemberSupport f32{1, 8, {T::Float32}};
     v.tensor("ATensor", d.ATensor, q8);

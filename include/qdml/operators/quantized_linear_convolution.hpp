@@ -101,18 +101,21 @@ inline void validate(const QuantizedLinearConvolutionDesc& d, FeatureLevel level
     using T = TensorDataType;
     const Validator v(QuantizedLinearConvolutionDesc::OperatorName, level);
     v.available_since(FeatureLevel::L2_1);
-    const bool any_rank = level >= FeatureLevel::L6_2;  // before 6.2: 4-D parameter tensors only
+    // docs/feature-levels.md. From 4.0 the docs allow 3-D Input/Filter/Output/Bias (one spatial
+    // dimension); qdml has DimensionCount 2 only, and Bias must share their DimensionCount: 4-D.
+    const bool any_rank = level >= FeatureLevel::L4_0;  // before 4.0: 4-D parameter tensors only
     const MemberSupport q8{4, 4, {T::Int8, T::UInt8}};
     const MemberSupport param_q8{any_rank ? 1u : 4u, 4, {T::Int8, T::UInt8}};
     const MemberSupport param_f32{any_rank ? 1u : 4u, 4, {T::Float32}};
-    const MemberSupport bias{any_rank ? 1u : 4u, 4, {T::Int32}};
+    const MemberSupport filter_scale{level >= FeatureLevel::L5_2 ? 1u : any_rank ? 3u : 4u, 4, {T::Float32}};
+    const MemberSupport bias{4, 4, {T::Int32}};
     v.require(d.DimensionCount == 2, "DimensionCount",
               detail::cat(d.DimensionCount, " spatial dimensions; only 2 are supported"));
     v.tensor("InputTensor", d.InputTensor, q8);
     v.tensor("InputScaleTensor", d.InputScaleTensor, param_f32);
     if (d.InputZeroPointTensor) v.tensor("InputZeroPointTensor", *d.InputZeroPointTensor, param_q8);
     v.tensor("FilterTensor", d.FilterTensor, q8);
-    v.tensor("FilterScaleTensor", d.FilterScaleTensor, param_f32);
+    v.tensor("FilterScaleTensor", d.FilterScaleTensor, filter_scale);
     if (d.FilterZeroPointTensor) v.tensor("FilterZeroPointTensor", *d.FilterZeroPointTensor, param_q8);
     if (d.BiasTensor) v.tensor("BiasTensor", *d.BiasTensor, bias);
     v.tensor("OutputScaleTensor", d.OutputScaleTensor, param_f32);

@@ -99,7 +99,7 @@ inline void validate(const QuantizedLinearMatrixMultiplyDesc& d, FeatureLevel le
     using T = TensorDataType;
     const Validator v(QuantizedLinearMatrixMultiplyDesc::OperatorName, level);
     v.available_since(FeatureLevel::L2_1);
-    const bool any_rank = level >= FeatureLevel::L6_2;  // before 6.2: 4-D only
+    const bool any_rank = level >= FeatureLevel::L4_0;  // before 4.0: 4-D only (docs/feature-levels.md)
     const MemberSupport q8{any_rank ? 2u : 4u, 4, {T::Int8, T::UInt8}};
     const MemberSupport param_q8{any_rank ? 1u : 4u, 4, {T::Int8, T::UInt8}};
     const MemberSupport param_f32{any_rank ? 1u : 4u, 4, {T::Float32}};
