@@ -448,9 +448,9 @@ TEST_CASE("add: validation, one rule at a time", "[add][validation]") {
         d.OutputTensor = t.pool.output(DT::Int8, {2, 3}, {0, 1});
         CHECK(rejected_member(d) == "OutputTensor");
     }
-    SECTION("feature level 6.1 predates the operator") {
-        CHECK(rejected_member(d, qdml::FeatureLevel::L6_1) == "operator");
-        CHECK(rejected_member(d, qdml::FeatureLevel::L6_2) == "<valid>");
+    SECTION("feature level 3.1 predates the operator (introduced in 4.0)") {
+        CHECK(rejected_member(d, qdml::FeatureLevel::L3_1) == "operator");
+        CHECK(rejected_member(d, qdml::FeatureLevel::L4_0) == "<valid>");
     }
     SECTION("run() rejects before touching the output") {
         d.AScaleTensor = t.pool.raw(DT::Float32, {1, 2}, {1, 1});

@@ -484,18 +484,18 @@ TEST_CASE("matmul: validation, one rule at a time", "[matmul][validation]") {
         d.BZeroPointTensor = a(DT::UInt8, {1, 1});
         CHECK(rejected_member(d) == "BZeroPointTensor");
     }
-    SECTION("feature level 6.1: 4-D only") {
-        CHECK(rejected_member(d, qdml::FeatureLevel::L6_1) == "ATensor");
+    SECTION("feature level 3.1: 4-D only (2-4 dims from 4.0)") {
+        CHECK(rejected_member(d, qdml::FeatureLevel::L3_1) == "ATensor");
         d.ATensor = a(DT::Int8, {1, 1, 2, 3});
         d.BTensor = a(DT::Int8, {1, 1, 3, 4});
         d.OutputTensor = t.pool.output(DT::Int8, {1, 1, 2, 4});
         for (auto* p : {&d.AScaleTensor, &d.BScaleTensor, &d.OutputScaleTensor}) *p = a(DT::Float32, {1, 1, 1, 1});
         for (auto* p : {&d.AZeroPointTensor, &d.BZeroPointTensor, &d.OutputZeroPointTensor})
             *p = a(DT::Int8, {1, 1, 1, 1});
-        CHECK(rejected_member(d, qdml::FeatureLevel::L6_1) == "<valid>");
-        d.AScaleTensor = a(DT::Float32, {1, 1});  // 2-D parameter before 6.2
-        CHECK(rejected_member(d, qdml::FeatureLevel::L6_1) == "AScaleTensor");
-        CHECK(rejected_member(d, qdml::FeatureLevel::L6_2) == "<valid>");
+        CHECK(rejected_member(d, qdml::FeatureLevel::L3_1) == "<valid>");
+        d.AScaleTensor = a(DT::Float32, {1, 1});  // 2-D parameter before 4.0
+        CHECK(rejected_member(d, qdml::FeatureLevel::L3_1) == "AScaleTensor");
+        CHECK(rejected_member(d, qdml::FeatureLevel::L4_0) == "<valid>");
     }
     SECTION("feature level 2.0 predates the operator") {
         CHECK(rejected_member(d, qdml::FeatureLevel::L2_0) == "operator");
