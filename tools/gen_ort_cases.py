@@ -853,20 +853,22 @@ def gen_clip(g):
 
 # ---------------------------------------------------------------------------
 
-def generate(root):
+def generate_with(root, *gens):
+    """Runs each gen(g) on one Generator, then rewrites `root` with its cases."""
     np.seterr(all="ignore")  # overflow to inf and inf * 0 are deliberate in some cases
     g = Generator()
-    gen_matmul(g)
-    gen_conv(g)
-    gen_dequantize(g)
-    gen_add(g)
-    gen_clip(g)
+    for gen in gens:
+        gen(g)
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
     for c in g.cases:
         c.write(root)
     return g
+
+
+def generate(root):
+    return generate_with(root, gen_matmul, gen_conv, gen_dequantize, gen_add, gen_clip)
 
 
 def diff_trees(new, old):
@@ -881,19 +883,23 @@ def diff_trees(new, old):
     return diffs
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def cli(generate_fn, default_out, description, report=None):
+    """The command line of a generator: rewrite `default_out` (or --out), or
+    with --check regenerate into a temporary directory and compare. Prints
+    per-operator counts, `report(g)` lines and every disagreement; the exit
+    status is non-zero if --check found a difference."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--check", action="store_true", help="regenerate into a temporary directory and compare")
-    ap.add_argument("--out", type=Path, default=OUT, help="output directory (default tests/data/ort)")
+    ap.add_argument("--out", type=Path, default=default_out, help=f"output directory (default {default_out})")
     args = ap.parse_args()
     if args.check:
         with tempfile.TemporaryDirectory() as tmp:
-            g = generate(Path(tmp) / "ort")
-            diffs = diff_trees(Path(tmp) / "ort", args.out)
+            g = generate_fn(Path(tmp) / "out")
+            diffs = diff_trees(Path(tmp) / "out", args.out)
             ok = not diffs
             print(f"{len(g.cases)} cases; " + ("identical" if ok else f"{len(diffs)} differences: {diffs[:10]}"))
     else:
-        g = generate(args.out)
+        g = generate_fn(args.out)
         ok = True
         print(f"wrote {len(g.cases)} cases to {args.out}")
     per_op = {}
@@ -901,12 +907,18 @@ def main():
         per_op[c.operator] = per_op.get(c.operator, 0) + 1
     for op, n in sorted(per_op.items()):
         print(f"  {op}: {n}")
-    print(f"  QLinearAdd: {g.add_stats[1]} of {g.add_stats[0]} elements differ by 1 from SPEC.md")
+    for line in (report(g) if report else []):
+        print(line)
     for rel, msg in g.probes:
         print(f"probe (not written): {rel}: {msg}")
     for rel, msg in g.disagreements:
         print(f"NOT WRITTEN (ORT disagrees with SPEC.md): {rel}: {msg}", file=sys.stderr)
     return 0 if ok else 1
+
+
+def main():
+    return cli(generate, OUT, __doc__.split("\n")[0],
+               lambda g: [f"  QLinearAdd: {g.add_stats[1]} of {g.add_stats[0]} elements differ by 1 from SPEC.md"])
 
 
 if __name__ == "__main__":
