@@ -15,8 +15,8 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(fuzz_npy fuzz_case fuzz_desc)
 
 if [ ! -d build-fuzz ]; then
-  CXX=${CXX_FUZZ:-clang++-14} meson setup build-fuzz -Dfuzzing=true -Dbuildtype=debugoptimized \
-      -Db_sanitize=address,undefined -Db_lundef=false
+  CXX=${CXX_FUZZ:-clang++-14} meson setup build-fuzz -Dfuzzing=true -Doptimization=1 -Ddebug=false \
+      -Dcpp_args=-gline-tables-only -Db_sanitize=address,undefined -Db_lundef=false
 fi
 meson compile -C build-fuzz "${targets[@]/#/tests/fuzz/}"
 mkdir -p build-fuzz/artifacts

@@ -151,6 +151,30 @@ TensorView<T, N> make_view(const Tensor& t) noexcept {
     return v;
 }
 
+/// `v` as a rank-M view (M >= N), right-aligned: leading dimensions of size
+/// 1. The same elements in the same order.
+template <std::size_t M, class T, std::size_t N>
+TensorView<T, M> right_align(const TensorView<T, N>& v) noexcept {
+    static_assert(M >= N, "right_align only adds dimensions");
+    TensorView<T, M> r;
+    r.data = v.data;
+    for (std::size_t d = 0; d < M; ++d) {
+        r.sizes[d] = 1;
+        r.strides[d] = 0;
+    }
+    for (std::size_t d = 0; d < N; ++d) {
+        r.sizes[M - N + d] = v.sizes[d];
+        r.strides[M - N + d] = v.strides[d];
+    }
+    return r;
+}
+
+template <std::size_t M, class T, std::size_t N>
+std::optional<TensorView<T, M>> right_align(const std::optional<TensorView<T, N>>& v) noexcept {
+    if (!v) return std::nullopt;
+    return right_align<M>(*v);
+}
+
 /// `v` broadcast to `sizes`: every dimension of size 1 takes the target size
 /// with stride 0. Precondition: each size of `v` is 1 or equals the target.
 template <class T, std::size_t N>

@@ -48,6 +48,12 @@ struct ElementWiseClip {
         op.Max = d.Max;
         return op;
     }
+
+    /// The same views right-aligned to rank M >= Rank (leading sizes 1).
+    template <std::size_t M>
+    ElementWiseClip<T, M> with_rank() const {
+        return {right_align<M>(InputTensor), right_align<M>(OutputTensor), ScaleBias, Min, Max};
+    }
 };
 
 namespace detail {

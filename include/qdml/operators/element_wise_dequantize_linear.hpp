@@ -37,6 +37,13 @@ struct ElementWiseDequantizeLinear {
         op.OutputTensor = make_view<TOut, Rank>(d.OutputTensor);
         return op;
     }
+
+    /// The same views right-aligned to rank M >= Rank (leading sizes 1).
+    template <std::size_t M>
+    ElementWiseDequantizeLinear<TIn, TOut, M> with_rank() const {
+        return {right_align<M>(InputTensor), right_align<M>(ScaleTensor), right_align<M>(ZeroPointTensor),
+                right_align<M>(OutputTensor)};
+    }
 };
 
 namespace detail {

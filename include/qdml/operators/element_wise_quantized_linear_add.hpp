@@ -54,6 +54,16 @@ struct ElementWiseQuantizedLinearAdd {
         op.OutputTensor = make_view<TOut, Rank>(d.OutputTensor);
         return op;
     }
+
+    /// The same views right-aligned to rank M >= Rank (leading sizes 1).
+    template <std::size_t M>
+    ElementWiseQuantizedLinearAdd<TA, TB, TOut, M> with_rank() const {
+        return {right_align<M>(ATensor),           right_align<M>(AScaleTensor),
+                right_align<M>(AZeroPointTensor),  right_align<M>(BTensor),
+                right_align<M>(BScaleTensor),      right_align<M>(BZeroPointTensor),
+                right_align<M>(OutputScaleTensor), right_align<M>(OutputZeroPointTensor),
+                right_align<M>(OutputTensor)};
+    }
 };
 
 /// Checks `d` against SPEC.md sections 1, 4 and 8; throws qdml::Error.

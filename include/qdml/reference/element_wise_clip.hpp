@@ -23,8 +23,8 @@ V clamp_min_max(V v, V lo, V hi) {
 }
 }  // namespace detail
 
-template <class T, std::size_t Rank>
-void element_wise_clip(const ElementWiseClip<T, Rank>& op) {
+template <class T>
+void element_wise_clip(const ElementWiseClip<T, kMaxDimensions>& op) {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, float16>) {
         const float lo = to_float(from_float<T>(op.Min));  // FLOAT16: Min/Max rounded to binary16 first
         const float hi = to_float(from_float<T>(op.Max));
@@ -43,6 +43,13 @@ void element_wise_clip(const ElementWiseClip<T, Rank>& op) {
             op.OutputTensor[i] = detail::clamp_min_max(v, lo, hi);
         });
     }
+}
+
+/// Every rank runs through the rank-8 loop above (leading sizes 1): one
+/// instantiation per type combination instead of eight.
+template <class T, std::size_t Rank>
+void element_wise_clip(const ElementWiseClip<T, Rank>& op) {
+    element_wise_clip(op.template with_rank<kMaxDimensions>());
 }
 
 }  // namespace qdml::reference

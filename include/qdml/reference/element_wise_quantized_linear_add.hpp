@@ -11,8 +11,8 @@
 
 namespace qdml::reference {
 
-template <class TA, class TB, class TOut, std::size_t Rank>
-void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, Rank>& op) {
+template <class TA, class TB, class TOut>
+void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, kMaxDimensions>& op) {
     const float a_scale = op.AScaleTensor.scalar();
     const float b_scale = op.BScaleTensor.scalar();
     const float out_scale = op.OutputScaleTensor.scalar();
@@ -24,6 +24,13 @@ void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, T
         const float vb = dequantize(op.BTensor[i], b_zp, b_scale);
         op.OutputTensor[i] = quantize<TOut>((va + vb) / out_scale, out_zp);
     });
+}
+
+/// Every rank runs through the rank-8 loop above (leading sizes 1): one
+/// instantiation per type combination instead of eight.
+template <class TA, class TB, class TOut, std::size_t Rank>
+void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, Rank>& op) {
+    element_wise_quantized_linear_add(op.template with_rank<kMaxDimensions>());
 }
 
 }  // namespace qdml::reference
