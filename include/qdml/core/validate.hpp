@@ -162,6 +162,12 @@ public:
     void output(std::string_view m, const Tensor& out,
                 std::initializer_list<std::pair<std::string_view, const Tensor*>> inputs,
                 bool in_place_ok = false) const {
+        output<decltype(inputs)>(m, out, inputs, in_place_ok);
+    }
+
+    /// The same, for any range of (member name, tensor or null) pairs.
+    template <class Inputs>
+    void output(std::string_view m, const Tensor& out, const Inputs& inputs, bool in_place_ok = false) const {
         const TensorDesc& d = out.Desc;
         const auto st = effective_strides(d);
         std::pair<std::uint64_t, std::uint64_t> dims[kMaxDimensions];  // (stride, size) of size>1 dims

@@ -9,6 +9,7 @@
 
 #include "qdml/core/tensor.hpp"
 #include "qdml/core/validate.hpp"
+#include "qdml/operators/quantized_binary.hpp"
 
 namespace qdml {
 
@@ -72,46 +73,18 @@ inline void validate(const ElementWiseQuantizedLinearAddDesc& d, FeatureLevel le
     const Validator v(ElementWiseQuantizedLinearAddDesc::OperatorName, level);
     v.available_since(FeatureLevel::L4_0);  // one support table from 4.0 (docs/feature-levels.md)
     const MemberSupport q8{1, 8, {T::Int8, T::UInt8}};
-    const MemberSupport f32{1, 8, {T::Float32}};
-    v.tensor("ATensor", d.ATensor, q8);
-    v.tensor("AScaleTensor", d.AScaleTensor, f32);
-    if (d.AZeroPointTensor) v.tensor("AZeroPointTensor", *d.AZeroPointTensor, q8);
-    v.tensor("BTensor", d.BTensor, q8);
-    v.tensor("BScaleTensor", d.BScaleTensor, f32);
-    if (d.BZeroPointTensor) v.tensor("BZeroPointTensor", *d.BZeroPointTensor, q8);
-    v.tensor("OutputScaleTensor", d.OutputScaleTensor, f32);
-    if (d.OutputZeroPointTensor) v.tensor("OutputZeroPointTensor", *d.OutputZeroPointTensor, q8);
-    v.tensor("OutputTensor", d.OutputTensor, q8);
-
-    if (d.AZeroPointTensor) v.same_type("AZeroPointTensor", *d.AZeroPointTensor, "ATensor", d.ATensor);
-    if (d.BZeroPointTensor) v.same_type("BZeroPointTensor", *d.BZeroPointTensor, "BTensor", d.BTensor);
-    if (d.OutputZeroPointTensor)
-        v.same_type("OutputZeroPointTensor", *d.OutputZeroPointTensor, "OutputTensor", d.OutputTensor);
+    detail::validate_quantized_binary_tensors(v, d, q8, {1, 8, {T::Float32}}, q8);
 
     v.same_sizes("BTensor", d.BTensor, "ATensor", d.ATensor);
     v.same_sizes("OutputTensor", d.OutputTensor, "ATensor", d.ATensor);
-    const std::pair<std::string_view, const Tensor*> per_tensor[] = {
-        {"AScaleTensor", &d.AScaleTensor},
-        {"AZeroPointTensor", d.AZeroPointTensor ? &*d.AZeroPointTensor : nullptr},
-        {"BScaleTensor", &d.BScaleTensor},
-        {"BZeroPointTensor", d.BZeroPointTensor ? &*d.BZeroPointTensor : nullptr},
-        {"OutputScaleTensor", &d.OutputScaleTensor},
-        {"OutputZeroPointTensor", d.OutputZeroPointTensor ? &*d.OutputZeroPointTensor : nullptr}};
-    for (const auto& [m, t] : per_tensor) {
-        if (t == nullptr) continue;
+    const auto inputs = detail::quantized_binary_inputs(d);
+    for (const auto& [m, t] : inputs) {  // scales and zero points: per tensor
+        if (t == nullptr || t == &d.ATensor || t == &d.BTensor) continue;
         v.same_dimension_count(m, *t, "ATensor", d.ATensor);
         v.one_element(m, *t);
     }
 
-    v.output("OutputTensor", d.OutputTensor,
-             {{"ATensor", &d.ATensor},
-              {"AScaleTensor", &d.AScaleTensor},
-              {"AZeroPointTensor", per_tensor[1].second},
-              {"BTensor", &d.BTensor},
-              {"BScaleTensor", &d.BScaleTensor},
-              {"BZeroPointTensor", per_tensor[3].second},
-              {"OutputScaleTensor", &d.OutputScaleTensor},
-              {"OutputZeroPointTensor", per_tensor[5].second}});
+    v.output("OutputTensor", d.OutputTensor, inputs);
 }
 
 }  // namespace qdml

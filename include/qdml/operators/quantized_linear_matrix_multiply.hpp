@@ -10,6 +10,7 @@
 
 #include "qdml/core/tensor.hpp"
 #include "qdml/core/validate.hpp"
+#include "qdml/operators/quantized_binary.hpp"
 
 namespace qdml {
 
@@ -103,20 +104,7 @@ inline void validate(const QuantizedLinearMatrixMultiplyDesc& d, FeatureLevel le
     const MemberSupport q8{any_rank ? 2u : 4u, 4, {T::Int8, T::UInt8}};
     const MemberSupport param_q8{any_rank ? 1u : 4u, 4, {T::Int8, T::UInt8}};
     const MemberSupport param_f32{any_rank ? 1u : 4u, 4, {T::Float32}};
-    v.tensor("ATensor", d.ATensor, q8);
-    v.tensor("AScaleTensor", d.AScaleTensor, param_f32);
-    if (d.AZeroPointTensor) v.tensor("AZeroPointTensor", *d.AZeroPointTensor, param_q8);
-    v.tensor("BTensor", d.BTensor, q8);
-    v.tensor("BScaleTensor", d.BScaleTensor, param_f32);
-    if (d.BZeroPointTensor) v.tensor("BZeroPointTensor", *d.BZeroPointTensor, param_q8);
-    v.tensor("OutputScaleTensor", d.OutputScaleTensor, param_f32);
-    if (d.OutputZeroPointTensor) v.tensor("OutputZeroPointTensor", *d.OutputZeroPointTensor, param_q8);
-    v.tensor("OutputTensor", d.OutputTensor, q8);
-
-    if (d.AZeroPointTensor) v.same_type("AZeroPointTensor", *d.AZeroPointTensor, "ATensor", d.ATensor);
-    if (d.BZeroPointTensor) v.same_type("BZeroPointTensor", *d.BZeroPointTensor, "BTensor", d.BTensor);
-    if (d.OutputZeroPointTensor)
-        v.same_type("OutputZeroPointTensor", *d.OutputZeroPointTensor, "OutputTensor", d.OutputTensor);
+    detail::validate_quantized_binary_tensors(v, d, q8, param_f32, param_q8);
 
     v.same_dimension_count("BTensor", d.BTensor, "ATensor", d.ATensor);
     v.same_dimension_count("OutputTensor", d.OutputTensor, "ATensor", d.ATensor);
@@ -151,15 +139,7 @@ inline void validate(const QuantizedLinearMatrixMultiplyDesc& d, FeatureLevel le
     if (d.OutputZeroPointTensor)
         detail::quantization_param_shape(v, "OutputZeroPointTensor", *d.OutputZeroPointTensor, 2, M, o, per_row);
 
-    v.output("OutputTensor", d.OutputTensor,
-             {{"ATensor", &d.ATensor},
-              {"AScaleTensor", &d.AScaleTensor},
-              {"AZeroPointTensor", d.AZeroPointTensor ? &*d.AZeroPointTensor : nullptr},
-              {"BTensor", &d.BTensor},
-              {"BScaleTensor", &d.BScaleTensor},
-              {"BZeroPointTensor", d.BZeroPointTensor ? &*d.BZeroPointTensor : nullptr},
-              {"OutputScaleTensor", &d.OutputScaleTensor},
-              {"OutputZeroPointTensor", d.OutputZeroPointTensor ? &*d.OutputZeroPointTensor : nullptr}});
+    v.output("OutputTensor", d.OutputTensor, detail::quantized_binary_inputs(d));
 }
 
 }  // namespace qdml
