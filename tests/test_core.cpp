@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -530,6 +531,23 @@ struct ClipCase {
 bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
 
 }  // namespace
+
+TEST_CASE("right_align: a rank-N view as rank M, leading sizes 1, the same elements", "[core][tensor]") {
+    int data[12];
+    for (int i = 0; i < 12; ++i) data[i] = i;
+    // {2, 3} with strides {1, 4} (column-major in a 4-row buffer): element [r][c] is data[r + 4c].
+    qdml::TensorView<const int, 2> v{data, {2, 3}, {1, 4}};
+    const auto w = qdml::right_align<5>(v);
+    CHECK(w.data == data);
+    CHECK(w.sizes == std::array<std::uint32_t, 5>{1, 1, 1, 2, 3});
+    CHECK(w.strides == std::array<std::uint64_t, 5>{0, 0, 0, 1, 4});
+    for (std::uint32_t r = 0; r < 2; ++r)
+        for (std::uint32_t c = 0; c < 3; ++c) CHECK(w[{0, 0, 0, r, c}] == static_cast<int>(r + 4 * c));
+    const auto same = qdml::right_align<2>(v);
+    CHECK((same.sizes == v.sizes && same.strides == v.strides));
+    CHECK_FALSE(qdml::right_align<8>(std::optional<qdml::TensorView<const int, 2>>{}).has_value());
+    CHECK(qdml::right_align<8>(std::optional<qdml::TensorView<const int, 2>>{v})->sizes[7] == 3u);
+}
 
 TEST_CASE("Validator: generic tensor rules, one at a time", "[core][validation]") {
     ClipCase c;
