@@ -105,6 +105,12 @@ def vec(v, dtype):
     return np.asarray(v, dtype)
 
 
+def col(v, dtype):
+    """A per-row parameter as a {M, 1} column (a scalar stays a scalar)."""
+    v = vec(v, dtype)
+    return v.reshape(-1, 1) if v.ndim else v
+
+
 # ---------------------------------------------------------------------------
 # QUANTIZED_LINEAR_MATRIX_MULTIPLY: every type mix, per-row A / output parameters
 
@@ -112,8 +118,6 @@ def matmul_case(g, name, desc, a, azp, as_, b, bzp, bs, os_, ozp, out_t):
     """azp/as_/os_/ozp: scalars or length-M vectors (per row); bzp/bs: scalars
     or length-N vectors (per column). a {..., M, K}, b {..., K, N}."""
     ta, tb = a.dtype.type, b.dtype.type
-    M, N = a.shape[-2], b.shape[-1]
-    col = lambda v, t: vec(v, t).reshape(-1, 1) if vec(v, t).ndim else vec(v, t)  # noqa: E731 (per row: {M, 1})
     gr = Graph()
     a_c = gr.op("Sub", gr.cast(gr.input(a), i32), gr.const(col(azp, ta).astype(i32)))
     b_c = gr.op("Sub", gr.cast(gr.input(b), i32), gr.const(vec(bzp, tb).astype(i32)))
@@ -141,7 +145,6 @@ def matmul_case(g, name, desc, a, azp, as_, b, bzp, bs, os_, ozp, out_t):
     base.param_entry(c, "OutputScaleTensor", f32, os_, rank, rank - 2)
     base.param_entry(c, "OutputZeroPointTensor", out_t, ozp, rank, rank - 2)
     c.tensor("OutputTensor", out_t, sizes)
-    assert M == sizes[-2] and N == sizes[-1]
     g.accept(c, out, spec, 0)
 
 
@@ -331,37 +334,27 @@ def clip_case(g, name, desc, x, lo, hi, scale_bias=None):
     """lo/hi: the DML Min/Max (floats). scale_bias: (Scale, Bias) or None."""
     t = x.dtype.type
     gr = Graph()
-    node = gr.input(x)
+    node, v = gr.input(x), x
+    if scale_bias is not None:  # g(x) = x * Scale + Bias in binary32: two roundings, no FMA
+        s, b = f32(scale_bias[0]), f32(scale_bias[1])
+        node = gr.op("Add", gr.op("Mul", gr.cast(node, f32), gr.const(s)), gr.const(b))
+        v = (x.astype(f32) * s) + b
     if x.dtype.kind == "f":
         lo_t, hi_t = f32(t(f32(lo))), f32(t(f32(hi)))  # FLOAT16: bounds rounded to binary16 first
-        if scale_bias is not None:
-            node = gr.cast(node, f32)
-            node = gr.op("Add", gr.op("Mul", node, gr.const(f32(scale_bias[0]))), gr.const(f32(scale_bias[1])))
-        else:
-            node = gr.cast(node, f32)
-        node = gr.op("Clip", node, gr.const(lo_t), gr.const(hi_t))
+        node = gr.op("Clip", gr.cast(node, f32), gr.const(lo_t), gr.const(hi_t))
         out = gr.run(gr.cast(node, t), t)
-        v = x.astype(f32)
-        if scale_bias is not None:
-            v = (v * f32(scale_bias[0])) + f32(scale_bias[1])
-        spec = spec_clip(v, lo_t, hi_t).astype(t)
+        spec = spec_clip(v.astype(f32), lo_t, hi_t).astype(t)
     else:
         info = np.iinfo(t)
-        if scale_bias is not None:  # g in binary32, then truncation toward zero with saturation
-            node = gr.op("Add", gr.op("Mul", gr.cast(node, f32), gr.const(f32(scale_bias[0]))),
-                         gr.const(f32(scale_bias[1])))
+        if scale_bias is not None:  # g(x) truncated toward zero with saturation: clip, then Cast truncates
             node = gr.op("Clip", node, gr.const(f32(info.min)), gr.const(f32(info.max)))
+            v = np.trunc(np.clip(v.astype(np.float64), info.min, info.max)).astype(t)
         node = gr.cast(node, i32)
         assert lo <= hi
-        lo_i, hi_i = [int(v) for v in spec_clip(np.array([info.min, info.max], t), lo, hi)]  # bounds as DML converts
+        lo_i, hi_i = [int(b) for b in spec_clip(np.array([info.min, info.max], t), lo, hi)]  # bounds as DML converts
         node = gr.op("Clip", node, gr.const(i32(lo_i)), gr.const(i32(hi_i)))
         out = gr.run(gr.cast(node, t), t)
-        if scale_bias is not None:
-            v = (x.astype(f32) * f32(scale_bias[0])) + f32(scale_bias[1])
-            g_x = np.trunc(np.clip(v.astype(np.float64), info.min, info.max)).astype(t)
-        else:
-            g_x = x
-        spec = spec_clip(g_x, lo, hi)
+        spec = spec_clip(v, lo, hi)
     c = Case("clip", name, "ELEMENT_WISE_CLIP", desc)
     c.tensor("InputTensor", t, x.shape, x)
     c.tensor("OutputTensor", t, x.shape)
