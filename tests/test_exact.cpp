@@ -1,4 +1,4 @@
-// The exact checker (qdml/reference/exact.hpp). Expectations by hand:
+// The exact checker (qdml/check/exact.hpp). Expectations by hand:
 // with AScale 0.1f, BScale 0.3f, OutputScale 0.3f and acc 5,
 //   binary32: fp32(0.1f * 0.3f) = 0.030000001f; / 0.3f = 0.1f (binary32 0.1,
 //             i.e. 0.100000001490116); 5 * 0.1f rounds to 0.5f exactly -> rne = 0

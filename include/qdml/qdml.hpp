@@ -6,6 +6,7 @@
 #include "qdml/core/feature_level.hpp"
 #include "qdml/core/float16.hpp"
 #include "qdml/core/quantize.hpp"
+#include "qdml/core/shape.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/core/validate.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
@@ -16,7 +17,7 @@
 #include "qdml/reference/element_wise_clip.hpp"
 #include "qdml/reference/element_wise_dequantize_linear.hpp"
 #include "qdml/reference/element_wise_quantized_linear_add.hpp"
-#include "qdml/reference/exact.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_matrix_multiply.hpp"
 #include "qdml/runtime/dispatch.hpp"
+#include "qdml/check/exact.hpp"  // above the runtime it checks

@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "qdml/core/shape.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/core/validate.hpp"
-#include "qdml/operators/quantized_linear_matrix_multiply.hpp"  // detail::quantization_param_shape
 
 namespace qdml {
 

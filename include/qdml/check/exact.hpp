@@ -1,4 +1,4 @@
-// qdml/reference/exact.hpp - the exact checker. Recomputes an operator with
+// qdml/check/exact.hpp - the exact checker. Recomputes an operator with
 // exact integer accumulation (int64, no wrap) and binary64 arithmetic, and
 // compares each element of the output tensor qdml computed (in binary32, as
 // SPEC.md prescribes) with the exactly rounded result.
@@ -230,8 +230,8 @@ void check(const ElementWiseClip<T, kMaxDimensions>& op, Report& r) {
             e = round_exact<T>(c);  // fmax(lo, fmin(v, hi)) is lo when Min > Max, as the spec says
         } else if (!op.ScaleBias) {
             // Integers without ScaleBias are compared exactly; the reference is exact.
-            e.result = as_double(reference::detail::clamp_min_max(op.InputTensor[i], truncate_saturate<T>(op.Min),
-                                                                   truncate_saturate<T>(op.Max)));
+            const T x = op.InputTensor[i], lo = truncate_saturate<T>(op.Min), hi = truncate_saturate<T>(op.Max);
+            e.result = as_double(lo > hi ? lo : x < lo ? lo : x > hi ? hi : x);
             e.boundary = std::numeric_limits<double>::infinity();
         } else {
             const double lo = static_cast<double>(std::numeric_limits<T>::min());
