@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""The installed package files require exactly what the installed headers include.
+
+usage: check_requires.py SOURCE_ROOT BUILD_ROOT
+
+Scans include/qdml for #include <...> of anything outside the C++ standard
+library, maps it to its pkg-config name, and compares that set with the
+Requires of the generated qdml.pc and the find_dependency() calls of the
+generated qdmlConfig.cmake. Exits 1 with a message naming each disagreement.
+"""
+import pathlib
+import re
+import sys
+
+# Include prefix -> pkg-config name (and CMake package name) of the library it belongs to.
+KNOWN = {"xsimd/": "xsimd"}
+
+
+def header_requires(include_dir):
+    found, problems = {}, []
+    for h in sorted(include_dir.rglob("*.hpp")):
+        for line in h.read_text().splitlines():
+            m = re.match(r'\s*#\s*include\s*<([^>]+)>', line)
+            if not m:
+                continue
+            inc = m.group(1)
+            if "/" not in inc and "." not in inc:
+                continue  # the standard library (<cstdint>, <vector>, ...)
+            name = next((pc for prefix, pc in KNOWN.items() if inc.startswith(prefix)), None)
+            if name is None:
+                problems.append(f"{h}: includes <{inc}>, which maps to no pkg-config package (add it to KNOWN)")
+            else:
+                found.setdefault(name, f"{h.relative_to(include_dir.parent)} includes <{inc}>")
+    return found, problems
+
+
+def pc_requires(pc_file):
+    for line in pc_file.read_text().splitlines():
+        if line.startswith("Requires:"):
+            return {re.split(r"[\s<>=]", r.strip())[0] for r in line[len("Requires:"):].split(",") if r.strip()}
+    return set()
+
+
+def cmake_requires(config_file):
+    return set(re.findall(r"find_dependency\((\w+)", config_file.read_text()))
+
+
+def main():
+    src, build = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+    found, problems = header_requires(src / "include" / "qdml")
+    want = set(found)
+    for what, have in (("qdml.pc Requires", pc_requires(build / "meson-private" / "qdml.pc")),
+                       ("qdmlConfig.cmake find_dependency", cmake_requires(build / "qdmlConfig.cmake"))):
+        for name in sorted(want - have):
+            problems.append(f"{what} lacks {name}, yet {found[name]} (add it to header_requires in meson.build)")
+        for name in sorted(have - want):
+            problems.append(f"{what} has {name}, yet no installed header includes it (remove it from header_requires)")
+    for p in problems:
+        print("FAIL", p)
+    print(f"headers require: {sorted(want) or 'nothing beyond the C++17 standard library'}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
