@@ -1,58 +1,35 @@
-// Reference QUANTIZED_LINEAR_MATRIX_MULTIPLY throughput (OPS = 2*M*N*K per call).
-// Later issues add the SIMD kernels and peers (oneDNN, XNNPACK) to this file.
-#include <benchmark/benchmark.h>
+// QUANTIZED_LINEAR_MATRIX_MULTIPLY rows of qdml-bench (issue 8):
+// matmul/<impl>/u8s8u8/{1024x1024x1024,1x4096x4096,64x64x64x64,256x256x256}
+// (BATCHxMxNxK: 64 products of 64^3, a 3-D DML desc). OPS = 2*M*N*K.
+#include "problems.hpp"
 
-#include <cstdint>
-#include <random>
-#include <vector>
-
-#include "qdml/qdml.hpp"
-
+namespace qdml_bench {
 namespace {
 
-template <class TA, class TB>
-void reference_matmul(benchmark::State& state) {
-    using qdml::TensorDataType;
-    using qdml::TensorDesc;
-    const auto M = static_cast<std::uint32_t>(state.range(0));
-    const auto N = static_cast<std::uint32_t>(state.range(1));
-    const auto K = static_cast<std::uint32_t>(state.range(2));
-    std::mt19937 rng(42);
-    std::uniform_int_distribution<int> byte(0, 255);
-    std::vector<TA> a(std::size_t{M} * K);
-    std::vector<TB> b(std::size_t{K} * N);
-    std::vector<std::uint8_t> out(std::size_t{M} * N);
-    for (auto& v : a) v = static_cast<TA>(byte(rng));
-    for (auto& v : b) v = static_cast<TB>(byte(rng));
-    float a_scale = 0.02f, b_scale = 0.01f, out_scale = 3.0f;
-    TA a_zp = static_cast<TA>(3);
-    std::uint8_t out_zp = 128;
+struct MatmulShape {
+    std::uint32_t batch, m, n, k;
+};
 
-    qdml::QuantizedLinearMatrixMultiplyDesc d;
-    d.ATensor = {TensorDesc::make(qdml::data_type_of<TA>, {M, K}), a.data()};
-    d.AScaleTensor = {TensorDesc::make(TensorDataType::Float32, {1, 1}), &a_scale};
-    d.AZeroPointTensor = qdml::Tensor{TensorDesc::make(qdml::data_type_of<TA>, {1, 1}), &a_zp};
-    d.BTensor = {TensorDesc::make(qdml::data_type_of<TB>, {K, N}), b.data()};
-    d.BScaleTensor = {TensorDesc::make(TensorDataType::Float32, {1, 1}), &b_scale};
-    d.OutputScaleTensor = {TensorDesc::make(TensorDataType::Float32, {1, 1}), &out_scale};
-    d.OutputZeroPointTensor = qdml::Tensor{TensorDesc::make(TensorDataType::UInt8, {1, 1}), &out_zp};
-    d.OutputTensor = {TensorDesc::make(TensorDataType::UInt8, {M, N}), out.data()};
-    for (auto _ : state) {
-        qdml::run(d);
-        benchmark::DoNotOptimize(out.data());
-        benchmark::ClobberMemory();
-    }
-    state.counters["OPS"] = benchmark::Counter(2.0 * M * N * K, benchmark::Counter::kIsIterationInvariantRate);
-    state.SetLabel("reference");
+std::string shape_name(const MatmulShape& s) {
+    std::string name = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    return s.batch > 1 ? std::to_string(s.batch) + "x" + name : name;
 }
 
+[[maybe_unused]] const bool registered = [] {
+    using P = MatmulProblem<std::uint8_t, std::int8_t, std::uint8_t>;
+    for (const MatmulShape& shape : {MatmulShape{1, 1024, 1024, 1024}, MatmulShape{1, 1, 4096, 4096},
+                                     MatmulShape{64, 64, 64, 64}, MatmulShape{1, 256, 256, 256}}) {
+        for (const auto& impl : qdml_impls()) {
+            const qdml::RunOptions options = impl.second;
+            add_row("matmul/" + impl.first + "/u8s8u8/" + shape_name(shape), [=](benchmark::State& s) {
+                auto& p = cached<P>(shape.batch, shape.m, shape.n, shape.k);
+                time_qdml(s, p.desc, options);
+                set_ops_counter(s, p.ops());
+            });
+        }
+    }
+    return true;
+}();
+
 }  // namespace
-
-BENCHMARK_TEMPLATE(reference_matmul, std::uint8_t, std::uint8_t)
-    ->Args({1024, 1024, 1024})
-    ->Args({1, 4096, 1024})
-    ->Args({128, 768, 768})
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(reference_matmul, std::uint8_t, std::int8_t)->Args({256, 256, 256})->Unit(benchmark::kMillisecond);
-
-BENCHMARK_MAIN();
+}  // namespace qdml_bench

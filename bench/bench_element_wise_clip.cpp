@@ -1,0 +1,26 @@
+// ELEMENT_WISE_CLIP rows of qdml-bench (issue 7), no ScaleBias:
+// clip/<impl>/{f32,i8,f16}/{65536,16777216}, and f32 65536_bcast (input
+// {1,1,32,32} over 64 channels) and 65536_strided (NHWC input).
+#include "problems.hpp"
+
+namespace qdml_bench {
+namespace {
+
+template <class T>
+void rows(const std::string& types, std::uint32_t n, Layout l = Layout::packed) {
+    register_element_wise<ClipProblem<T>>("clip", types, n, l);
+}
+
+[[maybe_unused]] const bool registered = [] {
+    for (std::uint32_t n : {65536u, 16777216u}) {
+        rows<float>("f32", n);
+        rows<std::int8_t>("i8", n);
+        rows<qdml::float16>("f16", n);
+    }
+    rows<float>("f32", 65536, Layout::bcast);
+    rows<float>("f32", 65536, Layout::strided);
+    return true;
+}();
+
+}  // namespace
+}  // namespace qdml_bench

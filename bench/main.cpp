@@ -1,0 +1,19 @@
+// qdml-bench's main: Google Benchmark's, plus the machine in the context
+// (CPU model and the flags the rows depend on), so that a JSON result says
+// where it was measured. Rows register themselves from their own files.
+#include <benchmark/benchmark.h>
+
+#include "cpu.hpp"
+
+int main(int argc, char** argv) {
+    benchmark::AddCustomContext("qdml_cpu_model", qdml_bench::cpu_model());
+    benchmark::AddCustomContext("qdml_cpu_flags", qdml_bench::cpu().flags());
+#if defined(__OPTIMIZE__)
+    benchmark::AddCustomContext("qdml_build", "optimized");
+#endif
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,345 @@
+// bench/problems.hpp - the data of every qdml-bench row: one problem per
+// operator (buffers, the DML desc, qdml's reference output), built from the
+// row's name parts, so that qdml and its peers compute the same operation on
+// the same data.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "support.hpp"
+
+namespace qdml_bench {
+
+/// Element-wise layouts (the suffix of the row's shape): `packed` 1-D
+/// (`65536`); `bcast` {1,64,H,W} with one operand broadcast through zero
+/// strides (`65536_bcast`); `strided` {1,64,H,W} whose first input is NHWC
+/// memory through DML strides (`65536_strided`).
+enum class Layout { packed, bcast, strided };
+
+inline std::string shape_name(std::uint32_t n, Layout l) {
+    const std::string s = std::to_string(n);
+    return l == Layout::packed ? s : l == Layout::bcast ? s + "_bcast" : s + "_strided";
+}
+
+/// {1, 64, H, W} with H * W * 64 == n (n = 64 * 4^k).
+inline std::array<std::uint32_t, 4> nchw_of(std::uint32_t n) {
+    const auto hw = static_cast<std::uint32_t>(std::lround(std::sqrt(n / 64.0)));
+    return {1, 64, hw, hw};
+}
+
+/// A desc of n elements in layout l: packed, NCHW-packed, NHWC through
+/// strides (`strided`), or broadcast through `zero_mask` (1 bits: stride 0).
+inline qdml::TensorDesc element_wise_desc(qdml::TensorDataType t, std::uint32_t n, Layout l, bool strided,
+                                          unsigned zero_mask = 0) {
+    if (l == Layout::packed) {
+        return zero_mask ? qdml::TensorDesc::make(t, {n}, {0}) : qdml::TensorDesc::make(t, {n});
+    }
+    const auto s = nchw_of(n);
+    std::array<std::uint32_t, 4> st = strided ? std::array<std::uint32_t, 4>{n, 1, s[3] * s[1], s[1]}
+                                              : std::array<std::uint32_t, 4>{n, s[2] * s[3], s[3], 1};
+    if (zero_mask) {  // broadcast: the other dimensions packed among themselves
+        std::uint32_t packed = 1;
+        for (int i = 3; i >= 0; --i) {
+            st[i] = (zero_mask & (1u << i)) ? 0 : packed;
+            packed *= (zero_mask & (1u << i)) ? 1 : s[i];
+        }
+    }
+    return qdml::TensorDesc::make(t, {s[0], s[1], s[2], s[3]}, {st[0], st[1], st[2], st[3]});
+}
+
+/// A buffer of TotalTensorSizeInBytes for a desc, random values in [lo, hi].
+template <class T>
+Buffer<T> buffer_for(const qdml::TensorDesc& d, double lo = 0, double hi = 0, unsigned seed = 0) {
+    return random_buffer<T>((d.TotalTensorSizeInBytes + sizeof(T) - 1) / sizeof(T), lo, hi, seed);
+}
+
+/// The range of random data: a whole integer type, or [-4, 4) for floats.
+template <class T>
+constexpr double lowest() {
+    if constexpr (std::is_integral_v<T>) return static_cast<double>(std::numeric_limits<T>::lowest());
+    else return -4.0;
+}
+template <class T>
+constexpr double highest() {
+    if constexpr (std::is_integral_v<T>) return static_cast<double>(std::numeric_limits<T>::max());
+    else return 4.0;
+}
+
+/// ELEMENT_WISE_DEQUANTIZE_LINEAR: per-tensor scale and zero point
+/// (`bcast`: per channel of {1,64,H,W}).
+template <class TIn, class TOut>
+struct DequantizeProblem {
+    Buffer<TIn> input, zero_point;
+    Buffer<TOut> scale, output, expected;
+    qdml::ElementWiseDequantizeLinearDesc desc;
+    std::uint32_t n;
+
+    DequantizeProblem(std::uint32_t count, Layout l) : n(count) {
+        using qdml::data_type_of;
+        const auto in_desc = element_wise_desc(data_type_of<TIn>, n, l, l == Layout::strided);
+        const unsigned param_mask = l == Layout::bcast ? 0b1101u : 0b1111u;  // per channel, or per tensor
+        const auto param = [&](qdml::TensorDataType t) { return element_wise_desc(t, n, l, false, param_mask); };
+        input = buffer_for<TIn>(in_desc, lowest<TIn>(), highest<TIn>(), 1);
+        scale = buffer_for<TOut>(param(data_type_of<TOut>), 0.001, 0.01, 2);
+        zero_point = buffer_for<TIn>(param(data_type_of<TIn>), lowest<TIn>() / 4, highest<TIn>() / 4, 3);
+        const auto out_desc = element_wise_desc(data_type_of<TOut>, n, l, false);
+        output = buffer_for<TOut>(out_desc);
+        desc.InputTensor = tensor_of(in_desc, input);
+        desc.ScaleTensor = tensor_of(param(data_type_of<TOut>), scale);
+        desc.ZeroPointTensor = tensor_of(param(data_type_of<TIn>), zero_point);
+        desc.OutputTensor = tensor_of(out_desc, output);
+        qdml::run(desc);
+        expected = output;
+    }
+    double bytes() const {
+        return span_bytes(desc.InputTensor) + span_bytes(desc.ScaleTensor) + span_bytes(*desc.ZeroPointTensor) +
+               span_bytes(desc.OutputTensor);
+    }
+};
+
+/// Per-tensor parameters of a quantized add (zero points centred for u8).
+template <class T>
+struct AddParams {
+    float a_scale = 0.05f, b_scale = 0.03f, out_scale = 0.07f;
+    T a_zp = static_cast<T>(std::is_signed_v<T> ? 3 : 131);
+    T b_zp = static_cast<T>(std::is_signed_v<T> ? -5 : 120);
+    T out_zp = static_cast<T>(std::is_signed_v<T> ? 2 : 130);
+};
+
+/// ELEMENT_WISE_QUANTIZED_LINEAR_ADD, A = B = Output = T, per-tensor
+/// parameters (`bcast`: B {1,1,H,W} over 64 channels; `strided`: A NHWC).
+template <class T>
+struct AddProblem {
+    Buffer<T> a, b, output, expected;
+    AddParams<T> p;
+    qdml::ElementWiseQuantizedLinearAddDesc desc;
+    std::uint32_t n;
+
+    AddProblem(std::uint32_t count, Layout l) : n(count) {
+        const auto t = qdml::data_type_of<T>;
+        const auto a_desc = element_wise_desc(t, n, l, l == Layout::strided);
+        const auto b_desc = element_wise_desc(t, n, l, false, l == Layout::bcast ? 0b0011u : 0u);
+        a = buffer_for<T>(a_desc, lowest<T>(), highest<T>(), 4);
+        b = buffer_for<T>(b_desc, lowest<T>(), highest<T>(), 5);
+        const auto out_desc = element_wise_desc(t, n, l, false);
+        output = buffer_for<T>(out_desc);
+        const auto scalar = [&](qdml::TensorDataType st) {  // one element, A's rank
+            return l == Layout::packed ? qdml::TensorDesc::make(st, {1}) : qdml::TensorDesc::make(st, {1, 1, 1, 1});
+        };
+        const auto f32 = qdml::TensorDataType::Float32;
+        desc.ATensor = tensor_of(a_desc, a);
+        desc.AScaleTensor = {scalar(f32), &p.a_scale};
+        desc.AZeroPointTensor = qdml::Tensor{scalar(t), &p.a_zp};
+        desc.BTensor = tensor_of(b_desc, b);
+        desc.BScaleTensor = {scalar(f32), &p.b_scale};
+        desc.BZeroPointTensor = qdml::Tensor{scalar(t), &p.b_zp};
+        desc.OutputScaleTensor = {scalar(f32), &p.out_scale};
+        desc.OutputZeroPointTensor = qdml::Tensor{scalar(t), &p.out_zp};
+        desc.OutputTensor = tensor_of(out_desc, output);
+        qdml::run(desc);
+        expected = output;
+    }
+    AddProblem(AddProblem&& o) = delete;  // desc points into p
+    double bytes() const { return span_bytes(desc.ATensor) + span_bytes(desc.BTensor) + span_bytes(desc.OutputTensor); }
+};
+
+/// ELEMENT_WISE_CLIP without ScaleBias (`bcast`: input {1,1,H,W} over 64
+/// channels; `strided`: input NHWC).
+template <class T>
+struct ClipProblem {
+    Buffer<T> input, output, expected;
+    qdml::ElementWiseClipDesc desc;
+    std::uint32_t n;
+
+    ClipProblem(std::uint32_t count, Layout l) : n(count) {
+        const auto t = qdml::data_type_of<T>;
+        const auto in_desc = element_wise_desc(t, n, l, l == Layout::strided, l == Layout::bcast ? 0b0011u : 0u);
+        input = buffer_for<T>(in_desc, lowest<T>(), highest<T>(), 6);
+        const auto out_desc = element_wise_desc(t, n, l, false);
+        output = buffer_for<T>(out_desc);
+        desc.InputTensor = tensor_of(in_desc, input);
+        desc.OutputTensor = tensor_of(out_desc, output);
+        desc.Min = std::is_integral_v<T> ? -50.0f : -1.5f;
+        desc.Max = std::is_integral_v<T> ? 60.0f : 2.0f;
+        qdml::run(desc);
+        expected = output;
+    }
+    double bytes() const { return span_bytes(desc.InputTensor) + span_bytes(desc.OutputTensor); }
+};
+
+/// Zero point of a q8 type: the middle of u8, 0 for s8.
+template <class T>
+constexpr T mid_zero_point() {
+    return static_cast<T>(std::is_signed_v<T> ? 0 : 128);
+}
+
+/// An output scale that spreads an int32 sum of `terms` products of
+/// uniform q8 values (standard deviation ~74 each) over about +-40 output
+/// steps: few outputs saturate.
+inline float spread_scale(float in_scale_product, double terms) {
+    return static_cast<float>(in_scale_product * 74.0 * 74.0 * std::sqrt(terms) / 40.0);
+}
+
+/// QUANTIZED_LINEAR_MATRIX_MULTIPLY, {M,K} x {K,N} (or {BATCH,M,K} x
+/// {BATCH,K,N}), per-tensor parameters; A and Output zero points in the
+/// middle of their types; B's zero point present only for a u8 B.
+template <class TA, class TB, class TOut>
+struct MatmulProblem {
+    std::uint32_t batch, M, N, K;
+    Buffer<TA> a;
+    Buffer<TB> b;
+    Buffer<TOut> output, expected;
+    float a_scale = 0.02f, b_scale = 0.01f, out_scale;
+    TA a_zp = mid_zero_point<TA>();
+    TB b_zp = mid_zero_point<TB>();
+    TOut out_zp = mid_zero_point<TOut>();
+    qdml::QuantizedLinearMatrixMultiplyDesc desc;
+
+    MatmulProblem(std::uint32_t batch_, std::uint32_t m, std::uint32_t n, std::uint32_t k)
+        : batch(batch_), M(m), N(n), K(k), out_scale(spread_scale(a_scale * b_scale, k)) {
+        using qdml::data_type_of;
+        const auto shape = [&](qdml::TensorDataType t, std::uint32_t r, std::uint32_t c) {
+            return batch > 1 ? qdml::TensorDesc::make(t, {batch, r, c}) : qdml::TensorDesc::make(t, {r, c});
+        };
+        const auto scalar = [&](qdml::TensorDataType t) { return qdml::TensorDesc::make(t, {1, 1}); };
+        const auto f32 = qdml::TensorDataType::Float32;
+        a = buffer_for<TA>(shape(data_type_of<TA>, M, K), lowest<TA>(), highest<TA>(), 7);
+        b = buffer_for<TB>(shape(data_type_of<TB>, K, N), lowest<TB>(), highest<TB>(), 8);
+        output = buffer_for<TOut>(shape(data_type_of<TOut>, M, N));
+        desc.ATensor = tensor_of(shape(data_type_of<TA>, M, K), a);
+        desc.AScaleTensor = {scalar(f32), &a_scale};
+        desc.AZeroPointTensor = qdml::Tensor{scalar(data_type_of<TA>), &a_zp};
+        desc.BTensor = tensor_of(shape(data_type_of<TB>, K, N), b);
+        desc.BScaleTensor = {scalar(f32), &b_scale};
+        if (!std::is_signed_v<TB>) desc.BZeroPointTensor = qdml::Tensor{scalar(data_type_of<TB>), &b_zp};
+        desc.OutputScaleTensor = {scalar(f32), &out_scale};
+        desc.OutputZeroPointTensor = qdml::Tensor{scalar(data_type_of<TOut>), &out_zp};
+        desc.OutputTensor = tensor_of(shape(data_type_of<TOut>, M, N), output);
+        qdml::run(desc);
+        expected = output;
+    }
+    double ops() const { return 2.0 * batch * M * N * K; }
+    /// The multiplier of SPEC.md section 5, as qdml forms it.
+    float multiplier() const { return (a_scale * b_scale) / out_scale; }
+};
+
+/// A convolution shape of issue 9: KHxKW_CIN_COUT_H[_sS][_dw]_LAYOUT
+/// (square input, padding (KH-1)/2 on every side, one image).
+struct ConvShape {
+    std::uint32_t kh, cin, cout, hw, stride, groups;
+    bool nhwc;
+    std::uint32_t pad() const { return (kh - 1) / 2; }
+    std::uint32_t out_hw() const { return (hw + 2 * pad() - kh) / stride + 1; }
+    std::string name() const {
+        std::string s = std::to_string(kh) + "x" + std::to_string(kh) + "_" + std::to_string(cin) + "_" +
+                        std::to_string(cout) + "_" + std::to_string(hw);
+        if (stride != 1) s += "_s" + std::to_string(stride);
+        if (groups == cin && groups > 1) s += "_dw";
+        else if (groups != 1) s += "_g" + std::to_string(groups);
+        return s + (nhwc ? "_nhwc" : "_nchw");
+    }
+    ConvShape with_layout(bool nhwc_) const {
+        ConvShape c = *this;
+        c.nhwc = nhwc_;
+        return c;
+    }
+    bool operator==(const ConvShape& o) const { return name() == o.name(); }
+};
+
+/// Sizes {N,C,H,W} as DML strides of NCHW (packed) or NHWC memory.
+inline qdml::TensorDesc conv_tensor(qdml::TensorDataType t, std::uint32_t c, std::uint32_t h, bool nhwc) {
+    return nhwc ? qdml::TensorDesc::make(t, {1, c, h, h}, {c * h * h, 1, h * c, c})
+                : qdml::TensorDesc::make(t, {1, c, h, h});
+}
+
+/// QUANTIZED_LINEAR_CONVOLUTION u8 input, s8 filter {Cout, Cin/G, KH, KW},
+/// int32 bias, u8 output; per-tensor scales; input and output zero points
+/// 128, no filter zero point.
+struct ConvProblem {
+    ConvShape shape;
+    Buffer<std::uint8_t> input, output, expected;
+    Buffer<std::int8_t> filter;
+    Buffer<std::int32_t> bias;
+    float in_scale = 0.02f, filter_scale = 0.01f, out_scale;
+    std::uint8_t in_zp = 128, out_zp = 128;
+    qdml::QuantizedLinearConvolutionDesc desc;
+
+    explicit ConvProblem(const ConvShape& s)
+        : shape(s), out_scale(spread_scale(in_scale * filter_scale, double(s.cin / s.groups) * s.kh * s.kh)) {
+        using qdml::TensorDataType;
+        const auto scalar = [](TensorDataType t) { return qdml::TensorDesc::make(t, {1, 1, 1, 1}); };
+        const auto in_desc = conv_tensor(TensorDataType::UInt8, s.cin, s.hw, s.nhwc);
+        const auto out_desc = conv_tensor(TensorDataType::UInt8, s.cout, s.out_hw(), s.nhwc);
+        const auto filter_desc = qdml::TensorDesc::make(TensorDataType::Int8, {s.cout, s.cin / s.groups, s.kh, s.kh});
+        const auto bias_desc = qdml::TensorDesc::make(TensorDataType::Int32, {1, s.cout, 1, 1});
+        input = buffer_for<std::uint8_t>(in_desc, 0, 255, 9);
+        filter = buffer_for<std::int8_t>(filter_desc, -128, 127, 10);
+        bias = buffer_for<std::int32_t>(bias_desc, -5000, 5000, 11);
+        output = buffer_for<std::uint8_t>(out_desc);
+        desc.InputTensor = tensor_of(in_desc, input);
+        desc.InputScaleTensor = {scalar(TensorDataType::Float32), &in_scale};
+        desc.InputZeroPointTensor = qdml::Tensor{scalar(TensorDataType::UInt8), &in_zp};
+        desc.FilterTensor = tensor_of(filter_desc, filter);
+        desc.FilterScaleTensor = {scalar(TensorDataType::Float32), &filter_scale};
+        desc.BiasTensor = tensor_of(bias_desc, bias);
+        desc.OutputScaleTensor = {scalar(TensorDataType::Float32), &out_scale};
+        desc.OutputZeroPointTensor = qdml::Tensor{scalar(TensorDataType::UInt8), &out_zp};
+        desc.OutputTensor = tensor_of(out_desc, output);
+        desc.Strides = {s.stride, s.stride};
+        desc.StartPadding = {s.pad(), s.pad()};
+        desc.EndPadding = {s.pad(), s.pad()};
+        desc.GroupCount = s.groups;
+        qdml::run(desc);
+        expected = output;
+    }
+    double ops() const {
+        const double o = shape.out_hw();
+        return 2.0 * o * o * shape.cout * (shape.cin / shape.groups) * shape.kh * shape.kh;
+    }
+    float multiplier() const { return (in_scale * filter_scale) / out_scale; }
+};
+
+/// The convolution shapes of issue 9 (NCHW; 3x3_64_64_56 also NHWC).
+inline std::vector<ConvShape> conv_shapes() {
+    return {{3, 64, 64, 56, 1, 1, false},  {3, 64, 64, 56, 1, 1, true},    {1, 256, 64, 56, 1, 1, false},
+            {3, 32, 32, 112, 1, 32, false}, {3, 128, 128, 28, 2, 1, false}, {7, 3, 64, 224, 2, 1, false}};
+}
+
+/// Registers one row per qdml implementation of an element-wise problem P
+/// (constructed from (n, layout)).
+template <class P>
+void register_element_wise(const std::string& op, const std::string& types, std::uint32_t n, Layout l) {
+    for (const auto& impl : qdml_impls()) {
+        const qdml::RunOptions options = impl.second;
+        add_row(op + "/" + impl.first + "/" + types + "/" + shape_name(n, l), [=](benchmark::State& s) {
+            auto& p = cached<P>(n, l);
+            time_qdml(s, p.desc, options);
+            set_element_wise_counters(s, p.n, p.bytes());
+        });
+    }
+}
+
+/// Registers a peer row of an element-wise problem P: `make(P&)` sets the
+/// peer up (outside the timed loop) and writes into P::output, which is
+/// poisoned first so that an element the peer leaves alone counts as a
+/// mismatch.
+template <class P, class Make>
+void register_element_wise_peer(const std::string& op, const std::string& impl, const std::string& types,
+                                 std::uint32_t n, Layout l, Make make) {
+    add_row(op + "/" + impl + "/" + types + "/" + shape_name(n, l), [=](benchmark::State& s) {
+        auto& p = cached<P>(n, l);
+        std::memset(static_cast<void*>(p.output.data()), 0xA5, p.output.size() * sizeof(p.output[0]));
+        Peer peer = make(p);
+        peer.mismatches = [&p] { return count_mismatches(p.output.data(), p.expected.data(), p.n); };
+        time_peer(s, peer, p.n);
+        set_element_wise_counters(s, p.n, p.bytes());
+    });
+}
+
+}  // namespace qdml_bench

@@ -1,0 +1,186 @@
+// bench/support.hpp - what every qdml-bench file shares: aligned buffers,
+// deterministic data, BENCH.md counters, row registration and the check of
+// a peer's output against qdml's reference.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <new>
+#include <random>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "qdml/qdml.hpp"
+
+namespace qdml_bench {
+
+/// 64-byte aligned storage (a cache line; what non-temporal stores want).
+template <class T>
+struct AlignedAllocator {
+    using value_type = T;
+    AlignedAllocator() = default;
+    template <class U>
+    AlignedAllocator(const AlignedAllocator<U>&) noexcept {}
+    T* allocate(std::size_t n) {
+        const std::size_t bytes = (n * sizeof(T) + 63) & ~std::size_t{63};
+        void* p = std::aligned_alloc(64, bytes == 0 ? 64 : bytes);
+        if (!p) throw std::bad_alloc();
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+    template <class U>
+    bool operator==(const AlignedAllocator<U>&) const noexcept { return true; }
+    template <class U>
+    bool operator!=(const AlignedAllocator<U>&) const noexcept { return false; }
+};
+template <class T>
+using Buffer = std::vector<T, AlignedAllocator<T>>;
+
+/// n values uniformly drawn from [lo, hi] (integers) or [lo, hi) (floats),
+/// from a fixed seed: every run and every peer sees the same data.
+template <class T>
+Buffer<T> random_buffer(std::size_t n, double lo, double hi, unsigned seed) {
+    Buffer<T> v(n);
+    std::mt19937 rng(seed);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, qdml::float16>) {
+        std::uniform_real_distribution<float> d(static_cast<float>(lo), static_cast<float>(hi));
+        for (auto& x : v) x = T(d(rng));
+    } else {
+        std::uniform_int_distribution<long long> d(static_cast<long long>(lo), static_cast<long long>(hi));
+        for (auto& x : v) x = static_cast<T>(d(rng));
+    }
+    return v;
+}
+
+/// A qdml::Tensor over a buffer.
+template <class T>
+qdml::Tensor tensor_of(const qdml::TensorDesc& desc, Buffer<T>& b) {
+    return {desc, b.data(), b.size() * sizeof(T)};
+}
+
+/// Bytes a tensor's buffer spans (each element read or written once).
+inline double span_bytes(const qdml::Tensor& t) {
+    return static_cast<double>(qdml::min_buffer_elements(t.Desc).value_or(0) * qdml::element_size(t.Desc.DataType));
+}
+
+/// BENCH.md element-wise counters: elements, and every byte read plus every
+/// byte written, once, as rates.
+inline void set_element_wise_counters(benchmark::State& state, double items, double bytes) {
+    state.counters["items_per_second"] = benchmark::Counter(items, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["bytes_per_second"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+/// BENCH.md matmul/conv counter: OPS per call (2 per multiply-add), as a rate.
+inline void set_ops_counter(benchmark::State& state, double ops) {
+    state.counters["OPS"] = benchmark::Counter(ops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+/// Elements whose bits differ (a peer's output against qdml's reference).
+template <class T, class U>
+std::size_t count_mismatches(const T* got, const U* expected, std::size_t n) {
+    static_assert(sizeof(T) == sizeof(U));
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) bad += std::memcmp(got + i, expected + i, sizeof(T)) != 0;
+    return bad;
+}
+
+/// The label of a peer row: its implementation and how many of its output
+/// elements differ from qdml's reference (checked once, outside the timed loop).
+inline std::string peer_label(const std::string& impl, std::size_t mismatches, std::size_t n) {
+    return impl + " mismatches=" + std::to_string(mismatches) + "/" + std::to_string(n);
+}
+
+/// A peer set up for one row: `call` computes once (empty: the row is
+/// skipped and `info` says why); `mismatches` counts, after a call, the
+/// output elements that differ from qdml's reference; `info` names the
+/// implementation the peer chose; `keep` holds the peer's objects.
+struct Peer {
+    std::function<void()> call;
+    std::function<std::size_t()> mismatches;
+    std::string info;
+    std::shared_ptr<void> keep;
+};
+
+/// Times a peer; its mismatch count (checked once, before timing) goes into
+/// the label and the `mismatches` counter.
+inline void time_peer(benchmark::State& state, const Peer& peer, std::size_t outputs) {
+    if (!peer.call) {
+        state.SkipWithError(peer.info.c_str());
+        return;
+    }
+    peer.call();
+    const std::size_t bad = peer.mismatches ? peer.mismatches() : 0;
+    for (auto _ : state) {
+        peer.call();
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(peer_label(peer.info, bad, outputs));
+    state.counters["mismatches"] = static_cast<double>(bad);
+}
+
+/// The one registration helper: a row named per BENCH.md, in the unit the
+/// figures read best in.
+inline benchmark::internal::Benchmark* add_row(const std::string& name, std::function<void(benchmark::State&)> body,
+                                               benchmark::TimeUnit unit = benchmark::kMicrosecond) {
+    return benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& s) { body(s); })
+        ->Unit(unit)
+        ->UseRealTime();
+}
+
+/// A problem built on first use and kept while rows of the same shape run
+/// (Google Benchmark calls a row several times; building 2^24 random
+/// elements or a 1024^3 reference output each time would dominate the run).
+/// One problem per type P is alive at a time; it is built in place (descs
+/// point into it).
+template <class P, class... Args>
+P& cached(const Args&... args) {
+    static std::unique_ptr<P> problem;
+    static std::tuple<Args...> problem_key;
+    if (!problem || !(problem_key == std::tie(args...))) {
+        problem.reset();
+        problem = std::make_unique<P>(args...);
+        problem_key = std::tie(args...);
+    }
+    return *problem;
+}
+
+/// Times a qdml::run of the problem's desc with the given options.
+template <class Desc>
+void time_qdml(benchmark::State& state, const Desc& desc, const qdml::RunOptions& options) {
+    for (auto _ : state) {
+        qdml::run(desc, options);
+        benchmark::ClobberMemory();
+    }
+}
+
+/// True when qdml::Implementation has a `Simd` member (the SIMD paths have
+/// landed): the simd rows appear then, with no other change here.
+template <class E, class = void>
+struct has_simd : std::false_type {};
+template <class E>
+struct has_simd<E, std::void_t<decltype(E::Simd)>> : std::true_type {};
+
+/// qdml's implementations this build offers, with their row names.
+template <class E = qdml::Implementation>
+std::vector<std::pair<std::string, qdml::RunOptions>> qdml_impls() {
+    std::vector<std::pair<std::string, qdml::RunOptions>> impls;
+    qdml::RunOptions reference;
+    reference.implementation = E::Reference;
+    impls.emplace_back("reference", reference);
+    if constexpr (has_simd<E>::value) {
+        qdml::RunOptions simd;
+        simd.implementation = E::Simd;
+        impls.emplace_back("simd", simd);
+    }
+    return impls;
+}
+
+}  // namespace qdml_bench
