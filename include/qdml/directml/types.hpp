@@ -1,0 +1,247 @@
+// qdml/directml/types.hpp - DirectML's own structs and enums for the subset qdml
+// implements: the SDK's DirectML.h where it is available (Windows, or when
+// QDML_USE_DIRECTML_H is defined), else layout-identical declarations here.
+//
+// Every value and member order below is DirectML's, from DirectML.h as
+// published in microsoft/DirectX-Headers (include/directx/DirectML.h, the
+// DML_TARGET_VERSION 0x6400 header; 443ff511) and the API reference on
+// learn.microsoft.com (windows/win32/api/directml/). Enum values that the
+// header leaves implicit (it counts them) are written out; they agree with
+// the Win32 metadata (win32metadata's DirectML projection, which lists them
+// explicitly). Compile-time asserts pin sizes and member offsets for the two
+// 64-bit data models DirectML ships on, LP64 (Linux, WSL) and LLP64 (Windows).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(QDML_USE_DIRECTML_H) || (defined(_WIN32) && defined(__has_include) && __has_include(<DirectML.h>))
+#include <DirectML.h>
+#define QDML_DIRECTML_H_INCLUDED 1
+#elif defined(DIRECTML_H)  // the caller already included a DirectML.h
+#define QDML_DIRECTML_H_INCLUDED 1
+#else
+#define QDML_DIRECTML_H_INCLUDED 0
+
+// Windows' basic types as DirectML.h spells them (windef.h / basetsd.h).
+typedef unsigned int UINT;
+typedef std::uint64_t UINT64;
+typedef float FLOAT;
+
+/// DirectML.h "Tensor descriptions": values 0..11 in declaration order.
+enum DML_TENSOR_DATA_TYPE {
+    DML_TENSOR_DATA_TYPE_UNKNOWN = 0,
+    DML_TENSOR_DATA_TYPE_FLOAT32 = 1,
+    DML_TENSOR_DATA_TYPE_FLOAT16 = 2,
+    DML_TENSOR_DATA_TYPE_UINT32 = 3,
+    DML_TENSOR_DATA_TYPE_UINT16 = 4,
+    DML_TENSOR_DATA_TYPE_UINT8 = 5,
+    DML_TENSOR_DATA_TYPE_INT32 = 6,
+    DML_TENSOR_DATA_TYPE_INT16 = 7,
+    DML_TENSOR_DATA_TYPE_INT8 = 8,
+    DML_TENSOR_DATA_TYPE_FLOAT64 = 9,
+    DML_TENSOR_DATA_TYPE_UINT64 = 10,
+    DML_TENSOR_DATA_TYPE_INT64 = 11,
+    DML_TENSOR_DATA_TYPE_UINT4 = 12,  // DML_TARGET_VERSION >= 0x6300; qdml rejects it
+    DML_TENSOR_DATA_TYPE_INT4 = 13,   // DML_TARGET_VERSION >= 0x6300; qdml rejects it
+};
+
+/// DirectML.h: INVALID = 0, BUFFER = 1.
+enum DML_TENSOR_TYPE {
+    DML_TENSOR_TYPE_INVALID = 0,
+    DML_TENSOR_TYPE_BUFFER = 1,
+};
+
+/// DirectML.h (explicit values there); DEFINE_ENUM_FLAG_OPERATORS gives | and &.
+enum DML_TENSOR_FLAGS {
+    DML_TENSOR_FLAG_NONE = 0x0,
+    DML_TENSOR_FLAG_OWNED_BY_DML = 0x1,
+};
+constexpr DML_TENSOR_FLAGS operator|(DML_TENSOR_FLAGS a, DML_TENSOR_FLAGS b) noexcept {
+    return static_cast<DML_TENSOR_FLAGS>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
+constexpr DML_TENSOR_FLAGS operator&(DML_TENSOR_FLAGS a, DML_TENSOR_FLAGS b) noexcept {
+    return static_cast<DML_TENSOR_FLAGS>(static_cast<unsigned>(a) & static_cast<unsigned>(b));
+}
+
+/// DirectML.h, member for member.
+struct DML_BUFFER_TENSOR_DESC {
+    DML_TENSOR_DATA_TYPE DataType;
+    DML_TENSOR_FLAGS Flags;
+    UINT DimensionCount;
+    const UINT* Sizes;    // _Field_size_(DimensionCount)
+    const UINT* Strides;  // _Field_size_opt_(DimensionCount): null = packed
+    UINT64 TotalTensorSizeInBytes;
+    UINT GuaranteedBaseOffsetAlignment;
+};
+
+struct DML_TENSOR_DESC {
+    DML_TENSOR_TYPE Type;
+    const void* Desc;  // a DML_BUFFER_TENSOR_DESC for DML_TENSOR_TYPE_BUFFER
+};
+
+/// The five operators qdml implements, and DML_OPERATOR_ELEMENT_WISE_CLIP1
+/// (which it does not: execute reports it as not implemented). DirectML.h
+/// numbers DML_OPERATOR_TYPE implicitly from DML_OPERATOR_INVALID = 0; these
+/// are the counted values (win32metadata lists the same numbers).
+enum DML_OPERATOR_TYPE {
+    DML_OPERATOR_INVALID = 0,
+    DML_OPERATOR_ELEMENT_WISE_CLIP = 8,
+    DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR = 34,
+    DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY = 118,    // DML_TARGET_VERSION >= 0x2100
+    DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION = 120,        // DML_TARGET_VERSION >= 0x2100
+    DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD = 147,  // DML_TARGET_VERSION >= 0x4000
+    DML_OPERATOR_ELEMENT_WISE_CLIP1 = 153,                  // DML_TARGET_VERSION >= 0x5000
+};
+
+struct DML_SCALE_BIAS {
+    FLOAT Scale;
+    FLOAT Bias;
+};
+
+struct DML_OPERATOR_DESC {
+    DML_OPERATOR_TYPE Type;
+    const void* Desc;  // the operator's DML_*_OPERATOR_DESC
+};
+
+struct DML_ELEMENT_WISE_CLIP_OPERATOR_DESC {
+    const DML_TENSOR_DESC* InputTensor;
+    const DML_TENSOR_DESC* OutputTensor;
+    const DML_SCALE_BIAS* ScaleBias;  // _Maybenull_
+    FLOAT Min;
+    FLOAT Max;
+};
+
+struct DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC {
+    const DML_TENSOR_DESC* InputTensor;
+    const DML_TENSOR_DESC* ScaleTensor;
+    const DML_TENSOR_DESC* ZeroPointTensor;  // _Maybenull_ (from feature level 6.2)
+    const DML_TENSOR_DESC* OutputTensor;
+};
+
+struct DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC {
+    const DML_TENSOR_DESC* ATensor;
+    const DML_TENSOR_DESC* AScaleTensor;
+    const DML_TENSOR_DESC* AZeroPointTensor;  // _Maybenull_
+    const DML_TENSOR_DESC* BTensor;
+    const DML_TENSOR_DESC* BScaleTensor;
+    const DML_TENSOR_DESC* BZeroPointTensor;  // _Maybenull_
+    const DML_TENSOR_DESC* OutputScaleTensor;
+    const DML_TENSOR_DESC* OutputZeroPointTensor;  // _Maybenull_
+    const DML_TENSOR_DESC* OutputTensor;
+};
+
+struct DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC {
+    const DML_TENSOR_DESC* InputTensor;
+    const DML_TENSOR_DESC* InputScaleTensor;
+    const DML_TENSOR_DESC* InputZeroPointTensor;  // _Maybenull_
+    const DML_TENSOR_DESC* FilterTensor;
+    const DML_TENSOR_DESC* FilterScaleTensor;
+    const DML_TENSOR_DESC* FilterZeroPointTensor;  // _Maybenull_
+    const DML_TENSOR_DESC* BiasTensor;             // _Maybenull_
+    const DML_TENSOR_DESC* OutputScaleTensor;
+    const DML_TENSOR_DESC* OutputZeroPointTensor;  // _Maybenull_
+    const DML_TENSOR_DESC* OutputTensor;
+    UINT DimensionCount;   // spatial dimensions
+    const UINT* Strides;   // _Field_size_(DimensionCount)
+    const UINT* Dilations;
+    const UINT* StartPadding;
+    const UINT* EndPadding;
+    UINT GroupCount;
+};
+
+struct DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC {
+    const DML_TENSOR_DESC* ATensor;
+    const DML_TENSOR_DESC* AScaleTensor;
+    const DML_TENSOR_DESC* AZeroPointTensor;  // _Maybenull_
+    const DML_TENSOR_DESC* BTensor;
+    const DML_TENSOR_DESC* BScaleTensor;
+    const DML_TENSOR_DESC* BZeroPointTensor;  // _Maybenull_
+    const DML_TENSOR_DESC* OutputScaleTensor;
+    const DML_TENSOR_DESC* OutputZeroPointTensor;  // _Maybenull_
+    const DML_TENSOR_DESC* OutputTensor;
+};
+
+/// DirectML.h (explicit values there): 0xMm00 for feature level M.m.
+enum DML_FEATURE_LEVEL {
+    DML_FEATURE_LEVEL_1_0 = 0x1000,
+    DML_FEATURE_LEVEL_2_0 = 0x2000,
+    DML_FEATURE_LEVEL_2_1 = 0x2100,
+    DML_FEATURE_LEVEL_3_0 = 0x3000,
+    DML_FEATURE_LEVEL_3_1 = 0x3100,
+    DML_FEATURE_LEVEL_4_0 = 0x4000,
+    DML_FEATURE_LEVEL_4_1 = 0x4100,
+    DML_FEATURE_LEVEL_5_0 = 0x5000,
+    DML_FEATURE_LEVEL_5_1 = 0x5100,
+    DML_FEATURE_LEVEL_5_2 = 0x5200,
+    DML_FEATURE_LEVEL_6_0 = 0x6000,
+    DML_FEATURE_LEVEL_6_1 = 0x6100,
+    DML_FEATURE_LEVEL_6_2 = 0x6200,
+    DML_FEATURE_LEVEL_6_3 = 0x6300,
+    DML_FEATURE_LEVEL_6_4 = 0x6400,
+};
+
+#endif  // QDML_DIRECTML_H_INCLUDED
+
+#if QDML_DIRECTML_H_INCLUDED && DML_TARGET_VERSION < 0x4000
+#error "qdml needs DirectML.h with DML_TARGET_VERSION >= 0x4000 (define DML_TARGET_VERSION_USE_LATEST)"
+#endif
+
+// The layout DirectML's binary interface has: with the SDK's header these
+// asserts check it, without it they check the declarations above. Pointers
+// and UINT64 are 8 bytes and 8-aligned in both LP64 and LLP64; enums, UINT
+// and FLOAT are 4 bytes.
+namespace qdml::dml::detail {
+inline constexpr bool kIs64Bit = sizeof(void*) == 8;
+}  // namespace qdml::dml::detail
+static_assert(sizeof(DML_TENSOR_DATA_TYPE) == 4 && sizeof(DML_TENSOR_FLAGS) == 4 && sizeof(DML_TENSOR_TYPE) == 4 &&
+                  sizeof(DML_OPERATOR_TYPE) == 4 && sizeof(DML_FEATURE_LEVEL) == 4 && sizeof(UINT) == 4,
+              "DirectML enums and UINT are 4 bytes");
+static_assert(sizeof(DML_SCALE_BIAS) == 8 && offsetof(DML_SCALE_BIAS, Bias) == 4, "DML_SCALE_BIAS");
+static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_BUFFER_TENSOR_DESC) == 48 && offsetof(DML_BUFFER_TENSOR_DESC, Flags) == 4 &&
+                           offsetof(DML_BUFFER_TENSOR_DESC, DimensionCount) == 8 &&
+                           offsetof(DML_BUFFER_TENSOR_DESC, Sizes) == 16 &&
+                           offsetof(DML_BUFFER_TENSOR_DESC, Strides) == 24 &&
+                           offsetof(DML_BUFFER_TENSOR_DESC, TotalTensorSizeInBytes) == 32 &&
+                           offsetof(DML_BUFFER_TENSOR_DESC, GuaranteedBaseOffsetAlignment) == 40),
+              "DML_BUFFER_TENSOR_DESC (LP64/LLP64)");
+static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_TENSOR_DESC) == 16 && offsetof(DML_TENSOR_DESC, Desc) == 8 &&
+                           sizeof(DML_OPERATOR_DESC) == 16 && offsetof(DML_OPERATOR_DESC, Desc) == 8),
+              "DML_TENSOR_DESC, DML_OPERATOR_DESC (LP64/LLP64)");
+static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC) == 32 &&
+                           offsetof(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, OutputTensor) == 8 &&
+                           offsetof(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, ScaleBias) == 16 &&
+                           offsetof(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, Min) == 24 &&
+                           offsetof(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, Max) == 28),
+              "DML_ELEMENT_WISE_CLIP_OPERATOR_DESC (LP64/LLP64)");
+static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC) == 32 &&
+                           offsetof(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, ScaleTensor) == 8 &&
+                           offsetof(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, ZeroPointTensor) == 16 &&
+                           offsetof(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, OutputTensor) == 24),
+              "DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC (LP64/LLP64)");
+static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC) == 72 &&
+                           offsetof(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, BTensor) == 24 &&
+                           offsetof(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, OutputScaleTensor) == 48 &&
+                           offsetof(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, OutputTensor) == 64),
+              "DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC (LP64/LLP64)");
+static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC) == 72 &&
+                           offsetof(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, BTensor) == 24 &&
+                           offsetof(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, OutputScaleTensor) == 48 &&
+                           offsetof(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, OutputTensor) == 64),
+              "DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC (LP64/LLP64)");
+static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC) == 128 &&
+                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, BiasTensor) == 48 &&
+                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, OutputTensor) == 72 &&
+                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, DimensionCount) == 80 &&
+                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, Strides) == 88 &&
+                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, Dilations) == 96 &&
+                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, StartPadding) == 104 &&
+                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, EndPadding) == 112 &&
+                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, GroupCount) == 120),
+              "DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC (LP64/LLP64)");
+static_assert(DML_TENSOR_DATA_TYPE_INT64 == 11 && DML_TENSOR_TYPE_BUFFER == 1 && DML_TENSOR_FLAG_OWNED_BY_DML == 1 &&
+                  DML_OPERATOR_ELEMENT_WISE_CLIP == 8 && DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR == 34 &&
+                  DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY == 118 &&
+                  DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION == 120 &&
+                  DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD == 147 && DML_FEATURE_LEVEL_6_2 == 0x6200,
+              "DirectML enum values");

@@ -1,0 +1,131 @@
+// tests/support/dml_structs.hpp - DirectML structs built from a qdml desc,
+// member by member, the way DirectML code builds them (the inverse of
+// qdml/directml/convert.hpp, written independently of it): so one case can go
+// through qdml::run and through qdml::dml::execute.
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "qdml/directml.hpp"
+#include "qdml/qdml.hpp"
+
+namespace qtest {
+
+/// Owns every struct and array an operator desc points to (stable
+/// addresses: not copyable), and the bindings in member order.
+class DmlOp {
+public:
+    DML_OPERATOR_DESC op{};
+    std::vector<qdml::dml::Binding> bindings;
+
+    explicit DmlOp(const qdml::ElementWiseDequantizeLinearDesc& d) {
+        auto& s = dequantize_;
+        s.InputTensor = add(d.InputTensor);
+        s.ScaleTensor = add(d.ScaleTensor);
+        s.ZeroPointTensor = add(d.ZeroPointTensor);
+        s.OutputTensor = add(d.OutputTensor);
+        op = {DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR, &s};
+    }
+    explicit DmlOp(const qdml::ElementWiseQuantizedLinearAddDesc& d) {
+        fill_binary(add_, d);
+        op = {DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD, &add_};
+    }
+    explicit DmlOp(const qdml::QuantizedLinearMatrixMultiplyDesc& d) {
+        fill_binary(matmul_, d);
+        op = {DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &matmul_};
+    }
+    explicit DmlOp(const qdml::QuantizedLinearConvolutionDesc& d) {
+        auto& s = conv_;
+        s.InputTensor = add(d.InputTensor);
+        s.InputScaleTensor = add(d.InputScaleTensor);
+        s.InputZeroPointTensor = add(d.InputZeroPointTensor);
+        s.FilterTensor = add(d.FilterTensor);
+        s.FilterScaleTensor = add(d.FilterScaleTensor);
+        s.FilterZeroPointTensor = add(d.FilterZeroPointTensor);
+        s.BiasTensor = add(d.BiasTensor);
+        s.OutputScaleTensor = add(d.OutputScaleTensor);
+        s.OutputZeroPointTensor = add(d.OutputZeroPointTensor);
+        s.OutputTensor = add(d.OutputTensor);
+        s.DimensionCount = d.DimensionCount;
+        s.Strides = array(d.Strides.begin(), 2);
+        s.Dilations = array(d.Dilations.begin(), 2);
+        s.StartPadding = array(d.StartPadding.begin(), 2);
+        s.EndPadding = array(d.EndPadding.begin(), 2);
+        s.GroupCount = d.GroupCount;
+        op = {DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION, &s};
+    }
+    explicit DmlOp(const qdml::ElementWiseClipDesc& d) {
+        auto& s = clip_;
+        s.InputTensor = add(d.InputTensor);
+        s.OutputTensor = add(d.OutputTensor);
+        if (d.ScaleBias) {
+            scale_bias_ = {d.ScaleBias->Scale, d.ScaleBias->Bias};
+            s.ScaleBias = &scale_bias_;
+        }
+        s.Min = d.Min;
+        s.Max = d.Max;
+        op = {DML_OPERATOR_ELEMENT_WISE_CLIP, &s};
+    }
+    DmlOp(const DmlOp&) = delete;
+    DmlOp& operator=(const DmlOp&) = delete;
+
+    /// The DML_BUFFER_TENSOR_DESC of binding i (null for an absent tensor).
+    DML_BUFFER_TENSOR_DESC* buffer_desc(std::size_t i) { return buffer_of_binding_[i]; }
+    /// The DML_TENSOR_DESC of binding i (null for an absent tensor).
+    DML_TENSOR_DESC* tensor_desc(std::size_t i) { return tensor_of_binding_[i]; }
+
+private:
+    std::deque<std::vector<UINT>> arrays_;
+    std::deque<DML_BUFFER_TENSOR_DESC> buffers_;
+    std::deque<DML_TENSOR_DESC> tensors_;
+    std::vector<DML_BUFFER_TENSOR_DESC*> buffer_of_binding_;
+    std::vector<DML_TENSOR_DESC*> tensor_of_binding_;
+    DML_SCALE_BIAS scale_bias_{};
+    DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC dequantize_{};
+    DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC add_{};
+    DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC matmul_{};
+    DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC conv_{};
+    DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_{};
+
+    const UINT* array(const std::uint32_t* p, std::size_t n) { return arrays_.emplace_back(p, p + n).data(); }
+
+    const DML_TENSOR_DESC* add(const qdml::Tensor& t) {
+        const auto& d = t.Desc;
+        DML_BUFFER_TENSOR_DESC& b = buffers_.emplace_back();
+        b.DataType = static_cast<DML_TENSOR_DATA_TYPE>(d.DataType);
+        b.Flags = DML_TENSOR_FLAG_NONE;
+        b.DimensionCount = d.DimensionCount;
+        b.Sizes = array(d.Sizes.data(), d.Sizes.size());
+        b.Strides = d.Strides ? array(d.Strides->data(), d.Strides->size()) : nullptr;
+        b.TotalTensorSizeInBytes = d.TotalTensorSizeInBytes;
+        b.GuaranteedBaseOffsetAlignment = d.GuaranteedBaseOffsetAlignment;
+        DML_TENSOR_DESC& td = tensors_.emplace_back(DML_TENSOR_DESC{DML_TENSOR_TYPE_BUFFER, &b});
+        bindings.push_back({t.Data, t.DataSizeInBytes != 0 ? t.DataSizeInBytes : d.TotalTensorSizeInBytes});
+        buffer_of_binding_.push_back(&b);
+        tensor_of_binding_.push_back(&td);
+        return &td;
+    }
+    const DML_TENSOR_DESC* add(const std::optional<qdml::Tensor>& t) {
+        if (t) return add(*t);
+        bindings.push_back({});
+        buffer_of_binding_.push_back(nullptr);
+        tensor_of_binding_.push_back(nullptr);
+        return nullptr;
+    }
+    template <class S, class D>
+    void fill_binary(S& s, const D& d) {
+        s.ATensor = add(d.ATensor);
+        s.AScaleTensor = add(d.AScaleTensor);
+        s.AZeroPointTensor = add(d.AZeroPointTensor);
+        s.BTensor = add(d.BTensor);
+        s.BScaleTensor = add(d.BScaleTensor);
+        s.BZeroPointTensor = add(d.BZeroPointTensor);
+        s.OutputScaleTensor = add(d.OutputScaleTensor);
+        s.OutputZeroPointTensor = add(d.OutputZeroPointTensor);
+        s.OutputTensor = add(d.OutputTensor);
+    }
+};
+
+}  // namespace qtest

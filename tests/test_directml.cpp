@@ -1,0 +1,324 @@
+// qdml/directml.hpp: DirectML's own structs in, golden output out. Every
+// operator through qdml::dml::execute with descs built the way DirectML code
+// builds them (expected values derived by hand from SPEC.md, next to each
+// case); DMLCalcBufferTensorSize's documented formula; and each rejection the
+// DML entry adds (null member, Type tag, operator type, bindings, Flags,
+// feature level) with the operator, member and rule in the message and the
+// output left untouched.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "qdml/directml.hpp"
+
+namespace {
+
+using qdml::dml::Binding;
+using qdml::dml::buffer;
+using qdml::dml::calc_buffer_tensor_size;
+
+/// One DML tensor as DirectML samples build it: sizes array, a
+/// DML_BUFFER_TENSOR_DESC with DMLCalcBufferTensorSize's total, and the
+/// DML_TENSOR_DESC pointing to it.
+struct DmlTensor {
+    std::vector<UINT> sizes, strides;
+    DML_BUFFER_TENSOR_DESC buffer{};
+    DML_TENSOR_DESC desc{};
+
+    DmlTensor(DML_TENSOR_DATA_TYPE type, std::vector<UINT> s, std::vector<UINT> st = {})
+        : sizes(std::move(s)), strides(std::move(st)) {
+        buffer.DataType = type;
+        buffer.Flags = DML_TENSOR_FLAG_NONE;
+        buffer.DimensionCount = static_cast<UINT>(sizes.size());
+        buffer.Sizes = sizes.data();
+        buffer.Strides = strides.empty() ? nullptr : strides.data();
+        buffer.TotalTensorSizeInBytes = calc_buffer_tensor_size(buffer);
+        desc.Type = DML_TENSOR_TYPE_BUFFER;
+        desc.Desc = &buffer;
+    }
+    DmlTensor(const DmlTensor&) = delete;
+};
+
+/// A buffer of T padded to TotalTensorSizeInBytes (a multiple of 4).
+template <class T>
+std::vector<T> padded(std::vector<T> v, const DmlTensor& t) {
+    v.resize(t.buffer.TotalTensorSizeInBytes / sizeof(T));
+    return v;
+}
+
+/// Output buffer prefilled with a sentinel.
+template <class T>
+std::vector<T> sentinel_buffer(const DmlTensor& t) {
+    std::vector<T> v(t.buffer.TotalTensorSizeInBytes / sizeof(T));
+    std::memset(v.data(), 0xA5, v.size() * sizeof(T));
+    return v;
+}
+
+template <class T>
+bool untouched(const std::vector<T>& v) {
+    const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+    for (std::size_t i = 0; i < v.size() * sizeof(T); ++i)
+        if (p[i] != 0xA5) return false;
+    return true;
+}
+
+/// execute must throw qdml::Error containing every fragment, and
+/// try_execute must return `hr` with the same message.
+void require_rejected(const DML_OPERATOR_DESC& op, qdml::dml::Bindings b, std::int32_t hr,
+                      const std::vector<std::string>& fragments, qdml::dml::ExecuteOptions o = {}) {
+    std::string message;
+    try {
+        qdml::dml::execute(op, b, o);
+        FAIL("execute accepted the desc");
+    } catch (const qdml::Error& e) {
+        message = e.what();
+    }
+    INFO(message);
+    for (const auto& f : fragments) CHECK(message.find(f) != std::string::npos);
+    const auto r = qdml::dml::try_execute(op, b, o);
+    CHECK(r.hr == hr);
+    CHECK_FALSE(r.ok());
+    CHECK(r.message == message);
+}
+
+TEST_CASE("calc_buffer_tensor_size: DMLCalcBufferTensorSize's documented formula", "[directml]") {
+    const UINT s23[] = {2, 3};
+    CHECK(calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_UINT8, 2, s23, nullptr) == 8);     // 6 bytes -> 8
+    CHECK(calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_FLOAT16, 2, s23, nullptr) == 12);  // 12 bytes
+    CHECK(calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_INT64, 2, s23, nullptr) == 48);
+    const UINT s22[] = {2, 2}, padded_rows[] = {4, 1};
+    // last index 1*4 + 1*1 = 5: (5 + 1) * 4 bytes = 24
+    CHECK(calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_FLOAT32, 2, s22, padded_rows) == 24);
+    const UINT s1115[] = {1, 1, 1, 5}, zeros[] = {0, 0, 0, 0};
+    CHECK(calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_INT8, 4, s1115, zeros) == 4);  // one element -> 4
+    // last index 65535*65536 + 65535 = 2^32 - 1: 2^32 elements of 4 bytes (64-bit arithmetic)
+    const UINT big[] = {65536, 65536}, big_strides[] = {65536, 1};
+    CHECK(calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_UINT32, 2, big, big_strides) == (UINT64{1} << 34));
+    CHECK(calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_UNKNOWN, 2, s23, nullptr) == 0);
+    CHECK(calc_buffer_tensor_size(static_cast<DML_TENSOR_DATA_TYPE>(99), 2, s23, nullptr) == 0);
+    CHECK(calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_UINT8, 2, nullptr, nullptr) == 0);
+    CHECK(calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_UINT8, 0, s23, nullptr) == 0);
+}
+
+TEST_CASE("execute: ELEMENT_WISE_CLIP from DirectML structs", "[directml]") {
+    DmlTensor in(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4}), out(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4});
+    DML_SCALE_BIAS scale_bias{2.0f, 0.5f};
+    DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip{};
+    clip.InputTensor = &in.desc;
+    clip.OutputTensor = &out.desc;
+    clip.ScaleBias = &scale_bias;
+    clip.Min = 0.0f;
+    clip.Max = 2.5f;
+    DML_OPERATOR_DESC op{DML_OPERATOR_ELEMENT_WISE_CLIP, &clip};
+    std::vector<float> x = {-1.5f, 0.25f, 3.0f, 7.0f}, y = sentinel_buffer<float>(out);
+    qdml::dml::execute(op, {buffer(x), buffer(y)});
+    // g = 2x + 0.5: -2.5, 1.0, 6.5, 14.5; clipped to [0, 2.5]
+    CHECK(y == std::vector<float>{0.0f, 1.0f, 2.5f, 2.5f});
+    CHECK(qdml::dml::try_execute(op, {buffer(x), buffer(y)}).hr == qdml::dml::kOk);
+}
+
+TEST_CASE("execute: ELEMENT_WISE_DEQUANTIZE_LINEAR with per-tensor parameters by zero strides", "[directml]") {
+    DmlTensor in(DML_TENSOR_DATA_TYPE_UINT8, {1, 4});
+    DmlTensor scale(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4}, {0, 0});
+    DmlTensor zero_point(DML_TENSOR_DATA_TYPE_UINT8, {1, 4}, {0, 0});
+    DmlTensor out(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4});
+    DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC dq{&in.desc, &scale.desc, &zero_point.desc, &out.desc};
+    DML_OPERATOR_DESC op{DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR, &dq};
+    auto x = padded<std::uint8_t>({0, 128, 255, 10}, in);
+    auto s = padded<float>({0.5f}, scale);
+    auto zp = padded<std::uint8_t>({128}, zero_point);
+    auto y = sentinel_buffer<float>(out);
+    qdml::dml::execute(op, {buffer(x), buffer(s), buffer(zp), buffer(y)});
+    CHECK(y == std::vector<float>{-64.0f, 0.0f, 63.5f, -59.0f});  // (x - 128) * 0.5
+
+    // Without ZeroPoint (optional from 6.2): an empty binding in its place.
+    dq.ZeroPointTensor = nullptr;
+    qdml::dml::execute(op, {buffer(x), buffer(s), Binding{}, buffer(y)});
+    CHECK(y == std::vector<float>{0.0f, 64.0f, 127.5f, 5.0f});
+    // ... which feature level 6.1 rejects.
+    qdml::dml::ExecuteOptions level_6_1;
+    level_6_1.FeatureLevel = DML_FEATURE_LEVEL_6_1;
+    require_rejected(op, {buffer(x), buffer(s), Binding{}, buffer(y)}, qdml::dml::kInvalidArg,
+                     {"ELEMENT_WISE_DEQUANTIZE_LINEAR: ZeroPointTensor: ", "6.2"}, level_6_1);
+}
+
+TEST_CASE("execute: ELEMENT_WISE_QUANTIZED_LINEAR_ADD, INT8", "[directml]") {
+    DmlTensor a(DML_TENSOR_DATA_TYPE_INT8, {2}), b(DML_TENSOR_DATA_TYPE_INT8, {2}), out(DML_TENSOR_DATA_TYPE_INT8, {2});
+    DmlTensor a_scale(DML_TENSOR_DATA_TYPE_FLOAT32, {1}), b_scale(DML_TENSOR_DATA_TYPE_FLOAT32, {1});
+    DmlTensor b_zp(DML_TENSOR_DATA_TYPE_INT8, {1}), out_scale(DML_TENSOR_DATA_TYPE_FLOAT32, {1});
+    DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC add{};
+    add.ATensor = &a.desc;
+    add.AScaleTensor = &a_scale.desc;
+    add.BTensor = &b.desc;
+    add.BScaleTensor = &b_scale.desc;
+    add.BZeroPointTensor = &b_zp.desc;
+    add.OutputScaleTensor = &out_scale.desc;
+    add.OutputTensor = &out.desc;
+    DML_OPERATOR_DESC op{DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD, &add};
+    auto av = padded<std::int8_t>({10, -20}, a), bv = padded<std::int8_t>({4, 6}, b);
+    std::vector<float> as{0.5f}, bs{0.25f}, os{1.0f};
+    auto bzp = padded<std::int8_t>({2}, b_zp);
+    auto y = sentinel_buffer<std::int8_t>(out);
+    const std::vector<Binding> bindings = {buffer(av), buffer(as), Binding{},  buffer(bv), buffer(bs),
+                                           buffer(bzp), buffer(os), Binding{}, buffer(y)};
+    qdml::dml::execute(op, bindings);
+    // 10*0.5 + (4-2)*0.25 = 5.5 -> 6 (ties to even); -20*0.5 + (6-2)*0.25 = -9
+    CHECK(y[0] == 6);
+    CHECK(y[1] == -9);
+    // ADD exists from feature level 4.0.
+    qdml::dml::ExecuteOptions level_3_1;
+    level_3_1.FeatureLevel = DML_FEATURE_LEVEL_3_1;
+    require_rejected(op, bindings, qdml::dml::kInvalidArg,
+                     {"ELEMENT_WISE_QUANTIZED_LINEAR_ADD: operator: requires DML_FEATURE_LEVEL 4.0"}, level_3_1);
+}
+
+TEST_CASE("execute: QUANTIZED_LINEAR_MATRIX_MULTIPLY, UINT8", "[directml]") {
+    DmlTensor a(DML_TENSOR_DATA_TYPE_UINT8, {2, 2}), b(DML_TENSOR_DATA_TYPE_UINT8, {2, 1});
+    DmlTensor one(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1}), out(DML_TENSOR_DATA_TYPE_UINT8, {2, 1});
+    DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC mm{};
+    mm.ATensor = &a.desc;
+    mm.AScaleTensor = &one.desc;
+    mm.BTensor = &b.desc;
+    mm.BScaleTensor = &one.desc;
+    mm.OutputScaleTensor = &one.desc;
+    mm.OutputTensor = &out.desc;
+    DML_OPERATOR_DESC op{DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &mm};
+    auto av = padded<std::uint8_t>({1, 2, 3, 4}, a), bv = padded<std::uint8_t>({5, 6}, b);
+    std::vector<float> a_scale{1.0f}, b_scale{1.0f}, out_scale{2.0f};
+    auto y = sentinel_buffer<std::uint8_t>(out);
+    qdml::dml::execute(op, {buffer(av), buffer(a_scale), Binding{}, buffer(bv), buffer(b_scale), Binding{},
+                            buffer(out_scale), Binding{}, buffer(y)});
+    // [1 2; 3 4] x [5; 6] = [17; 39]; / 2 = 8.5 -> 8, 19.5 -> 20 (ties to even)
+    CHECK(y[0] == 8);
+    CHECK(y[1] == 20);
+}
+
+TEST_CASE("execute: QUANTIZED_LINEAR_CONVOLUTION with Bias, padding and parameter arrays", "[directml]") {
+    DmlTensor in(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 2, 2}), filter(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 2, 2});
+    DmlTensor one(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 1, 1}), bias(DML_TENSOR_DATA_TYPE_INT32, {1, 1, 1, 1});
+    DmlTensor out(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 2, 1});
+    const UINT strides[] = {1, 1}, dilations[] = {1, 1}, start[] = {0, 0}, end[] = {1, 0};
+    DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC conv{};
+    conv.InputTensor = &in.desc;
+    conv.InputScaleTensor = &one.desc;
+    conv.FilterTensor = &filter.desc;
+    conv.FilterScaleTensor = &one.desc;
+    conv.BiasTensor = &bias.desc;
+    conv.OutputScaleTensor = &one.desc;
+    conv.OutputTensor = &out.desc;
+    conv.DimensionCount = 2;
+    conv.Strides = strides;
+    conv.Dilations = dilations;
+    conv.StartPadding = start;
+    conv.EndPadding = end;
+    conv.GroupCount = 1;
+    DML_OPERATOR_DESC op{DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION, &conv};
+    auto x = padded<std::uint8_t>({1, 2, 3, 4}, in);
+    auto f = padded<std::int8_t>({1, 1, 1, 1}, filter);
+    std::vector<float> s{1.0f};
+    std::vector<std::int32_t> bv{-3};
+    auto y = sentinel_buffer<std::uint8_t>(out);
+    const std::vector<Binding> bindings = {buffer(x), buffer(s), Binding{}, buffer(f), buffer(s),
+                                           Binding{}, buffer(bv), buffer(s), Binding{}, buffer(y)};
+    qdml::dml::execute(op, bindings);
+    // oH = 1 + (2 + 0 + 1 - 2) / 1 = 2, oW = 1; row 0: 1+2+3+4 - 3 = 7; row 1 (bottom padding): 3+4 - 3 = 4
+    CHECK(y[0] == 7);
+    CHECK(y[1] == 4);
+
+    SECTION("a null parameter array is rejected") {
+        conv.Dilations = nullptr;
+        y = sentinel_buffer<std::uint8_t>(out);
+        const std::vector<Binding> b2 = {buffer(x), buffer(s), Binding{}, buffer(f), buffer(s),
+                                         Binding{}, buffer(bv), buffer(s), Binding{}, buffer(y)};
+        require_rejected(op, b2, qdml::dml::kInvalidArg, {"QUANTIZED_LINEAR_CONVOLUTION: Dilations: is null"});
+        CHECK(untouched(y));
+    }
+}
+
+TEST_CASE("execute rejects without writing: null member, Type tag, operator type, bindings", "[directml]") {
+    DmlTensor in(DML_TENSOR_DATA_TYPE_INT16, {3}), out(DML_TENSOR_DATA_TYPE_INT16, {3});
+    DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip{&in.desc, &out.desc, nullptr, -1.0f, 1.0f};
+    DML_OPERATOR_DESC op{DML_OPERATOR_ELEMENT_WISE_CLIP, &clip};
+    auto x = padded<std::int16_t>({-5, 0, 5}, in);
+    auto y = sentinel_buffer<std::int16_t>(out);
+    const auto E = qdml::dml::kInvalidArg;
+
+    SECTION("null required tensor") {
+        clip.InputTensor = nullptr;
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"ELEMENT_WISE_CLIP: InputTensor: is null"});
+    }
+    SECTION("wrong Type tag") {
+        in.desc.Type = DML_TENSOR_TYPE_INVALID;
+        require_rejected(op, {buffer(x), buffer(y)}, E,
+                         {"ELEMENT_WISE_CLIP: InputTensor: Type 0 is not DML_TENSOR_TYPE_BUFFER"});
+    }
+    SECTION("null buffer desc") {
+        out.desc.Desc = nullptr;
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"ELEMENT_WISE_CLIP: OutputTensor: Desc is null"});
+    }
+    SECTION("unsupported operator type") {
+        op.Type = static_cast<DML_OPERATOR_TYPE>(153);  // DML_OPERATOR_ELEMENT_WISE_CLIP1
+        require_rejected(op, {buffer(x), buffer(y)}, qdml::dml::kNotImpl,
+                         {"DML_OPERATOR_DESC: Type: DML_OPERATOR_ELEMENT_WISE_CLIP1 (153) is not implemented"});
+        op.Type = static_cast<DML_OPERATOR_TYPE>(4);  // DML_OPERATOR_ELEMENT_WISE_ADD
+        require_rejected(op, {buffer(x), buffer(y)}, qdml::dml::kNotImpl, {"DML_OPERATOR_TYPE 4 is not implemented"});
+        op.Type = static_cast<DML_OPERATOR_TYPE>(100000);
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"Type: 100000 is not a DML_OPERATOR_TYPE"});
+        op.Type = DML_OPERATOR_INVALID;
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"Type: 0 is not a DML_OPERATOR_TYPE"});
+    }
+    SECTION("null operator desc") {
+        op.Desc = nullptr;
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"ELEMENT_WISE_CLIP: Desc: is null"});
+    }
+    SECTION("too-small binding") {
+        // TotalTensorSizeInBytes of 3 INT16 is 8; a 6-byte span is too small.
+        require_rejected(op, {buffer(x), Binding{y.data(), 6}}, E,
+                         {"ELEMENT_WISE_CLIP: OutputTensor: the bound buffer holds 6 bytes, fewer than "
+                          "TotalTensorSizeInBytes 8"});
+    }
+    SECTION("TotalTensorSizeInBytes below DMLCalcBufferTensorSize") {
+        in.buffer.TotalTensorSizeInBytes = 6;
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"ELEMENT_WISE_CLIP: InputTensor: TotalTensorSizeInBytes 6"});
+    }
+    SECTION("binding count, empty binding, binding for an absent tensor") {
+        require_rejected(op, {buffer(x)}, E, {"ELEMENT_WISE_CLIP: bindings: 1 byte spans given", "has 2 tensor members"});
+        require_rejected(op, {buffer(x), Binding{}}, E, {"ELEMENT_WISE_CLIP: OutputTensor: has no buffer bound"});
+        DmlTensor u8(DML_TENSOR_DATA_TYPE_UINT8, {3}), scale(DML_TENSOR_DATA_TYPE_FLOAT32, {3}, {0});
+        DmlTensor f32(DML_TENSOR_DATA_TYPE_FLOAT32, {3});
+        DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC dq{&u8.desc, &scale.desc, nullptr, &f32.desc};
+        DML_OPERATOR_DESC dq_op{DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR, &dq};
+        std::vector<float> s{1.0f}, fy(3);
+        require_rejected(dq_op, {buffer(x), buffer(s), buffer(s), buffer(fy)}, E,
+                         {"ELEMENT_WISE_DEQUANTIZE_LINEAR: ZeroPointTensor: is null (absent), but its binding is not empty"});
+    }
+    SECTION("Flags, DimensionCount, Sizes, data types DirectML defines but qdml lacks") {
+        in.buffer.Flags = static_cast<DML_TENSOR_FLAGS>(0x6);
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"InputTensor: Flags 0x6 has bits"});
+        in.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;  // accepted: the data is still in the binding
+        CHECK(qdml::dml::try_execute(op, {buffer(x), buffer(y)}).ok());
+        CHECK(y[0] == -1);
+        CHECK(y[2] == 1);
+        y = sentinel_buffer<std::int16_t>(out);
+        in.buffer.DimensionCount = 9;
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"InputTensor: DimensionCount 9 is outside 1..8"});
+        in.buffer.DimensionCount = 1;
+        in.buffer.Sizes = nullptr;
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"InputTensor: Sizes is null"});
+        in.buffer.Sizes = in.sizes.data();
+        in.buffer.DataType = static_cast<DML_TENSOR_DATA_TYPE>(13);
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"InputTensor: DataType INT4 is not supported"});
+    }
+    SECTION("an undefined feature level") {
+        qdml::dml::ExecuteOptions o;
+        o.FeatureLevel = static_cast<DML_FEATURE_LEVEL>(0x6500);
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"FeatureLevel: 0x6500 is not a DML_FEATURE_LEVEL"}, o);
+    }
+    CHECK(untouched(y));
+}
+
+}  // namespace
