@@ -14,6 +14,10 @@ import sys
 
 # Include prefix -> pkg-config name (and CMake package name) of the library it belongs to.
 KNOWN = {"xsimd/": "xsimd"}
+# Platform SDK headers included only on request, which no package provides:
+# qdml/directml/types.hpp includes the Windows SDK's DirectML.h on Windows or
+# with QDML_USE_DIRECTML_H, and declares the same structs itself otherwise.
+PLATFORM = {"DirectML.h"}
 
 
 def header_requires(include_dir):
@@ -26,6 +30,8 @@ def header_requires(include_dir):
             inc = m.group(1)
             if "/" not in inc and "." not in inc:
                 continue  # the standard library (<cstdint>, <vector>, ...)
+            if inc in PLATFORM:
+                continue
             name = next((pc for prefix, pc in KNOWN.items() if inc.startswith(prefix)), None)
             if name is None:
                 problems.append(f"{h}: includes <{inc}>, which maps to no pkg-config package (add it to KNOWN)")
