@@ -29,7 +29,8 @@ using json = nlohmann::json;
 /// Largest output buffer the runner allocates (inputs are bounded by their files).
 inline constexpr std::uint64_t kMaxOutputBytes = std::uint64_t{1} << 30;
 
-/// One tensor of a case: its desc and the memory it is bound to.
+/// One tensor of a case: its desc and the memory it is bound to. An output's
+/// storage stays empty until the case has been validated (allocate_output).
 struct Buffer {
     TensorDesc desc;
     std::vector<std::uint64_t> storage;  // 8-byte aligned, TotalTensorSizeInBytes rounded up
@@ -39,12 +40,14 @@ struct Buffer {
         return Tensor{desc, storage.data(), storage.size() * sizeof(std::uint64_t)};
     }
     std::uint8_t* bytes() { return reinterpret_cast<std::uint8_t*>(storage.data()); }
+    const std::uint8_t* bytes() const { return reinterpret_cast<const std::uint8_t*>(storage.data()); }
 };
 
-/// What a case expects of the run.
+/// What a case expects of the run. The expected .npy is checked when the
+/// case loads and read only while comparing, a piece at a time.
 struct Expectation {
     enum class Kind { None, Data, Error } kind = Kind::None;
-    NpyArray data;
+    std::filesystem::path data;  // the .npy file
     double tolerance = 0;
 };
 
@@ -237,42 +240,36 @@ inline Buffer load_tensor(const json& j, const std::string& member, bool is_outp
     const auto total = calc_buffer_tensor_size(b.desc);
     if (!elems || !total) throw InputError(file, m + ": buffer size dot(sizes-1, strides)+1 overflows 64 bits");
     b.desc.TotalTensorSizeInBytes = *total;
+    if (is_output) return b;  // allocated after validation (allocate_output)
     const std::uint64_t es = element_size(*type);
-
-    auto allocate = [&] {
-        if (*total > kMaxOutputBytes && is_output)
-            throw InputError(file, m + ": output buffer of " + std::to_string(*total) +
-                                       " bytes exceeds the runner's limit of 1 GiB");
-        b.storage.assign((*total + 7) / 8, 0);
-    };
-    if (is_output) {
-        allocate();
-        return b;
-    }
+    // A buffer holds at least dot(sizes-1, strides)+1 elements; any trailing
+    // ones are ignored (DirectML's TotalTensorSizeInBytes may exceed the
+    // minimum) and not kept.
+    const std::string need = std::to_string(*elems) + " (dot(sizes-1, strides)+1)";
     const bool has_data = j.contains("data"), has_values = j.contains("values");
     if (has_data == has_values)
         throw InputError(file, m + ": needs exactly one of 'data' (a .npy file) or 'values' (an inline array)");
     if (has_values) {
         const json& v = j["values"];
         if (!v.is_array()) throw InputError(file, m + ".values: must be an array, got " + json_kind(v));
-        if (v.size() != *elems)
-            throw InputError(file, m + ".values: has " + std::to_string(v.size()) + " elements, the buffer needs " +
-                                       std::to_string(*elems) + " (dot(sizes-1, strides)+1)");
-        allocate();
+        if (v.size() < *elems)
+            throw InputError(file, m + ".values: has " + std::to_string(v.size()) + " elements, the buffer needs at least " + need);
+        b.storage.assign((*total + 7) / 8, 0);
+        std::uint64_t scratch = 0;  // trailing values are checked, not stored
         for (std::size_t i = 0; i < v.size(); ++i)
-            if (!put_value(*type, b.bytes(), i, v[i]))
+            if (!put_value(*type, i < *elems ? b.bytes() : reinterpret_cast<std::uint8_t*>(&scratch), i < *elems ? i : 0, v[i]))
                 throw InputError(file, m + ".values[" + std::to_string(i) + "]: " + v[i].dump() + " is not a " +
                                            std::string(name(*type)) + " value");
         return b;
     }
     if (!j["data"].is_string()) throw InputError(file, m + ".data: must be a file name");
     const auto npy_path = dir / j["data"].get<std::string>();
-    NpyArray a = read_npy(npy_path, *type);
-    if (a.count != *elems)
-        throw InputError(npy_path.string(), "holds " + std::to_string(a.count) + " elements, " + m + " needs " +
-                                                std::to_string(*elems) + " (dot(sizes-1, strides)+1)");
-    allocate();
-    std::memcpy(b.bytes(), a.bytes.data(), static_cast<std::size_t>(*elems * es));
+    NpyReader npy(npy_path, *type);
+    if (npy.header().count < *elems)
+        throw InputError(npy_path.string(), "holds " + std::to_string(npy.header().count) + " elements, " + m +
+                                                " needs at least " + need);
+    b.storage.assign((*total + 7) / 8, 0);
+    npy.read(b.bytes(), *elems * es);
     return b;
 }
 
@@ -295,12 +292,12 @@ inline Expectation load_expected(const json& j, const std::filesystem::path& dir
             throw InputError(file, "expected.tolerance: must be a number >= 0");
         e.tolerance = j["tolerance"].get<double>();
     }
-    const auto p = dir / j["data"].get<std::string>();
-    e.data = read_npy(p, out.desc.DataType);
+    e.data = dir / j["data"].get<std::string>();
+    const NpyReader npy(e.data, out.desc.DataType);
     const auto n = element_count(out.desc).value_or(0);
-    if (e.data.count != n)
-        throw InputError(p.string(), "holds " + std::to_string(e.data.count) + " elements, the output tensor has " +
-                                         std::to_string(n));
+    if (npy.header().count != n)
+        throw InputError(e.data.string(), "holds " + std::to_string(npy.header().count) +
+                                              " elements, the output tensor has " + std::to_string(n));
     e.kind = Expectation::Kind::Data;
     return e;
 }
@@ -315,16 +312,47 @@ inline const OperatorSpec& find_operator(const std::string& name, const std::str
     throw InputError(file, "operator: unknown operator '" + name + "' (known: " + join_names(names) + ")");
 }
 
-/// Parses case JSON text; .npy paths are relative to `dir`.
-inline Case parse_case(const std::string& text, const std::string& file, const std::filesystem::path& dir) {
-    json j;
+/// Parses JSON text, rejecting an object that repeats a key (JSON leaves
+/// duplicates undefined; a case must say each thing once).
+inline json parse_json(const std::string& text, const std::string& file) {
+    std::vector<std::vector<std::string>> keys;  // keys seen, per open object
+    auto callback = [&](int, json::parse_event_t ev, json& parsed) {
+        if (ev == json::parse_event_t::object_start) keys.emplace_back();
+        else if (ev == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+        else if (ev == json::parse_event_t::key && !keys.empty()) {
+            const auto& k = parsed.get_ref<const std::string&>();
+            if (std::find(keys.back().begin(), keys.back().end(), k) != keys.back().end())
+                throw InputError(file, "malformed JSON: key '" + k + "' appears twice in one object");
+            keys.back().push_back(k);
+        }
+        return true;
+    };
     try {
-        j = json::parse(text);
+        return json::parse(text, callback);
     } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers that overflow
         std::string w = e.what();
         const auto p = w.find("] ");
         throw InputError(file, "malformed JSON: " + (p == std::string::npos ? w : w.substr(p + 2)));
     }
+}
+
+/// The operator a parsed case names, if it names one the runner knows
+/// (used to file a case that fails to load under its operator).
+inline std::optional<std::string> case_operator(const json& j) {
+    if (!j.is_object() || !j.contains("operator") || !j["operator"].is_string()) return std::nullopt;
+    for (const auto& s : operator_specs())
+        if (s.name == j["operator"].get_ref<const std::string&>()) return std::string(s.name);
+    return std::nullopt;
+}
+
+/// Whether a parsed case says `"expected": {"error": true}`.
+inline bool case_expects_error(const json& j) {
+    return j.is_object() && j.contains("expected") && j["expected"].is_object() && j["expected"].contains("error") &&
+           j["expected"]["error"] == true;
+}
+
+/// Builds a case from its parsed JSON; .npy paths are relative to `dir`.
+inline Case parse_case(const json& j, const std::string& file, const std::filesystem::path& dir) {
     if (!j.is_object()) throw InputError(file, "the case must be a JSON object, got " + detail::json_kind(j));
     for (auto it = j.begin(); it != j.end(); ++it) {
         const auto& k = it.key();
@@ -364,9 +392,18 @@ inline Case parse_case(const std::string& text, const std::string& file, const s
     return c;
 }
 
+/// Parses case JSON text; .npy paths are relative to `dir`.
+inline Case parse_case(const std::string& text, const std::string& file, const std::filesystem::path& dir) {
+    return parse_case(parse_json(text, file), file, dir);
+}
+
+/// Reads and parses a case file's JSON.
+inline json read_case_json(const std::string& path) {
+    return parse_json(detail::read_file_bytes(path, "case file"), path);
+}
+
 inline Case load_case(const std::string& path) {
-    const std::filesystem::path p(path);
-    return parse_case(detail::read_file_bytes(p, "case file"), path, p.parent_path());
+    return parse_case(read_case_json(path), path, std::filesystem::path(path).parent_path());
 }
 
 // ---------------------------------------------------------------------------
@@ -391,15 +428,14 @@ inline void param_pair(const Case& c, const char* key, std::array<std::uint32_t,
     out = {v[0], v[1]};
 }
 
-}  // namespace detail
-
-/// The desc of a loaded case, bound to its buffers.
-inline AnyDesc make_desc(Case& c) {
-    auto req = [&](const char* m) { return c.tensors.at(m).tensor(); };
+/// The desc of a loaded case, each tensor bound by `bind(Buffer&)`.
+template <class Bind>
+AnyDesc build_desc(Case& c, Bind&& bind) {
+    auto req = [&](const char* m) -> Tensor { return bind(c.tensors.at(m)); };
     auto opt = [&](const char* m) -> std::optional<Tensor> {
         auto it = c.tensors.find(m);
         if (it == c.tensors.end()) return std::nullopt;
-        return it->second.tensor();
+        return bind(it->second);
     };
     const std::string& op = c.operator_name;
     if (op == ElementWiseDequantizeLinearDesc::OperatorName)
@@ -450,8 +486,89 @@ inline AnyDesc make_desc(Case& c) {
     return d;
 }
 
+}  // namespace detail
+
 inline void validate_desc(const AnyDesc& d, FeatureLevel level) {
     std::visit([&](const auto& x) { qdml::validate(x, level); }, d);
+}
+
+/// Validates a loaded case before its output buffer exists, so that an
+/// invalid case costs no output memory. The output is bound to a placeholder
+/// address past the end of every input buffer, never dereferenced: the
+/// runner's buffers are separate allocations, so validation answers as it
+/// will for the real buffer (run validates again, on the real one).
+inline void validate_case(Case& c, FeatureLevel level) {
+    std::uintptr_t end = 64;
+    for (auto& [name, b] : c.tensors)
+        if (!b.storage.empty())
+            end = std::max(end, reinterpret_cast<std::uintptr_t>(b.bytes()) + b.storage.size() * sizeof(std::uint64_t));
+    end = (end + 63) & ~std::uintptr_t{63};
+    validate_desc(detail::build_desc(c,
+                                     [&](Buffer& b) {
+                                         if (!b.is_output || !b.storage.empty()) return b.tensor();
+                                         return Tensor{b.desc, reinterpret_cast<void*>(end), 0};
+                                     }),
+                  level);
+}
+
+namespace detail {
+
+inline void check_output_size(const Case& c) {
+    const std::uint64_t total = c.tensors.at("OutputTensor").desc.TotalTensorSizeInBytes;
+    if (total > kMaxOutputBytes)
+        throw InputError(c.file, "tensors.OutputTensor: output buffer of " + std::to_string(total) +
+                                     " bytes exceeds the runner's limit of 1 GiB");
+}
+
+}  // namespace detail
+
+/// Allocates the output buffer of a validated case (at most kMaxOutputBytes).
+inline void allocate_output(Case& c) {
+    Buffer& out = c.tensors.at("OutputTensor");
+    if (!out.storage.empty()) return;
+    detail::check_output_size(c);
+    out.storage.assign(static_cast<std::size_t>((out.desc.TotalTensorSizeInBytes + 7) / 8), 0);
+}
+
+/// The desc of a loaded case, bound to its buffers (allocating the output).
+inline AnyDesc make_desc(Case& c) {
+    allocate_output(c);
+    return detail::build_desc(c, [](Buffer& b) { return b.tensor(); });
+}
+
+/// The runner's default work limit (--max-work): 2^34 multiply-adds, a
+/// few seconds of the reference.
+inline constexpr std::uint64_t kDefaultMaxWork = std::uint64_t{1} << 34;
+
+/// What a validated case costs: multiply-adds for matmul (output elements
+/// times K) and convolution (output elements times the filter elements of
+/// one output channel), output elements for the element-wise operators.
+inline std::uint64_t work_units(const Case& c) {
+    const TensorDesc& out = c.tensors.at("OutputTensor").desc;
+    const std::uint64_t n = element_count(out).value_or(0);  // < 2^32 once valid
+    if (c.operator_name == QuantizedLinearMatrixMultiplyDesc::OperatorName) {
+        const TensorDesc& a = c.tensors.at("ATensor").desc;
+        return n * a.Sizes[a.DimensionCount - 1];
+    }
+    if (c.operator_name == QuantizedLinearConvolutionDesc::OperatorName) {
+        const TensorDesc& f = c.tensors.at("FilterTensor").desc;
+        return n * (element_count(f).value_or(0) / f.Sizes[0]);
+    }
+    return n;
+}
+
+/// Refuses a validated case whose output buffer or work exceeds the
+/// runner's limits, before anything is allocated or computed.
+inline void check_limits(const Case& c, std::uint64_t max_work) {
+    detail::check_output_size(c);
+    const std::uint64_t w = work_units(c);
+    if (w > max_work) {
+        const bool macs = c.operator_name == QuantizedLinearMatrixMultiplyDesc::OperatorName ||
+                          c.operator_name == QuantizedLinearConvolutionDesc::OperatorName;
+        throw InputError(c.file, std::string("work limit: the case needs ") + std::to_string(w) +
+                                     (macs ? " multiply-adds" : " output elements") + ", more than the limit of " +
+                                     std::to_string(max_work) + " (raise it with --max-work)");
+    }
 }
 
 inline void run_desc(const AnyDesc& d, const RunOptions& o) {
@@ -465,28 +582,45 @@ inline exact::Report check_exact_desc(const AnyDesc& d) {
 // ---------------------------------------------------------------------------
 // Output
 
-/// The output tensor's elements in logical (row-major) order, packed.
-inline std::vector<std::uint8_t> gather_output(Buffer& out) {
-    const auto& d = out.desc;
+/// Calls f(byte offset) for every element of `d` in logical (row-major) order.
+template <class F>
+void for_each_element(const TensorDesc& d, F&& f) {
     const auto st = effective_strides(d);
     const std::uint64_t es = element_size(d.DataType);
     const std::uint64_t n = element_count(d).value_or(0);
-    std::vector<std::uint8_t> r(n * es);
     std::array<std::uint32_t, kMaxDimensions> idx{};
+    std::uint64_t off = 0;  // in elements
     for (std::uint64_t i = 0; i < n; ++i) {
-        std::uint64_t off = 0;
-        for (std::uint32_t k = 0; k < d.DimensionCount; ++k) off += idx[k] * st[k];
-        std::memcpy(&r[i * es], out.bytes() + off * es, es);
+        f(off * es);
         for (std::uint32_t k = d.DimensionCount; k-- > 0;) {
+            off += st[k];
             if (++idx[k] < d.Sizes[k]) break;
+            off -= std::uint64_t{idx[k]} * st[k];
             idx[k] = 0;
         }
     }
-    return r;
 }
 
 inline std::vector<std::uint64_t> shape_of(const TensorDesc& d) {
     return std::vector<std::uint64_t>(d.Sizes.begin(), d.Sizes.begin() + d.DimensionCount);
+}
+
+/// Writes the output tensor as a .npy file: packed, shape `sizes`, logical
+/// order, whatever its strides; a piece at a time, so writing costs no copy
+/// of the output.
+inline void write_output_npy(std::ostream& os, const Buffer& out) {
+    const std::uint64_t es = element_size(out.desc.DataType);
+    os << npy_header(out.desc.DataType, shape_of(out.desc));
+    std::vector<std::uint8_t> piece;
+    piece.reserve(1 << 16);
+    for_each_element(out.desc, [&](std::uint64_t off) {
+        piece.insert(piece.end(), out.bytes() + off, out.bytes() + off + es);
+        if (piece.size() >= (1 << 16)) {
+            os.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()));
+            piece.clear();
+        }
+    });
+    os.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()));
 }
 
 namespace detail {
@@ -536,32 +670,41 @@ inline std::string format_index(std::uint64_t i, const TensorDesc& d) {
 
 }  // namespace detail
 
-/// Compares the packed output `got` with the expected tensor. Returns an
-/// empty string when they agree, else a message naming the first mismatch.
-/// Tolerance is an absolute difference in output units; 0 means identical
-/// bits (any NaN matches any NaN).
-inline std::string compare(const TensorDesc& d, const std::vector<std::uint8_t>& got, const Expectation& e) {
+/// Compares the output tensor with the expected one, reading the expected
+/// .npy a piece at a time. Returns an empty string when they agree, else a
+/// message naming the first mismatch. Tolerance is an absolute difference
+/// in output units; 0 means identical bits (any NaN matches any NaN).
+inline std::string compare(const Buffer& out, const Expectation& e) {
+    const TensorDesc& d = out.desc;
     const TensorDataType t = d.DataType;
-    const std::uint64_t es = element_size(t), n = got.size() / es;
-    std::uint64_t bad = 0, first = 0;
-    long double worst = 0;
-    for (std::uint64_t i = 0; i < n; ++i) {
-        const long double g = detail::element_value(t, got.data(), i);
-        const long double x = detail::element_value(t, e.data.bytes.data(), i);
+    const std::uint64_t es = element_size(t), n = element_count(d).value_or(0);
+    NpyReader npy(e.data, t);
+    std::vector<std::uint8_t> piece;
+    std::uint64_t i = 0, bad = 0, first = 0, in_piece = 0;
+    long double worst = 0, first_got = 0, first_want = 0;
+    for_each_element(d, [&](std::uint64_t off) {
+        if (in_piece * es == piece.size()) {
+            piece.resize(static_cast<std::size_t>(std::min<std::uint64_t>(n - i, 1 << 14) * es));
+            npy.read(piece.data(), piece.size());
+            in_piece = 0;
+        }
+        const std::uint8_t* want = piece.data() + in_piece++ * es;
+        const long double g = detail::element_value(t, out.bytes() + off, 0);
+        const long double x = detail::element_value(t, want, 0);
         bool ok;
         if (std::isnan(g) || std::isnan(x)) ok = std::isnan(g) && std::isnan(x);
-        else if (e.tolerance == 0) ok = std::memcmp(&got[i * es], &e.data.bytes[i * es], es) == 0;
+        else if (e.tolerance == 0) ok = std::memcmp(out.bytes() + off, want, es) == 0;
         else ok = g == x || std::fabs(g - x) <= static_cast<long double>(e.tolerance);
         if (!ok) {
-            if (bad++ == 0) first = i;
+            if (bad++ == 0) first = i, first_got = g, first_want = x;
             if (!std::isnan(g) && !std::isnan(x)) worst = std::max(worst, std::fabs(g - x));
         }
-    }
+        ++i;
+    });
     if (bad == 0) return {};
     std::ostringstream s;
-    s << "mismatch at element " << detail::format_index(first, d) << ": got "
-      << detail::format_value(detail::element_value(t, got.data(), first)) << ", expected "
-      << detail::format_value(detail::element_value(t, e.data.bytes.data(), first)) << " (" << bad << " of " << n
+    s << "mismatch at element " << detail::format_index(first, d) << ": got " << detail::format_value(first_got)
+      << ", expected " << detail::format_value(first_want) << " (" << bad << " of " << n
       << " elements differ, largest difference " << detail::format_value(worst) << ", tolerance " << e.tolerance << ")";
     return s.str();
 }

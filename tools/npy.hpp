@@ -4,7 +4,9 @@
 // is read past the end of the bytes given.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "qdml/core/data_type.hpp"
@@ -160,28 +163,39 @@ inline std::string read_file_bytes(const std::filesystem::path& path, const std:
 
 }  // namespace detail
 
-/// Parses the .npy file contents `bytes` and checks that its dtype is the one
-/// of `want`. `file` names the source in errors.
-inline NpyArray parse_npy(std::string_view bytes, const std::string& file, TensorDataType want) {
+/// What a .npy header says: the array's shape, its element count and where
+/// its data starts.
+struct NpyHeader {
+    std::vector<std::uint64_t> shape;
+    std::uint64_t count = 1;
+    std::uint64_t data_start = 0;
+};
+
+/// Parses the header of a .npy file of `file_size` bytes whose first bytes
+/// are `prefix` (at least the magic, the version, the header length and the
+/// header; see npy_header_length) and checks that its dtype is the one of
+/// `want` and that the file holds exactly the data its shape describes.
+inline NpyHeader parse_npy_header(std::string_view prefix, const std::string& file, TensorDataType want,
+                                  std::uint64_t file_size) {
     auto fail = [&](const std::string& rule) -> void { throw InputError(file, rule); };
-    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
+    if (prefix.size() < 10 || std::memcmp(prefix.data(), "\x93NUMPY", 6) != 0)
         fail("not a .npy file (bad magic; expected \\x93NUMPY)");
-    const unsigned major = static_cast<unsigned char>(bytes[6]);
+    const unsigned major = static_cast<unsigned char>(prefix[6]);
     std::uint64_t header_len = 0, header_start = 0;
     if (major == 1) {
-        header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned>(static_cast<unsigned char>(bytes[9])) << 8);
+        header_len = static_cast<unsigned char>(prefix[8]) | (static_cast<unsigned>(static_cast<unsigned char>(prefix[9])) << 8);
         header_start = 10;
     } else if (major == 2 || major == 3) {
-        if (bytes.size() < 12) fail("truncated: .npy header length missing");
-        for (int k = 3; k >= 0; --k) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[8 + k]);
+        if (prefix.size() < 12) fail("truncated: .npy header length missing");
+        for (int k = 3; k >= 0; --k) header_len = (header_len << 8) | static_cast<unsigned char>(prefix[8 + k]);
         header_start = 12;
     } else {
         fail("unsupported .npy format version " + std::to_string(major));
     }
-    if (header_len > bytes.size() - header_start)
+    if (header_len > file_size - header_start || header_len > prefix.size() - header_start)
         fail("truncated: header promises " + std::to_string(header_len) + " bytes, file has " +
-             std::to_string(bytes.size() - header_start));
-    detail::NpyHeaderParser h(bytes.substr(header_start, header_len), file);
+             std::to_string(file_size - header_start));
+    detail::NpyHeaderParser h(prefix.substr(header_start, header_len), file);
     h.parse();
     if (*h.fortran_order) fail("Fortran-order arrays are not supported; save with C order (np.ascontiguousarray)");
     if (!h.descr.empty() && h.descr[0] == '>' && h.descr.size() == 3 && h.descr[2] != '1')
@@ -194,30 +208,94 @@ inline NpyArray parse_npy(std::string_view bytes, const std::string& file, Tenso
     if (expect.empty() || got != expect)
         fail("dtype '" + h.descr + "' does not match type " + std::string(name(want)) + " (expects '" +
              std::string(expect) + "')");
-    NpyArray a;
-    a.shape = *h.shape;
+    NpyHeader r;
+    r.shape = *h.shape;
     const std::uint64_t es = element_size(want);
-    for (auto d : a.shape) {
-        if (d != 0 && a.count > std::numeric_limits<std::uint64_t>::max() / es / d)
+    for (auto d : r.shape) {
+        if (d != 0 && r.count > std::numeric_limits<std::uint64_t>::max() / es / d)
             fail("shape's element count overflows 64 bits");
-        a.count *= d;
+        r.count *= d;
     }
-    const std::uint64_t data_start = header_start + header_len;
-    const std::uint64_t have = bytes.size() - data_start, need = a.count * es;
+    r.data_start = header_start + header_len;
+    const std::uint64_t have = file_size - r.data_start, need = r.count * es;
     if (have < need)
         fail("truncated: shape needs " + std::to_string(need) + " bytes of data, file has " + std::to_string(have));
     if (have > need) fail("has " + std::to_string(have - need) + " bytes after the data its shape describes");
-    a.bytes.assign(bytes.begin() + static_cast<std::ptrdiff_t>(data_start), bytes.end());
+    return r;
+}
+
+/// How many leading bytes of a .npy file parse_npy_header needs: the magic,
+/// version and length fields (12 bytes) plus the header length they state.
+inline std::uint64_t npy_header_length(std::string_view first12) {
+    if (first12.size() < 10) return 12;
+    if (static_cast<unsigned char>(first12[6]) == 1)
+        return 10 + (static_cast<unsigned char>(first12[8]) | (static_cast<unsigned>(static_cast<unsigned char>(first12[9])) << 8));
+    if (first12.size() < 12) return 12;
+    std::uint64_t len = 0;
+    for (int k = 3; k >= 0; --k) len = (len << 8) | static_cast<unsigned char>(first12[8 + k]);
+    return 12 + len;
+}
+
+/// Parses the .npy file contents `bytes` and checks that its dtype is the one
+/// of `want`. `file` names the source in errors.
+inline NpyArray parse_npy(std::string_view bytes, const std::string& file, TensorDataType want) {
+    const NpyHeader h = parse_npy_header(bytes, file, want, bytes.size());
+    NpyArray a;
+    a.shape = h.shape;
+    a.count = h.count;
+    a.bytes.assign(bytes.begin() + static_cast<std::ptrdiff_t>(h.data_start), bytes.end());
     return a;
 }
 
+/// An open .npy file whose header has been read and checked; read() copies
+/// leading data bytes straight into the caller's memory (no staging copy).
+class NpyReader {
+public:
+    NpyReader(const std::filesystem::path& path, TensorDataType want) : file_(path.string()) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec)) throw InputError(file_, ".npy file not found (or not a regular file)");
+        const auto size = std::filesystem::file_size(path, ec);
+        if (ec) throw InputError(file_, "cannot read .npy file: " + ec.message());
+        f_.open(path, std::ios::binary);
+        if (!f_) throw InputError(file_, "cannot open .npy file");
+        std::string prefix(static_cast<std::size_t>(std::min<std::uint64_t>(size, 12)), '\0');
+        f_.read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
+        const std::uint64_t want_bytes = std::min<std::uint64_t>(size, npy_header_length(prefix));
+        prefix.resize(static_cast<std::size_t>(want_bytes));
+        if (want_bytes > 12) f_.read(prefix.data() + 12, static_cast<std::streamsize>(want_bytes - 12));
+        if (!f_) throw InputError(file_, "error reading .npy file");
+        header_ = parse_npy_header(prefix, file_, want, size);
+        f_.seekg(static_cast<std::streamoff>(header_.data_start));
+    }
+
+    const NpyHeader& header() const noexcept { return header_; }
+
+    /// Reads the next `n` bytes of the data (at most count * element size in
+    /// all), from its start on.
+    void read(void* dst, std::uint64_t n) {
+        f_.read(static_cast<char*>(dst), static_cast<std::streamsize>(n));
+        if (!f_) throw InputError(file_, "error reading .npy file");
+    }
+
+private:
+    std::string file_;
+    std::ifstream f_;
+    NpyHeader header_;
+};
+
 inline NpyArray read_npy(const std::filesystem::path& path, TensorDataType want) {
-    return parse_npy(detail::read_file_bytes(path, ".npy file"), path.string(), want);
+    NpyReader r(path, want);
+    NpyArray a;
+    a.shape = r.header().shape;
+    a.count = r.header().count;
+    a.bytes.resize(static_cast<std::size_t>(a.count * element_size(want)));
+    r.read(a.bytes.data(), a.bytes.size());
+    return a;
 }
 
-/// The bytes of a version 1.0 .npy file holding `data` (elements of type `t`,
-/// C order) with the given shape.
-inline std::string format_npy(TensorDataType t, const std::vector<std::uint64_t>& shape, const std::vector<std::uint8_t>& data) {
+/// The header of a version 1.0 .npy file of `t` elements in C order with
+/// the given shape (padded to 64 bytes, as numpy writes it).
+inline std::string npy_header(TensorDataType t, const std::vector<std::uint64_t>& shape) {
     std::string dict = "{'descr': '" + std::string(npy_descr(t)) + "', 'fortran_order': False, 'shape': (";
     for (std::size_t i = 0; i < shape.size(); ++i) dict += std::to_string(shape[i]) + (shape.size() == 1 ? "," : i + 1 < shape.size() ? ", " : "");
     dict += "), }";
@@ -227,30 +305,56 @@ inline std::string format_npy(TensorDataType t, const std::vector<std::uint64_t>
     std::string out("\x93NUMPY\x01\x00", 8);
     out += static_cast<char>(dict.size() & 0xff);
     out += static_cast<char>((dict.size() >> 8) & 0xff);
-    out += dict;
-    out.append(reinterpret_cast<const char*>(data.data()), data.size());
-    return out;
+    return out + dict;
 }
 
-/// Writes `content` to `path` through a temporary file and a rename, so a
-/// failure never leaves a partial file behind.
-inline void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
+/// The bytes of a version 1.0 .npy file holding `data` (elements of type `t`,
+/// C order) with the given shape.
+inline std::string format_npy(TensorDataType t, const std::vector<std::uint64_t>& shape, const std::vector<std::uint8_t>& data) {
+    return npy_header(t, shape).append(reinterpret_cast<const char*>(data.data()), data.size());
+}
+
+/// Why `path` cannot name an output file (a directory, or a missing parent
+/// directory), or an empty string when it can.
+inline std::string output_path_problem(const std::filesystem::path& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) return "is a directory; --out takes a file name";
+    const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    if (!fs::exists(dir, ec)) return "directory '" + dir.string() + "' does not exist";
+    if (!fs::is_directory(dir, ec)) return "'" + dir.string() + "' is not a directory";
+    return {};
+}
+
+/// Writes a file through a temporary file next to it and a rename, so a
+/// failure never leaves a partial file behind; `write` produces the content.
+template <class Write>
+void write_file_atomic(const std::filesystem::path& path, Write&& write) {
+    if (const std::string why = output_path_problem(path); !why.empty())
+        throw InputError(path.string(), "cannot write output file: " + why);
     const std::filesystem::path tmp = path.string() + ".tmp";
+    std::error_code ignored;
     {
+        errno = 0;
         std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f) throw InputError(path.string(), "cannot create output file");
-        f.write(content.data(), static_cast<std::streamsize>(content.size()));
+        if (!f) {
+            const int err = errno;  // before anything else can overwrite it
+            throw InputError(path.string(), "cannot create output file " + tmp.string() +
+                                                (err ? ": " + std::generic_category().message(err) : ""));
+        }
+        write(f);
         f.close();
         if (!f) {
-            std::error_code ec;
-            std::filesystem::remove(tmp, ec);
-            throw InputError(path.string(), "error writing output file");
+            const int err = errno;
+            std::filesystem::remove(tmp, ignored);
+            throw InputError(path.string(),
+                             "error writing output file" + (err ? ": " + std::generic_category().message(err) : ""));
         }
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec) {
-        std::filesystem::remove(tmp, ec);
+        std::filesystem::remove(tmp, ignored);  // its own error code: ec keeps the rename's reason
         throw InputError(path.string(), "cannot write output file: " + ec.message());
     }
 }

@@ -1,14 +1,14 @@
-// qdml - the case runner: computes operator cases (../shared/spec/case-format.md)
-// with qdml and checks them against expected outputs, so that any language's
-// test suite can use qdml as its oracle.
+// qdml - the case runner: computes operator cases (docs/case-format.md) with
+// qdml and checks them against expected outputs, so that any language's test
+// suite can use qdml as its oracle.
 //
-//   qdml run CASE.json [--out OUT.npy] [--feature-level 6.2]
-//   qdml validate CASE.json [--feature-level 6.2]
-//   qdml check PATH... [--verbose] [--feature-level 6.2]
+//   qdml run CASE.json [--out OUT.npy] [--check-exact] [--feature-level 6.2] [--max-work N]
+//   qdml validate CASE.json [--feature-level 6.2] [--max-work N]
+//   qdml check PATH... [--verbose] [--feature-level 6.2] [--max-work N]
 //
 // Exit codes: 0 success; 1 an output disagrees with `expected` (or a check
-// failed); 2 bad input (case, .npy, desc, command line). Errors are one line
-// on stderr: "qdml: <file>: <what>".
+// failed, or compared nothing); 2 bad input (case, .npy, desc, limits,
+// command line). Errors are one line on stderr: "qdml: <file>: <what>".
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -32,14 +32,21 @@ constexpr int kOk = 0, kMismatch = 1, kBadInput = 2;
 /// The outcome of one case.
 struct Outcome {
     int code = kOk;
-    std::string message;  // "<file>: <what>" for errors and mismatches
+    std::string message;                 // "<file>: <what>" for errors and mismatches
+    std::string op = "(unreadable case)";  // the operator, once the JSON names a known one
+    bool expects_error = false;          // "expected": {"error": true}
+    bool compared = false;               // an expected output was compared
+    bool not_a_case = false;             // well-formed JSON without an "operator" field
 };
 
 struct Options {
     qdml::RunOptions run;
     std::string out;
     bool check_exact = false;
+    std::uint64_t max_work = kDefaultMaxWork;
 };
+
+enum class Mode { Validate, Run, Check };
 
 std::string fmt(double v) {
     std::ostringstream s;
@@ -66,54 +73,73 @@ std::uint64_t print_exact_report(const std::string& path, const qdml::exact::Rep
     return r.unexplained();
 }
 
-/// Loads, validates and (unless validate_only) runs one case.
-Outcome run_case(const std::string& path, const Options& o, bool validate_only, std::string* op_name = nullptr) {
-    Case c;
-    try {
-        c = load_case(path);
-        if (op_name) *op_name = c.operator_name;
-        const AnyDesc d = make_desc(c);
-        validate_desc(d, o.run.feature_level);
-    } catch (const InputError& e) {
-        return {kBadInput, e.what()};
-    } catch (const qdml::Error& e) {
-        return {kBadInput, path + ": " + e.what()};
-    }
-    if (c.expected.kind == Expectation::Kind::Error)
-        return {kMismatch, path + ": expected an error, but the case is valid"};
-    if (validate_only) return {};
-    try {
-        run_desc(make_desc(c), o.run);
-        Buffer& out = c.tensors.at("OutputTensor");
-        const auto packed = gather_output(out);
-        if (!o.out.empty()) write_file_atomic(o.out, format_npy(out.desc.DataType, shape_of(out.desc), packed));
-        if (o.check_exact && print_exact_report(path, check_exact_desc(make_desc(c))) != 0)
-            return {kMismatch, path + ": the exact check found unexplained differences"};
-        if (c.expected.kind == Expectation::Kind::Data) {
-            const std::string diff = compare(out.desc, packed, c.expected);
-            if (!diff.empty()) return {kMismatch, path + ": " + diff};
-        }
-    } catch (const InputError& e) {
-        return {kBadInput, e.what()};
-    } catch (const qdml::Error& e) {
-        return {kBadInput, path + ": " + e.what()};
+/// The files a case reads: the case itself, its .npy inputs and expected.
+std::vector<fs::path> files_read(const json& j, const std::string& path) {
+    std::vector<fs::path> r{path};
+    const fs::path dir = fs::path(path).parent_path();
+    auto add = [&](const json& o) {
+        if (o.is_object() && o.contains("data") && o["data"].is_string()) r.push_back(dir / o["data"].get<std::string>());
+    };
+    if (j.is_object() && j.contains("tensors") && j["tensors"].is_object())
+        for (const auto& t : j["tensors"]) add(t);
+    if (j.is_object() && j.contains("expected")) add(j["expected"]);
+    return r;
+}
+
+/// Why --out cannot name `out` for this case, or an empty string.
+std::string out_problem(const std::string& out, const json& j, const std::string& path) {
+    if (std::string why = output_path_problem(out); !why.empty()) return why;
+    for (const auto& f : files_read(j, path)) {
+        std::error_code ec;
+        if (fs::equivalent(out, f, ec)) return "is " + f.string() + ", a file the case reads";
     }
     return {};
 }
 
-/// Whether `path` is an expected-error case (false if unreadable).
-bool expects_error(const std::string& path) {
+/// Loads, validates, checks the limits and (in Run and Check mode) runs one case.
+Outcome run_case(const std::string& path, const Options& o, Mode mode, bool skip_non_cases = false) {
+    Outcome r;
     try {
-        std::ifstream f(path);
-        const auto j = json::parse(f);
-        return j.is_object() && j.contains("expected") && j["expected"].is_object() &&
-               j["expected"].value("error", false) == true;
-    } catch (...) {
-        return false;
+        const json j = read_case_json(path);
+        if (skip_non_cases && !(j.is_object() && j.contains("operator"))) {
+            r.not_a_case = true;
+            return r;
+        }
+        r.op = case_operator(j).value_or(r.op);
+        r.expects_error = case_expects_error(j);
+        if (mode == Mode::Run && !o.out.empty())
+            if (std::string why = out_problem(o.out, j, path); !why.empty())
+                throw InputError(o.out, "cannot write output file: " + why);
+        Case c = parse_case(j, path, fs::path(path).parent_path());
+        validate_case(c, o.run.feature_level);
+        if (c.expected.kind == Expectation::Kind::Error)
+            return r.code = kMismatch, r.message = path + ": expected an error, but the case is valid", r;
+        check_limits(c, o.max_work);
+        if (mode == Mode::Validate) return r;
+        run_desc(make_desc(c), o.run);
+        const Buffer& out = c.tensors.at("OutputTensor");
+        if (!o.out.empty()) write_file_atomic(o.out, [&](std::ostream& os) { write_output_npy(os, out); });
+        if (o.check_exact && print_exact_report(path, check_exact_desc(make_desc(c))) != 0)
+            return r.code = kMismatch, r.message = path + ": the exact check found unexplained differences", r;
+        if (c.expected.kind == Expectation::Kind::Data) {
+            r.compared = true;
+            if (std::string diff = compare(out, c.expected); !diff.empty())
+                return r.code = kMismatch, r.message = path + ": " + diff, r;
+        }
+        if (mode == Mode::Run && o.out.empty())
+            std::cout << path << ": " << c.operator_name << ": computed OutputTensor " << name(out.desc.DataType) << " "
+                      << qdml::detail::sizes_str(out.desc)
+                      << (r.compared ? ", equal to expected" : "") << "; not written (no --out)\n";
+    } catch (const InputError& e) {
+        r.code = kBadInput, r.message = e.what();
+    } catch (const qdml::Error& e) {
+        r.code = kBadInput, r.message = path + ": " + e.what();
     }
+    return r;
 }
 
-std::vector<std::string> collect_cases(const std::vector<std::string>& paths, std::vector<std::string>& missing) {
+std::vector<std::string> collect_cases(const std::vector<std::string>& paths, std::vector<std::string>& missing,
+                                       std::vector<bool>& from_directory) {
     std::vector<std::string> files;
     for (const auto& p : paths) {
         std::error_code ec;
@@ -124,8 +150,10 @@ std::vector<std::string> collect_cases(const std::vector<std::string>& paths, st
             if (ec) missing.push_back(p + ": cannot read directory: " + ec.message());
             std::sort(found.begin(), found.end());
             files.insert(files.end(), found.begin(), found.end());
+            from_directory.resize(files.size(), true);
         } else if (fs::is_regular_file(p, ec)) {
             files.push_back(p);
+            from_directory.push_back(false);
         } else {
             missing.push_back(p + ": no such file or directory");
         }
@@ -135,26 +163,43 @@ std::vector<std::string> collect_cases(const std::vector<std::string>& paths, st
 
 int check(const std::vector<std::string>& paths, const Options& o, bool verbose) {
     std::vector<std::string> problems;
-    const auto files = collect_cases(paths, problems);
+    std::vector<bool> from_directory;
+    const auto files = collect_cases(paths, problems, from_directory);
     for (const auto& p : problems) std::cerr << "qdml: " << p << "\n";
-    std::map<std::string, std::pair<int, int>> counts;  // operator -> (passed, failed)
-    int passed = 0, failed = 0;
-    for (const auto& f : files) {
-        std::string op = "(unreadable case)";
-        const Outcome r = run_case(f, o, false, &op);
-        const bool want_error = expects_error(f);
-        const bool ok = want_error ? r.code == kBadInput : r.code == kOk;
-        auto& cnt = counts[op];
-        (ok ? cnt.first : cnt.second)++;
-        (ok ? passed : failed)++;
+    struct Counts {
+        int passed = 0, failed = 0, not_compared = 0;
+    };
+    std::map<std::string, Counts> counts;
+    Counts total;
+    int skipped = 0;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const std::string& f = files[i];
+        const Outcome r = run_case(f, o, Mode::Check, from_directory[i]);
+        if (r.not_a_case) {
+            ++skipped;
+            if (verbose) std::cout << "SKIP " << f << " (JSON without an \"operator\" field: not a case)\n";
+            continue;
+        }
+        const bool ok = r.expects_error ? r.code == kBadInput : r.code == kOk;
+        const bool compared = r.expects_error || r.compared;
+        int Counts::*slot = !ok ? &Counts::failed : compared ? &Counts::passed : &Counts::not_compared;
+        ++(counts[r.op].*slot);
+        ++(total.*slot);
         if (!ok) std::cout << "FAIL " << r.message << "\n";
-        else if (verbose) std::cout << "PASS " << f << (want_error ? " (rejected: " + r.message + ")" : "") << "\n";
+        else if (!compared && verbose) std::cout << "NOT COMPARED " << f << " (no expected output)\n";
+        else if (verbose) std::cout << "PASS " << f << (r.expects_error ? " (rejected: " + r.message + ")" : "") << "\n";
     }
-    for (const auto& [op, c] : counts)
-        std::cout << op << ": " << c.first << " passed, " << c.second << " failed\n";
-    std::cout << "total: " << passed << " passed, " << failed << " failed\n";
-    if (files.empty()) std::cerr << "qdml: no case files (*.json) found\n";
-    return failed == 0 && !files.empty() && problems.empty() ? kOk : kMismatch;
+    auto line = [](const Counts& c) {
+        return std::to_string(c.passed) + " passed, " + std::to_string(c.failed) + " failed, " +
+               std::to_string(c.not_compared) + " not compared";
+    };
+    for (const auto& [op, c] : counts) std::cout << op << ": " << line(c) << "\n";
+    std::cout << "total: " << line(total);
+    if (skipped) std::cout << "; " << skipped << " JSON file" << (skipped == 1 ? "" : "s") << " without \"operator\" skipped";
+    std::cout << "\n";
+    if (total.passed + total.failed + total.not_compared == 0) std::cerr << "qdml: no case files found\n";
+    else if (total.passed == 0 && total.failed == 0) std::cerr << "qdml: no case had an expected output to compare\n";
+    return total.failed == 0 && total.passed > 0 && problems.empty() ? kOk : kMismatch;
 }
 
 }  // namespace
@@ -171,17 +216,25 @@ int main(int argc, char** argv) {
 
     auto* run = app.add_subcommand("run", "compute one case with the reference and write its output as .npy");
     run->add_option("case", case_path, "case JSON file")->required();
-    run->add_option("--out", o.out, "output .npy (packed, shape = output sizes)");
+    run->add_option("--out", o.out,
+                    "output .npy (packed, shape = output sizes); without it, a summary line on stdout and no file");
     std::string impl = "reference";
     run->add_option("--impl", impl, "implementation (reference)")->check(CLI::IsMember({"reference"}));
+    auto add_work = [&](CLI::App* c) {
+        c->add_option("--max-work", o.max_work,
+                      "refuse a case needing more multiply-adds (matmul, convolution) or output elements "
+                      "(element-wise) than this (default 2^34 = 17179869184)");
+    };
     run->add_flag("--check-exact", o.check_exact,
                   "also recompute exactly (int64, binary64) and list every element that differs from the exactly "
                   "rounded result, marking near-tie ones; exit 1 if any difference is unexplained");
     add_level(run);
+    add_work(run);
 
     auto* val = app.add_subcommand("validate", "load a case and validate its desc only");
     val->add_option("case", case_path, "case JSON file")->required();
     add_level(val);
+    add_work(val);
 
     auto* chk = app.add_subcommand("check", "run every case under the given paths against its expected output");
     std::vector<std::string> paths;
@@ -189,6 +242,7 @@ int main(int argc, char** argv) {
     chk->add_option("paths", paths, "case files or directories (searched recursively for *.json)")->required();
     chk->add_flag("-v,--verbose", verbose, "print a line for every case");
     add_level(chk);
+    add_work(chk);
 
     try {
         app.parse(argc, argv);
@@ -208,7 +262,7 @@ int main(int argc, char** argv) {
 
     try {
         if (chk->parsed()) return check(paths, o, verbose);
-        const Outcome r = run_case(case_path, o, /*validate_only=*/val->parsed());
+        const Outcome r = run_case(case_path, o, val->parsed() ? Mode::Validate : Mode::Run);
         if (r.code != kOk) std::cerr << "qdml: " << r.message << "\n";
         else if (val->parsed()) std::cout << "valid\n";
         return r.code;

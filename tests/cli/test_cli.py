@@ -274,13 +274,14 @@ def examples_validate(tmp):
 
 
 def count_lines(stdout):
+    """check's per-operator and total lines as (passed, failed, not compared)."""
     counts = {}
     for line in stdout.splitlines():
-        m = re.fullmatch(r"([A-Z0-9_]+): (\d+) passed, (\d+) failed", line)
+        m = re.fullmatch(r"([A-Z0-9_]+|\(unreadable case\)): (\d+) passed, (\d+) failed, (\d+) not compared", line)
         if m:
-            counts[m.group(1)] = (int(m.group(2)), int(m.group(3)))
-    total = re.search(r"^total: (\d+) passed, (\d+) failed$", stdout, re.M)
-    return counts, (total and (int(total.group(1)), int(total.group(2))))
+            counts[m.group(1)] = tuple(int(m.group(k)) for k in (2, 3, 4))
+    total = re.search(r"^total: (\d+) passed, (\d+) failed, (\d+) not compared(;.*)?$", stdout, re.M)
+    return counts, (total and tuple(int(total.group(k)) for k in (1, 2, 3)))
 
 
 @test
@@ -289,12 +290,12 @@ def check_examples_counts(tmp):
     want = {}
     for c in cases:
         op = load_json(c)["operator"]
-        want[op] = (want.get(op, (0, 0))[0] + 1, 0)
+        want[op] = (want.get(op, (0, 0, 0))[0] + 1, 0, 0)
     p = qdml("check", CASES)
     expect_exit(p, 0)
     counts, total = count_lines(p.stdout)
     assert counts == want, "per-operator lines %r, expected %r\n%s" % (counts, want, describe(p))
-    assert total == (len(cases), 0), "total line %r, expected %r" % (total, (len(cases), 0))
+    assert total == (len(cases), 0, 0), "total line %r, expected %r" % (total, (len(cases), 0, 0))
     assert "FAIL" not in p.stdout
 
 
@@ -314,8 +315,8 @@ def check_expected_error_counts_as_pass(tmp):
     p = qdml("check", c)
     expect_exit(p, 0)
     counts, total = count_lines(p.stdout)
-    assert counts == {"QUANTIZED_LINEAR_MATRIX_MULTIPLY": (1, 0)}, describe(p)
-    assert total == (1, 0), describe(p)
+    assert counts == {"QUANTIZED_LINEAR_MATRIX_MULTIPLY": (1, 0, 0)}, describe(p)
+    assert total == (1, 0, 0), describe(p)
 
 
 @test
@@ -341,14 +342,14 @@ def check_reports_failures(tmp):
     p = qdml("check", tmp)
     expect_exit(p, 1)
     counts, total = count_lines(p.stdout)
-    assert counts == {"QUANTIZED_LINEAR_MATRIX_MULTIPLY": (1, 1)}, describe(p)
-    assert total == (1, 1), describe(p)
+    assert counts == {"QUANTIZED_LINEAR_MATRIX_MULTIPLY": (1, 1, 0)}, describe(p)
+    assert total == (1, 1, 0), describe(p)
     fails = [l for l in p.stdout.splitlines() if l.startswith("FAIL")]
     assert len(fails) == 1 and bad in fails[0], "FAIL lines %r" % fails
     # the failing case alone
     p = qdml("check", bad)
     expect_exit(p, 1)
-    assert count_lines(p.stdout)[1] == (0, 1), describe(p)
+    assert count_lines(p.stdout)[1] == (0, 1, 0), describe(p)
 
 
 @test
@@ -357,7 +358,7 @@ def check_unexpectedly_valid_error_case_fails(tmp):
     c = write_case(tmp, dict(case, expected={"error": True}), files)
     p = qdml("check", c)
     expect_exit(p, 1)
-    assert count_lines(p.stdout)[1] == (0, 1), describe(p)
+    assert count_lines(p.stdout)[1] == (0, 1, 0), describe(p)
     p = qdml("run", c)
     expect_exit(p, 1)
     assert "expected an error" in p.stderr, describe(p)
@@ -379,7 +380,7 @@ def check_empty_directory(tmp):
     p = qdml("check", os.path.join(tmp, "empty"))
     expect_exit(p, 1)
     counts, total = count_lines(p.stdout)
-    assert total == (0, 0), describe(p)
+    assert total == (0, 0, 0), describe(p)
 
 
 @test
@@ -424,7 +425,7 @@ def run_tolerance(tmp):
 
 
 @test
-def run_without_out_writes_nothing(tmp):
+def run_without_out_prints_a_summary(tmp):
     case, files = base_matmul()
     src = os.path.join(tmp, "src")
     c = write_case(src, case, files)
@@ -434,6 +435,202 @@ def run_without_out_writes_nothing(tmp):
     p = qdml("run", c, cwd=work)
     expect_exit(p, 0)
     assert os.listdir(work) == [] and sorted(os.listdir(src)) == before, "run without --out wrote files"
+    # not silent: one stdout line saying what was computed and that nothing was written
+    assert p.stdout.splitlines() == [c + ": QUANTIZED_LINEAR_MATRIX_MULTIPLY: computed OutputTensor UINT8 {2,2}; "
+                                     "not written (no --out)"], describe(p)
+    files["e.npy"] = npy("UINT8", [2, 2], [1, 2, 3, 4])
+    c = write_case(src, dict(case, expected={"data": "e.npy"}), files, name="e.json")
+    p = qdml("run", c)
+    expect_exit(p, 0)
+    assert ", equal to expected; not written (no --out)" in p.stdout, describe(p)
+    # with --out: nothing on stdout
+    p = qdml("run", c, "--out", os.path.join(work, "o.npy"))
+    expect_exit(p, 0)
+    assert p.stdout == "", describe(p)
+
+
+@test
+def buffer_longer_than_needed(tmp):
+    # docs/case-format.md: a buffer holds at least dot(sizes-1, strides)+1
+    # elements; trailing ones are ignored. A needs 4 elements; a.npy holds 6
+    # (shape [6]: 1,2,3,4 then 99,99), B's values 4 + 2. Output as in the base
+    # case: A = [[1,2],[3,4]].
+    case, files = base_matmul()
+    files["a.npy"] = npy("UINT8", [6], [1, 2, 3, 4, 99, 99])
+    tensor(case, "BTensor")["values"] = [1, 0, 0, 1, 7, 8]
+    got = run_and_read(write_case(tmp, case, files), tmp)
+    check_output(got, "UINT8", [2, 2], [1, 2, 3, 4])
+    # a strided A: sizes [2,2] strides [3,1] needs 3*1+1*1+1 = 5 elements (a
+    # gap at index 2); a.npy holds 7. A = [[1,2],[4,5]] from [1,2,0,4,5,0,0].
+    case, files = base_matmul()
+    tensor(case, "ATensor")["strides"] = [3, 1]
+    files["a.npy"] = npy("UINT8", [7], [1, 2, 0, 4, 5, 0, 0])
+    got = run_and_read(write_case(os.path.join(tmp, "s"), case, files), tmp, "s.npy")
+    check_output(got, "UINT8", [2, 2], [1, 2, 4, 5])
+    # a trailing value must still be a value of the type
+    case, files = base_matmul()
+    tensor(case, "BTensor")["values"] = [1, 0, 0, 1, 300]
+    expect_one_error_line(qdml("validate", write_case(os.path.join(tmp, "t"), case, files)), "BTensor", "300")
+
+
+@test
+def out_names_a_directory(tmp):
+    c = os.path.join(CASES, "matmul_u8_per_column", "case.json")
+    out_dir = os.path.join(tmp, "outdir")
+    os.makedirs(out_dir)
+    line = expect_one_error_line(qdml("run", c, "--out", out_dir), out_dir, "is a directory")
+    assert "Success" not in line, line
+    assert os.listdir(tmp) == ["outdir"] and os.listdir(out_dir) == [], os.listdir(tmp)
+
+
+@test
+def out_in_a_missing_directory(tmp):
+    c = os.path.join(CASES, "matmul_u8_per_column", "case.json")
+    out = os.path.join(tmp, "no_such_dir", "o.npy")
+    expect_one_error_line(qdml("run", c, "--out", out), out, "no_such_dir", "does not exist")
+    assert os.listdir(tmp) == []
+
+
+@test
+def out_names_a_file_the_case_reads(tmp):
+    case, files = base_matmul()
+    files["e.npy"] = npy("UINT8", [2, 2], [1, 2, 3, 4])
+    c = write_case(tmp, dict(case, expected={"data": "e.npy"}), files)
+    snapshot = {f: open(os.path.join(tmp, f), "rb").read() for f in os.listdir(tmp)}
+    for target in ("case.json", "a.npy", "e.npy"):
+        expect_one_error_line(qdml("run", c, "--out", os.path.join(tmp, target)), target, "a file the case reads")
+    # also through another spelling of the same path
+    expect_one_error_line(qdml("run", c, "--out", os.path.join(tmp, ".", "case.json")), "a file the case reads")
+    after = {f: open(os.path.join(tmp, f), "rb").read() for f in os.listdir(tmp)}
+    assert after == snapshot, "a file of the case changed"
+
+
+@test
+def check_counts_a_case_without_expected_as_not_compared(tmp):
+    case, files = base_matmul()
+    write_case(os.path.join(tmp, "none"), case, files)
+    p = qdml("check", os.path.join(tmp, "none"))
+    expect_exit(p, 1)  # nothing was compared
+    counts, total = count_lines(p.stdout)
+    assert counts == {"QUANTIZED_LINEAR_MATRIX_MULTIPLY": (0, 0, 1)} and total == (0, 0, 1), describe(p)
+    assert "no case had an expected output" in p.stderr, describe(p)
+    files["e.npy"] = npy("UINT8", [2, 2], [1, 2, 3, 4])
+    write_case(os.path.join(tmp, "with"), dict(case, expected={"data": "e.npy"}), files)
+    p = qdml("check", "--verbose", tmp)
+    expect_exit(p, 0)
+    counts, total = count_lines(p.stdout)
+    assert counts == {"QUANTIZED_LINEAR_MATRIX_MULTIPLY": (1, 0, 1)} and total == (1, 0, 1), describe(p)
+    assert "NOT COMPARED " + os.path.join(tmp, "none", "case.json") in p.stdout, describe(p)
+
+
+@test
+def check_skips_json_that_is_not_a_case(tmp):
+    case, files = base_matmul()
+    files["e.npy"] = npy("UINT8", [2, 2], [1, 2, 3, 4])
+    write_case(os.path.join(tmp, "c"), dict(case, expected={"data": "e.npy"}), files)
+    pkg = write_case(tmp, {"name": "my-suite", "version": "1.0.0"}, name="package.json")
+    write_case(os.path.join(tmp, "c"), [1, 2], name="list.json")  # an array: not a case either
+    p = qdml("check", "--verbose", tmp)
+    expect_exit(p, 0)
+    counts, total = count_lines(p.stdout)
+    assert total == (1, 0, 0), describe(p)
+    assert "2 JSON files without \"operator\" skipped" in p.stdout, describe(p)
+    assert "SKIP " + pkg in p.stdout, describe(p)
+    # named on the command line, a file is always a case
+    p = qdml("check", pkg)
+    expect_exit(p, 1)
+    assert count_lines(p.stdout)[1] == (0, 1, 0) and "package.json" in p.stdout, describe(p)
+
+
+@test
+def check_files_a_bad_case_under_its_operator(tmp):
+    case, files = base_matmul()
+    tensor(case, "BTensor")["sizes"] = [0, 2]  # readable operator, bad sizes
+    write_case(os.path.join(tmp, "a"), case, files)
+    write_case(os.path.join(tmp, "b"), "{", name="broken.json")
+    p = qdml("check", tmp)
+    expect_exit(p, 1)
+    counts, total = count_lines(p.stdout)
+    assert counts == {"QUANTIZED_LINEAR_MATRIX_MULTIPLY": (0, 1, 0), "(unreadable case)": (0, 1, 0)}, describe(p)
+
+
+def max_rss_mib(*args):
+    """Runs qdml in a fresh Python process and returns (its result, its peak
+    resident memory in MiB), so that earlier children do not count."""
+    code = ("import resource, subprocess, sys\n"
+            "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+            "print(p.returncode); print(repr(p.stdout)); print(repr(p.stderr))\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    r = subprocess.run([sys.executable, "-c", code, QDML] + [str(a) for a in args], capture_output=True, text=True,
+                       timeout=120)
+    lines = r.stdout.splitlines()
+    result = subprocess.CompletedProcess(args, int(lines[0]), ast.literal_eval(lines[1]), ast.literal_eval(lines[2]))
+    return result, int(lines[3]) / 1024.0
+
+
+@test
+def validate_allocates_no_output(tmp):
+    # clip of one UINT8 broadcast (stride 0) to a 32768 x 32768 output: 1 GiB
+    case, files = base_clip("UINT8", [7], [32768, 32768], lo=0, hi=255, data=False)
+    tensor(case, "InputTensor")["strides"] = [0, 0]
+    c = write_case(tmp, case, files)
+    p, rss = max_rss_mib("validate", c)
+    expect_exit(p, 0)
+    assert p.stdout == "valid\n", describe(p)
+    assert rss < 64, "validate of a case with a 1 GiB output peaked at %.0f MiB" % rss
+    # invalid (output sizes do not match the input's): rejected, nothing allocated
+    tensor(case, "OutputTensor")["sizes"] = [32768, 32767]
+    p, rss = max_rss_mib("run", write_case(tmp, case, files), "--out", os.path.join(tmp, "o.npy"))
+    expect_one_error_line(p, "ELEMENT_WISE_CLIP", "OutputTensor")
+    assert rss < 64, "an invalid case with a 1 GiB output peaked at %.0f MiB" % rss
+
+
+@test
+def run_memory_near_input_plus_output(tmp):
+    # clip of 2^26 UINT8 elements (64 MiB) from a .npy to a .npy: the peak
+    # stays near input + output (128 MiB), not 4x the output.
+    n = 1 << 26
+    case, files = base_clip("UINT8", [], [n], lo=0, hi=255)
+    files["x.npy"] = npy_bytes("|u1", [n], bytes(range(256)) * (n // 256))
+    c = write_case(tmp, case, files)
+    out = os.path.join(tmp, "o.npy")
+    p, rss = max_rss_mib("run", c, "--out", out)
+    expect_exit(p, 0)
+    assert rss < 64 + 64 + 32, "clip of 64 MiB peaked at %.0f MiB" % rss
+    with open(out, "rb") as f:
+        f.seek(128)
+        assert f.read(512) == bytes(range(256)) * 2, "output differs from the input (clip to [0, 255])"
+    os.remove(out)
+
+
+@test
+def work_limit(tmp):
+    # The issue's 519-byte case: zero-stride A {32768,131071} x B
+    # {131071,32768}: 32768*32768*131071 = 2^47 multiply-adds. Refused at once.
+    case, files = base_matmul()
+    tensor(case, "ATensor").update(sizes=[32768, 131071], strides=[0, 0])
+    tensor(case, "BTensor").update(sizes=[131071, 32768], strides=[0, 0], values=[1])
+    tensor(case, "OutputTensor")["sizes"] = [32768, 32768]
+    files["a.npy"] = npy("UINT8", [1], [1])
+    c = write_case(tmp, case, files)
+    for cmd in ("validate", "run"):
+        p, rss = max_rss_mib(cmd, c, "--out", os.path.join(tmp, "o.npy")) if cmd == "run" else max_rss_mib(cmd, c)
+        expect_one_error_line(p, c, "work limit", str(32768 * 32768 * 131071), "multiply-adds", "17179869184",
+                              "--max-work")
+        assert rss < 64, "%s peaked at %.0f MiB" % (cmd, rss)
+    p = qdml("check", c)
+    expect_exit(p, 1)
+    assert count_lines(p.stdout)[0] == {"QUANTIZED_LINEAR_MATRIX_MULTIPLY": (0, 1, 0)}, describe(p)
+    # The base case is 2x2 by 2x2: 4 outputs x K 2 = 8 multiply-adds.
+    case, files = base_matmul()
+    c = write_case(os.path.join(tmp, "small"), case, files)
+    expect_exit(qdml("run", c, "--max-work", 8), 0)
+    expect_one_error_line(qdml("run", c, "--max-work", 7), "8 multiply-adds", "limit of 7")
+    # element-wise: output elements. Clip of 6 elements.
+    case, files = base_clip("INT16", [1, 2, 3, 4, 5, 6], [2, 3])
+    c = write_case(os.path.join(tmp, "clip"), case, files)
+    expect_exit(qdml("validate", c, "--max-work", 6), 0)
+    expect_one_error_line(qdml("validate", c, "--max-work", 5), "6 output elements", "limit of 5")
 
 
 # ---------------------------------------------------------------------------
@@ -593,7 +790,7 @@ def bad(fn):
         expect_one_error_line(qdml("validate", c), *mentions)
         p = qdml("check", c)
         expect_exit(p, 1)
-        assert count_lines(p.stdout)[1] == (0, 1), describe(p)
+        assert count_lines(p.stdout)[1] == (0, 1, 0), describe(p)
     run.__name__ = "bad_input_" + fn.__name__
     TESTS.append(run)
     return fn
@@ -669,6 +866,17 @@ for args in [
 @bad
 def malformed_json(case, files):
     return ("RAW", '{"operator": "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "tensors": {', "case.json")
+
+
+@bad
+def duplicate_tensor_key(case, files):
+    text = json.dumps(case).replace('"ATensor":', '"ATensor": {"type": "UINT8", "sizes": [2, 2], "values": [9, 9, 9, 9]}, "ATensor":', 1)
+    return ("RAW", text, "ATensor", "twice")
+
+
+@bad
+def duplicate_top_level_key(case, files):
+    return ("RAW", json.dumps(case)[:-1] + ', "params": {}}', "params", "twice")
 
 
 @bad
