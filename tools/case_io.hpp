@@ -1,4 +1,4 @@
-// tools/case_io.hpp - operator case files (../shared/spec/case-format.md):
+// tools/case_io.hpp - operator case files (docs/case-format.md):
 // loading a case.json and its .npy buffers into qdml descs, running it, and
 // comparing the output against the expected tensor. Used by the `qdml`
 // runner and by the fuzz targets. Every rejected input throws InputError

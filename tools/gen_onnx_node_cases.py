@@ -4,7 +4,7 @@
 The ONNX project's node tests (a one-node model.onnx plus
 test_data_set_*/input_*.pb and output_*.pb, outputs produced by ONNX's own
 numpy reference) that map onto qdml operators are rewritten as qdml cases
-(/work/shared/spec/case-format.md) under tests/data/onnx/<op>/<test>/:
+(docs/case-format.md) under tests/data/onnx/<op>/<test>/:
 
     test_qlinearmatmul_*    QUANTIZED_LINEAR_MATRIX_MULTIPLY
     test_qlinearconv        QUANTIZED_LINEAR_CONVOLUTION

@@ -3,7 +3,7 @@
 
 Builds one-node ONNX models with onnx.helper, runs them on ONNX Runtime's CPU
 execution provider (MLAS kernels) and writes each call as a qdml case
-(/work/shared/spec/case-format.md): tests/data/ort/<op>/<name>/case.json plus
+(docs/case-format.md): tests/data/ort/<op>/<name>/case.json plus
 .npy files. ONNX Runtime is the independent oracle; qdml's code is never run.
 
     pip install numpy onnx onnxruntime

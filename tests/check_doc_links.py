@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Every relative link in the repository's Markdown files names a file or
+directory inside the repository (a clone has no ../shared/ or other outside
+files), and every #anchor-free target exists.
+
+    python3 tests/check_doc_links.py <source-root>
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.realpath(sys.argv[1])
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def markdown_files():
+    try:  # the tracked files of a git checkout; else every .md below ROOT
+        out = subprocess.run(["git", "-C", ROOT, "ls-files", "*.md"], capture_output=True, text=True, check=True)
+        return [os.path.join(ROOT, f) for f in out.stdout.split()]
+    except (OSError, subprocess.CalledProcessError):
+        return [os.path.join(d, f) for d, _, fs in os.walk(ROOT) if "/build" not in d for f in fs if f.endswith(".md")]
+
+
+bad = []
+for md in markdown_files():
+    with open(md, encoding="utf-8") as f:
+        text = f.read()
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue  # http(s):, mailto:, in-page anchors
+        path = os.path.realpath(os.path.join(os.path.dirname(md), target.split("#")[0]))
+        where = os.path.relpath(md, ROOT)
+        if not (path == ROOT or path.startswith(ROOT + os.sep)):
+            bad.append("%s: link %s leaves the repository" % (where, target))
+        elif not os.path.exists(path):
+            bad.append("%s: link %s names no file" % (where, target))
+for b in bad:
+    print(b)
+print("check_doc_links: %d bad link(s)" % len(bad))
+sys.exit(1 if bad else 0)
