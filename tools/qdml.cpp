@@ -239,7 +239,7 @@ int main(int argc, char** argv) {
     auto* chk = app.add_subcommand("check", "run every case under the given paths against its expected output");
     std::vector<std::string> paths;
     bool verbose = false;
-    chk->add_option("paths", paths, "case files or directories (searched recursively for *.json)")->required();
+    chk->add_option("paths", paths, "case files, or directories searched recursively for *.json files that are JSON objects with an \"operator\" field")->required();
     chk->add_flag("-v,--verbose", verbose, "print a line for every case");
     add_level(chk);
     add_work(chk);
