@@ -7,16 +7,8 @@ namespace qdml_bench {
 namespace {
 
 [[maybe_unused]] const bool registered = [] {
-    for (const ConvShape& shape : conv_shapes()) {
-        for (const auto& impl : qdml_impls()) {
-            const qdml::RunOptions options = impl.second;
-            add_row("conv/" + impl.first + "/u8s8u8/" + shape.name(), [=](benchmark::State& s) {
-                auto& p = cached<ConvProblem>(shape);
-                time_qdml(s, p.desc, options);
-                set_ops_counter(s, p.ops());
-            }, benchmark::kMillisecond);
-        }
-    }
+    for (const ConvShape& c : conv_shapes())
+        register_qdml_rows<ConvProblem>("conv", "u8s8u8", c.name(), benchmark::kMillisecond, c);
     return true;
 }();
 

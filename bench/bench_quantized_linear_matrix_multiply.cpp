@@ -6,28 +6,10 @@
 namespace qdml_bench {
 namespace {
 
-struct MatmulShape {
-    std::uint32_t batch, m, n, k;
-};
-
-std::string shape_name(const MatmulShape& s) {
-    std::string name = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-    return s.batch > 1 ? std::to_string(s.batch) + "x" + name : name;
-}
-
 [[maybe_unused]] const bool registered = [] {
     using P = MatmulProblem<std::uint8_t, std::int8_t, std::uint8_t>;
-    for (const MatmulShape& shape : {MatmulShape{1, 1024, 1024, 1024}, MatmulShape{1, 1, 4096, 4096},
-                                     MatmulShape{64, 64, 64, 64}, MatmulShape{1, 256, 256, 256}}) {
-        for (const auto& impl : qdml_impls()) {
-            const qdml::RunOptions options = impl.second;
-            add_row("matmul/" + impl.first + "/u8s8u8/" + shape_name(shape), [=](benchmark::State& s) {
-                auto& p = cached<P>(shape.batch, shape.m, shape.n, shape.k);
-                time_qdml(s, p.desc, options);
-                set_ops_counter(s, p.ops());
-            });
-        }
-    }
+    for (const MatmulShape& m : matmul_shapes())
+        register_qdml_rows<P>("matmul", "u8s8u8", m.name(), benchmark::kMicrosecond, m.batch, m.m, m.n, m.k);
     return true;
 }();
 

@@ -5,7 +5,13 @@
 
 #include "cpu.hpp"
 
+// Peers built on OpenMP (oneDNN) run on one thread, like every row (BENCH.md);
+// weak, so the binary needs no OpenMP when no peer brings it.
+extern "C" void omp_set_num_threads(int) __attribute__((weak));
+
 int main(int argc, char** argv) {
+    if (omp_set_num_threads) omp_set_num_threads(1);
+    benchmark::AddCustomContext("qdml_threads", omp_set_num_threads ? "1 (OpenMP peers set to 1)" : "1");
     benchmark::AddCustomContext("qdml_cpu_model", qdml_bench::cpu_model());
     benchmark::AddCustomContext("qdml_cpu_flags", qdml_bench::cpu().flags());
 #if defined(__OPTIMIZE__)

@@ -101,6 +101,7 @@ struct DequantizeProblem {
         return span_bytes(desc.InputTensor) + span_bytes(desc.ScaleTensor) + span_bytes(*desc.ZeroPointTensor) +
                span_bytes(desc.OutputTensor);
     }
+    void counters(benchmark::State& s) const { set_element_wise_counters(s, n, bytes()); }
 };
 
 /// Per-tensor parameters of a quantized add (zero points centred for u8).
@@ -147,6 +148,7 @@ struct AddProblem {
     }
     AddProblem(AddProblem&& o) = delete;  // desc points into p
     double bytes() const { return span_bytes(desc.ATensor) + span_bytes(desc.BTensor) + span_bytes(desc.OutputTensor); }
+    void counters(benchmark::State& s) const { set_element_wise_counters(s, n, bytes()); }
 };
 
 /// ELEMENT_WISE_CLIP without ScaleBias (`bcast`: input {1,1,H,W} over 64
@@ -171,6 +173,7 @@ struct ClipProblem {
         expected = output;
     }
     double bytes() const { return span_bytes(desc.InputTensor) + span_bytes(desc.OutputTensor); }
+    void counters(benchmark::State& s) const { set_element_wise_counters(s, n, bytes()); }
 };
 
 /// Zero point of a q8 type: the middle of u8, 0 for s8.
@@ -225,6 +228,7 @@ struct MatmulProblem {
         expected = output;
     }
     double ops() const { return 2.0 * batch * M * N * K; }
+    void counters(benchmark::State& s) const { set_ops_counter(s, ops()); }
     /// The multiplier of SPEC.md section 5, as qdml forms it.
     float multiplier() const { return (a_scale * b_scale) / out_scale; }
 };
@@ -302,6 +306,7 @@ struct ConvProblem {
         const double o = shape.out_hw();
         return 2.0 * o * o * shape.cout * (shape.cin / shape.groups) * shape.kh * shape.kh;
     }
+    void counters(benchmark::State& s) const { set_ops_counter(s, ops()); }
     float multiplier() const { return (in_scale * filter_scale) / out_scale; }
 };
 
@@ -311,35 +316,88 @@ inline std::vector<ConvShape> conv_shapes() {
             {3, 32, 32, 112, 1, 32, false}, {3, 128, 128, 28, 2, 1, false}, {7, 3, 64, 224, 2, 1, false}};
 }
 
-/// Registers one row per qdml implementation of an element-wise problem P
-/// (constructed from (n, layout)).
-template <class P>
-void register_element_wise(const std::string& op, const std::string& types, std::uint32_t n, Layout l) {
+/// The matmul shapes of issue 8: BATCHxMxNxK (a 3-D DML desc) or MxNxK.
+struct MatmulShape {
+    std::uint32_t batch, m, n, k;
+    std::string name() const {
+        const std::string mnk = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+        return batch > 1 ? std::to_string(batch) + "x" + mnk : mnk;
+    }
+};
+inline std::vector<MatmulShape> matmul_shapes() {
+    return {{1, 1024, 1024, 1024}, {1, 1, 4096, 4096}, {64, 64, 64, 64}, {1, 256, 256, 256}};
+}
+
+/// Registers `<op>/<impl>/<types>/<shape>` for each qdml implementation, on
+/// problem P built from `args`.
+template <class P, class... Args>
+void register_qdml_rows(const std::string& op, const std::string& types, const std::string& shape,
+                        benchmark::TimeUnit unit, Args... args) {
     for (const auto& impl : qdml_impls()) {
         const qdml::RunOptions options = impl.second;
-        add_row(op + "/" + impl.first + "/" + types + "/" + shape_name(n, l), [=](benchmark::State& s) {
-            auto& p = cached<P>(n, l);
+        add_row(op + "/" + impl.first + "/" + types + "/" + shape, [=](benchmark::State& s) {
+            auto& p = cached<P>(args...);
             time_qdml(s, p.desc, options);
-            set_element_wise_counters(s, p.n, p.bytes());
-        });
+            p.counters(s);
+        }, unit);
     }
 }
 
-/// Registers a peer row of an element-wise problem P: `make(P&)` sets the
-/// peer up (outside the timed loop) and writes into P::output, which is
-/// poisoned first so that an element the peer leaves alone counts as a
-/// mismatch.
+/// Registers a peer row on problem P built from `args`: `make(P&)` sets the
+/// peer up (outside the timed loop) to write P::output in P's layout, which
+/// is poisoned first, so that an element the peer leaves alone counts as a
+/// mismatch against P::expected.
+template <class P, class Make, class... Args>
+void register_peer_row(const std::string& name, benchmark::TimeUnit unit, Make make, Args... args) {
+    add_row(name, [=](benchmark::State& s) {
+        auto& p = cached<P>(args...);
+        std::memset(static_cast<void*>(p.output.data()), 0xA5, p.output.size() * sizeof(p.output[0]));
+        Peer peer = make(p);
+        if (!peer.mismatches)
+            peer.mismatches = [&p] { return count_mismatches(p.output.data(), p.expected.data(), p.output.size()); };
+        time_peer(s, peer, p.output.size());
+        p.counters(s);
+    }, unit);
+}
+
+/// The element-wise forms: shape from (n, layout), microseconds.
+template <class P>
+void register_element_wise(const std::string& op, const std::string& types, std::uint32_t n, Layout l) {
+    register_qdml_rows<P>(op, types, shape_name(n, l), benchmark::kMicrosecond, n, l);
+}
 template <class P, class Make>
 void register_element_wise_peer(const std::string& op, const std::string& impl, const std::string& types,
                                  std::uint32_t n, Layout l, Make make) {
-    add_row(op + "/" + impl + "/" + types + "/" + shape_name(n, l), [=](benchmark::State& s) {
-        auto& p = cached<P>(n, l);
-        std::memset(static_cast<void*>(p.output.data()), 0xA5, p.output.size() * sizeof(p.output[0]));
-        Peer peer = make(p);
-        peer.mismatches = [&p] { return count_mismatches(p.output.data(), p.expected.data(), p.n); };
-        time_peer(s, peer, p.n);
-        set_element_wise_counters(s, p.n, p.bytes());
-    });
+    register_peer_row<P>(op + "/" + impl + "/" + types + "/" + shape_name(n, l), benchmark::kMicrosecond, make, n, l);
+}
+
+/// The element-wise peer rows of issue 7 for one peer: dequantize i8/u8 ->
+/// f32, add i8/u8 (and the broadcast i8 row), clip f32/i8/f16. `add(p, l)`
+/// and `clip(p)` are generic over the problem type.
+template <class DequantizeI8, class DequantizeU8, class Add, class Clip>
+void register_element_wise_peers(const std::string& impl, DequantizeI8 dequantize_i8, DequantizeU8 dequantize_u8,
+                                 Add add, Clip clip) {
+    const auto add_row = [&](auto type_tag, const std::string& types, std::uint32_t n, Layout l) {
+        using T = typename decltype(type_tag)::type;
+        register_element_wise_peer<AddProblem<T>>("quantized_linear_add", impl, types, n, l,
+                                                  [add, l](AddProblem<T>& p) { return add(p, l); });
+    };
+    const auto clip_row = [&](auto type_tag, const std::string& types, std::uint32_t n) {
+        using T = typename decltype(type_tag)::type;
+        register_element_wise_peer<ClipProblem<T>>("clip", impl, types, n, Layout::packed, clip);
+    };
+    for (std::uint32_t n : {65536u, 16777216u}) {
+        register_element_wise_peer<DequantizeProblem<std::int8_t, float>>("dequantize_linear", impl, "i8_f32", n,
+                                                                         Layout::packed, dequantize_i8);
+        register_element_wise_peer<DequantizeProblem<std::uint8_t, float>>("dequantize_linear", impl, "u8_f32", n,
+                                                                          Layout::packed, dequantize_u8);
+        add_row(qdml::type_tag<std::int8_t>{}, "i8", n, Layout::packed);
+        add_row(qdml::type_tag<std::uint8_t>{}, "u8", n, Layout::packed);
+        clip_row(qdml::type_tag<float>{}, "f32", n);
+        clip_row(qdml::type_tag<std::int8_t>{}, "i8", n);
+        clip_row(qdml::type_tag<qdml::float16>{}, "f16", n);
+    }
+    add_row(qdml::type_tag<std::int8_t>{}, "i8", 65536, Layout::bcast);
 }
 
 }  // namespace qdml_bench

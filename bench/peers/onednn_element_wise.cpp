@@ -1,0 +1,85 @@
+// oneDNN peers of the element-wise rows, packed 1-D (and the broadcast add):
+//   dequantize_linear/onednn/{i8,u8}_f32: reorder s8/u8 -> f32 with an output
+//     scale and a source zero point;
+//   quantized_linear_add/onednn/{i8,u8}: binary add with per-source scales
+//     (AScale/OutputScale, BScale/OutputScale) and an eltwise_linear post-op
+//     adding OutputZP - (AScale*AZP + BScale*BZP)/OutputScale: oneDNN's binary
+//     has no zero points, this is the same affine map in its own float order;
+//   clip/onednn/{f32,i8,f16}: eltwise_clip (rows skipped where oneDNN has no
+//     implementation for the type).
+#include "../problems.hpp"
+#include "onednn_common.hpp"
+
+namespace qdml_bench {
+namespace {
+
+using namespace onednn;
+
+template <class TIn>
+Peer dequantize(DequantizeProblem<TIn, float>& p) try {
+    const memory::dims dims{static_cast<memory::dim>(p.n)};
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {p.scale[0]});
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {static_cast<std::int32_t>(p.zero_point[0])});
+    auto src = make_memory(dims, tag::a, p.input.data());
+    auto dst = make_memory(dims, tag::a, p.output.data());
+    dnnl::reorder::primitive_desc pd(engine(), src.get_desc(), engine(), dst.get_desc(), attr);
+    return peer_of(dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, pd.impl_info_str());
+} catch (const dnnl::error& e) {
+    return unsupported(e);
+}
+
+template <class T>
+Peer add(AddProblem<T>& p, Layout l) try {
+    const auto n = static_cast<memory::dim>(p.n);
+    const auto s = nchw_of(p.n);
+    const memory::dims dims = l == Layout::packed ? memory::dims{n} : memory::dims{1, s[1], s[2], s[3]};
+    const memory::dims b_dims = l == Layout::packed ? dims : memory::dims{1, 1, s[2], s[3]};
+    const tag layout = l == Layout::packed ? tag::a : tag::abcd;
+    auto a = make_memory(dims, layout, p.a.data());
+    auto b = make_memory(b_dims, layout, p.b.data());
+    auto out = make_memory(dims, layout, p.output.data());
+    dnnl::primitive_attr attr;
+    attr.set_scales(DNNL_ARG_SRC_0, 0, {p.p.a_scale / p.p.out_scale});
+    attr.set_scales(DNNL_ARG_SRC_1, 0, {p.p.b_scale / p.p.out_scale});
+    dnnl::post_ops ops;
+    const float shift = static_cast<float>(p.p.out_zp) -
+                        (p.p.a_scale * static_cast<float>(p.p.a_zp) + p.p.b_scale * static_cast<float>(p.p.b_zp)) /
+                            p.p.out_scale;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 1.0f, shift);
+    attr.set_post_ops(ops);
+    dnnl::binary::desc d(dnnl::algorithm::binary_add, a.get_desc(), b.get_desc(), out.get_desc());
+    dnnl::binary::primitive_desc pd(d, attr, engine());
+    return peer_of(dnnl::binary(pd), {{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, b}, {DNNL_ARG_DST, out}},
+                   pd.impl_info_str());
+} catch (const dnnl::error& e) {
+    return unsupported(e);
+}
+
+template <class T>
+Peer clip(ClipProblem<T>& p) try {
+    const memory::dims dims{static_cast<memory::dim>(p.n)};
+    auto src = make_memory(dims, tag::a, p.input.data());
+    auto dst = make_memory(dims, tag::a, p.output.data());
+    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_clip, src.get_desc(),
+                                  p.desc.Min, p.desc.Max);
+    dnnl::eltwise_forward::primitive_desc pd(d, engine());
+    return peer_of(dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, pd.impl_info_str());
+} catch (const dnnl::error& e) {
+    return unsupported(e);
+}
+
+template <class TIn>
+void dequantize_rows(const std::string& types, std::uint32_t n) {
+    register_element_wise_peer<DequantizeProblem<TIn, float>>("dequantize_linear", "onednn", types, n, Layout::packed,
+                                                              dequantize<TIn>);
+}
+[[maybe_unused]] const bool registered = [] {
+    register_element_wise_peers(
+        "onednn", dequantize<std::int8_t>, dequantize<std::uint8_t>, [](auto& p, Layout l) { return add(p, l); },
+        [](auto& p) { return clip(p); });
+    return true;
+}();
+
+}  // namespace
+}  // namespace qdml_bench
