@@ -283,16 +283,6 @@ private:
     NpyHeader header_;
 };
 
-inline NpyArray read_npy(const std::filesystem::path& path, TensorDataType want) {
-    NpyReader r(path, want);
-    NpyArray a;
-    a.shape = r.header().shape;
-    a.count = r.header().count;
-    a.bytes.resize(static_cast<std::size_t>(a.count * element_size(want)));
-    r.read(a.bytes.data(), a.bytes.size());
-    return a;
-}
-
 /// The header of a version 1.0 .npy file of `t` elements in C order with
 /// the given shape (padded to 64 bytes, as numpy writes it).
 inline std::string npy_header(TensorDataType t, const std::vector<std::uint64_t>& shape) {
