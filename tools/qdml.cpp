@@ -99,6 +99,11 @@ std::string out_problem(const std::string& out, const json& j, const std::string
 /// Loads, validates, checks the limits and (in Run and Check mode) runs one case.
 Outcome run_case(const std::string& path, const Options& o, Mode mode, bool skip_non_cases = false) {
     Outcome r;
+    auto fail = [&](int code, std::string message) {
+        r.code = code;
+        r.message = std::move(message);
+        return r;
+    };
     try {
         const json j = read_case_json(path);
         if (skip_non_cases && !(j.is_object() && j.contains("operator"))) {
@@ -113,27 +118,27 @@ Outcome run_case(const std::string& path, const Options& o, Mode mode, bool skip
         Case c = parse_case(j, path, fs::path(path).parent_path());
         validate_case(c, o.run.feature_level);
         if (c.expected.kind == Expectation::Kind::Error)
-            return r.code = kMismatch, r.message = path + ": expected an error, but the case is valid", r;
+            return fail(kMismatch, path + ": expected an error, but the case is valid");
         check_limits(c, o.max_work);
         if (mode == Mode::Validate) return r;
         run_desc(make_desc(c), o.run);
         const Buffer& out = c.tensors.at("OutputTensor");
         if (!o.out.empty()) write_file_atomic(o.out, [&](std::ostream& os) { write_output_npy(os, out); });
         if (o.check_exact && print_exact_report(path, check_exact_desc(make_desc(c))) != 0)
-            return r.code = kMismatch, r.message = path + ": the exact check found unexplained differences", r;
+            return fail(kMismatch, path + ": the exact check found unexplained differences");
         if (c.expected.kind == Expectation::Kind::Data) {
             r.compared = true;
             if (std::string diff = compare(out, c.expected); !diff.empty())
-                return r.code = kMismatch, r.message = path + ": " + diff, r;
+                return fail(kMismatch, path + ": " + diff);
         }
         if (mode == Mode::Run && o.out.empty())
             std::cout << path << ": " << c.operator_name << ": computed OutputTensor " << name(out.desc.DataType) << " "
                       << qdml::detail::sizes_str(out.desc)
                       << (r.compared ? ", equal to expected" : "") << "; not written (no --out)\n";
     } catch (const InputError& e) {
-        r.code = kBadInput, r.message = e.what();
+        fail(kBadInput, e.what());
     } catch (const qdml::Error& e) {
-        r.code = kBadInput, r.message = path + ": " + e.what();
+        fail(kBadInput, path + ": " + e.what());
     }
     return r;
 }
