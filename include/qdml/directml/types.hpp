@@ -24,12 +24,15 @@
 #define QDML_DIRECTML_H_INCLUDED 0
 
 // Windows' basic types as DirectML.h spells them (windef.h / basetsd.h).
+// The enums below get the fixed underlying type MSVC gives DirectML.h's
+// enums (int), so a value DirectML does not define is still a valid value
+// (qdml rejects it with a message) rather than undefined behaviour.
 typedef unsigned int UINT;
 typedef std::uint64_t UINT64;
 typedef float FLOAT;
 
 /// DirectML.h "Tensor descriptions": values 0..11 in declaration order.
-enum DML_TENSOR_DATA_TYPE {
+enum DML_TENSOR_DATA_TYPE : int {
     DML_TENSOR_DATA_TYPE_UNKNOWN = 0,
     DML_TENSOR_DATA_TYPE_FLOAT32 = 1,
     DML_TENSOR_DATA_TYPE_FLOAT16 = 2,
@@ -47,13 +50,13 @@ enum DML_TENSOR_DATA_TYPE {
 };
 
 /// DirectML.h: INVALID = 0, BUFFER = 1.
-enum DML_TENSOR_TYPE {
+enum DML_TENSOR_TYPE : int {
     DML_TENSOR_TYPE_INVALID = 0,
     DML_TENSOR_TYPE_BUFFER = 1,
 };
 
 /// DirectML.h (explicit values there); DEFINE_ENUM_FLAG_OPERATORS gives | and &.
-enum DML_TENSOR_FLAGS {
+enum DML_TENSOR_FLAGS : unsigned int {
     DML_TENSOR_FLAG_NONE = 0x0,
     DML_TENSOR_FLAG_OWNED_BY_DML = 0x1,
 };
@@ -84,7 +87,7 @@ struct DML_TENSOR_DESC {
 /// (which it does not: execute reports it as not implemented). DirectML.h
 /// numbers DML_OPERATOR_TYPE implicitly from DML_OPERATOR_INVALID = 0; these
 /// are the counted values (win32metadata lists the same numbers).
-enum DML_OPERATOR_TYPE {
+enum DML_OPERATOR_TYPE : int {
     DML_OPERATOR_INVALID = 0,
     DML_OPERATOR_ELEMENT_WISE_CLIP = 8,
     DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR = 34,
@@ -163,7 +166,7 @@ struct DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC {
 };
 
 /// DirectML.h (explicit values there): 0xMm00 for feature level M.m.
-enum DML_FEATURE_LEVEL {
+enum DML_FEATURE_LEVEL : int {
     DML_FEATURE_LEVEL_1_0 = 0x1000,
     DML_FEATURE_LEVEL_2_0 = 0x2000,
     DML_FEATURE_LEVEL_2_1 = 0x2100,

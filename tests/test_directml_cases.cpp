@@ -1,0 +1,275 @@
+// The DML-struct entry against the case-file runner, over every case in
+// tests/data (conformance vectors from ONNX Runtime and ONNX's node tests)
+// and examples/cases: each case is loaded twice; one copy runs the way
+// `qdml run` does (tools/case_io.hpp: make_desc, validate, run), the other is
+// rebuilt as DirectML structs (tests/support/dml_structs.hpp) and goes through
+// qdml::dml::execute. Outputs must be identical bit for bit, rejections
+// identical message for message. Then every validation rule: each case at
+// every feature level, and mutated member by member (type, rank, sizes,
+// strides, sizes in bytes, alignment, binding, overlap, parameters), must get
+// the same verdict and message from qdml::validate and qdml::dml::validate.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "case_io.hpp"
+#include "qdml/directml.hpp"
+#include "support/dml_structs.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using qdml::FeatureLevel;
+using qdml::Tensor;
+using qdml::cli::AnyDesc;
+
+std::vector<std::string> case_files() {
+    std::vector<std::string> files;
+    for (const char* dir : {"tests/data", "examples/cases"})
+        for (const auto& e : fs::recursive_directory_iterator(fs::path(QDML_SOURCE_ROOT) / dir))
+            if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+/// The message of the qdml::Error `f` throws, or "" when it returns.
+template <class F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const qdml::Error& e) {
+        return e.what();
+    }
+    return {};
+}
+
+std::string dml_validate(const AnyDesc& d, FeatureLevel level) {
+    return std::visit(
+        [&](const auto& desc) {
+            qtest::DmlOp op(desc);
+            qdml::dml::ExecuteOptions o;
+            o.FeatureLevel = static_cast<DML_FEATURE_LEVEL>(level);
+            return error_of([&] { qdml::dml::validate(op.op, op.bindings, o); });
+        },
+        d);
+}
+
+std::string qdml_validate(const AnyDesc& d, FeatureLevel level) {
+    return error_of([&] { qdml::cli::validate_desc(d, level); });
+}
+
+constexpr FeatureLevel kLevels[] = {
+    FeatureLevel::L1_0, FeatureLevel::L2_0, FeatureLevel::L2_1, FeatureLevel::L3_0, FeatureLevel::L3_1,
+    FeatureLevel::L4_0, FeatureLevel::L4_1, FeatureLevel::L5_0, FeatureLevel::L5_1, FeatureLevel::L5_2,
+    FeatureLevel::L6_0, FeatureLevel::L6_1, FeatureLevel::L6_2, FeatureLevel::L6_3, FeatureLevel::L6_4};
+
+TEST_CASE("every case: the case-file runner and qdml::dml::execute give identical bits", "[directml][cases]") {
+    std::map<std::string, int> computed, rejected;
+    for (const auto& file : case_files()) {
+        INFO(file);
+        qdml::cli::Case runner_case = qdml::cli::load_case(file), dml_case = qdml::cli::load_case(file);
+        // The runner's path (tools/qdml.cpp run_case): validate, then run.
+        const std::string runner_error = error_of([&] {
+            const AnyDesc d = qdml::cli::make_desc(runner_case);
+            qdml::cli::validate_desc(d, FeatureLevel::Latest);
+            qdml::cli::run_desc(d, {});
+        });
+        // DirectML structs bound to the second copy's buffers.
+        const std::string dml_error = error_of([&] {
+            std::visit(
+                [](const auto& desc) {
+                    qtest::DmlOp op(desc);
+                    qdml::dml::execute(op.op, op.bindings);
+                },
+                qdml::cli::make_desc(dml_case));
+        });
+        CHECK(dml_error == runner_error);
+        const auto& a = runner_case.tensors.at("OutputTensor").storage;
+        const auto& b = dml_case.tensors.at("OutputTensor").storage;
+        CHECK(a == b);  // every byte, including those outside the output view (zero in both)
+        (runner_error.empty() ? computed : rejected)[runner_case.operator_name] += 1;
+        if (runner_case.expected.kind == qdml::cli::Expectation::Kind::Error) CHECK_FALSE(runner_error.empty());
+    }
+    for (const auto* op : {"ELEMENT_WISE_DEQUANTIZE_LINEAR", "ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
+                           "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION", "ELEMENT_WISE_CLIP"}) {
+        INFO(op);
+        CHECK(computed[op] >= 5);
+    }
+    int total = 0;
+    for (const auto& [op, n] : computed) total += n;
+    WARN(total << " cases computed identically through both entries");
+}
+
+TEST_CASE("every case at every feature level: same verdict and message through the DML entry",
+          "[directml][cases]") {
+    int rejections = 0;
+    for (const auto& file : case_files()) {
+        INFO(file);
+        qdml::cli::Case c = qdml::cli::load_case(file);
+        const AnyDesc d = qdml::cli::make_desc(c);
+        for (const auto level : kLevels) {
+            INFO(qdml::to_string(level));
+            const std::string expected = qdml_validate(d, level);
+            CHECK(dml_validate(d, level) == expected);
+            rejections += !expected.empty();
+        }
+    }
+    CHECK(rejections > 100);  // the early levels' tables reject much of the data
+}
+
+/// Every bound tensor of a desc (null for an absent optional one), with its
+/// member name, so mutations can reach each.
+template <class Desc>
+std::vector<std::pair<const char*, std::optional<Tensor>*>> optional_members(Desc& d) {
+    if constexpr (std::is_same_v<Desc, qdml::ElementWiseDequantizeLinearDesc>)
+        return {{"ZeroPointTensor", &d.ZeroPointTensor}};
+    else if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearConvolutionDesc>)
+        return {{"InputZeroPointTensor", &d.InputZeroPointTensor},
+                {"FilterZeroPointTensor", &d.FilterZeroPointTensor},
+                {"BiasTensor", &d.BiasTensor},
+                {"OutputZeroPointTensor", &d.OutputZeroPointTensor}};
+    else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>)
+        return {};
+    else
+        return {{"AZeroPointTensor", &d.AZeroPointTensor},
+                {"BZeroPointTensor", &d.BZeroPointTensor},
+                {"OutputZeroPointTensor", &d.OutputZeroPointTensor}};
+}
+
+template <class Desc>
+std::vector<Tensor*> present_tensors(Desc& d) {
+    std::vector<Tensor*> r;
+    auto add = [&](Tensor& t) { r.push_back(&t); };
+    if constexpr (std::is_same_v<Desc, qdml::ElementWiseDequantizeLinearDesc>) {
+        add(d.InputTensor);
+        add(d.ScaleTensor);
+    } else if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearConvolutionDesc>) {
+        add(d.InputTensor);
+        add(d.InputScaleTensor);
+        add(d.FilterTensor);
+        add(d.FilterScaleTensor);
+        add(d.OutputScaleTensor);
+    } else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>) {
+        add(d.InputTensor);
+    } else {
+        add(d.ATensor);
+        add(d.AScaleTensor);
+        add(d.BTensor);
+        add(d.BScaleTensor);
+        add(d.OutputScaleTensor);
+    }
+    for (auto& [name, t] : optional_members(d))
+        if (*t) r.push_back(&**t);
+    add(d.OutputTensor);
+    return r;
+}
+
+/// Mutations of one tensor that each break (or probe) one validation rule.
+std::vector<std::function<void(Tensor&, const Tensor& first_input)>> tensor_mutations() {
+    std::vector<std::function<void(Tensor&, const Tensor&)>> m;
+    for (std::uint32_t type = 0; type <= 11; ++type)
+        m.push_back([type](Tensor& t, const Tensor&) { t.Desc.DataType = static_cast<qdml::TensorDataType>(type); });
+    m.push_back([](Tensor& t, const Tensor&) { t.Desc.DimensionCount -= t.Desc.DimensionCount > 1 ? 1 : 0; });
+    m.push_back([](Tensor& t, const Tensor&) {
+        if (t.Desc.DimensionCount < 8) t.Desc.Sizes[t.Desc.DimensionCount++] = 1;
+    });
+    m.push_back([](Tensor& t, const Tensor&) { t.Desc.Sizes[0] = 0; });
+    m.push_back([](Tensor& t, const Tensor&) { t.Desc.Sizes[t.Desc.DimensionCount - 1] += 1; });
+    m.push_back([](Tensor& t, const Tensor&) { t.Desc.Strides = std::array<std::uint32_t, 8>{}; });
+    m.push_back([](Tensor& t, const Tensor&) {
+        if (t.Desc.TotalTensorSizeInBytes >= 4) t.Desc.TotalTensorSizeInBytes -= 4;
+    });
+    m.push_back([](Tensor& t, const Tensor&) { t.Desc.GuaranteedBaseOffsetAlignment = 3; });
+    m.push_back([](Tensor& t, const Tensor&) { t.Desc.GuaranteedBaseOffsetAlignment = 1u << 20; });
+    m.push_back([](Tensor& t, const Tensor&) { t.DataSizeInBytes = t.Desc.TotalTensorSizeInBytes - 1; });
+    m.push_back([](Tensor& t, const Tensor&) { t.Data = static_cast<char*>(t.Data) + 1; });
+    m.push_back([](Tensor& t, const Tensor& first) { t.Data = first.Data; });  // overlap (or in place)
+    return m;
+}
+
+template <class Desc>
+std::vector<std::function<void(Desc&)>> param_mutations() {
+    std::vector<std::function<void(Desc&)>> m;
+    if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearConvolutionDesc>) {
+        m.push_back([](Desc& d) { d.Strides[1] = 0; });
+        m.push_back([](Desc& d) { d.Dilations[0] = 0; });
+        m.push_back([](Desc& d) { d.Dilations[1] = 1000; });
+        m.push_back([](Desc& d) { d.StartPadding[0] += 1; });
+        m.push_back([](Desc& d) { d.EndPadding[1] += 3; });
+        m.push_back([](Desc& d) { d.GroupCount = 0; });
+        m.push_back([](Desc& d) { d.GroupCount += 1; });
+        m.push_back([](Desc& d) { d.DimensionCount = 1; });
+        m.push_back([](Desc& d) { d.DimensionCount = 3; });
+    }
+    if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>) {
+        m.push_back([](Desc& d) { d.Min = std::numeric_limits<float>::quiet_NaN(); });
+        m.push_back([](Desc& d) { d.Max = std::numeric_limits<float>::quiet_NaN(); });
+        m.push_back([](Desc& d) { std::swap(d.Min, d.Max); });
+    }
+    return m;
+}
+
+TEST_CASE("every validation rule reaches the caller through the DML entry (mutated cases)", "[directml][cases]") {
+    int checked = 0, rejected = 0;
+    auto compare = [&](const AnyDesc& d, bool data_null) {
+        const std::string expected = qdml_validate(d, FeatureLevel::Latest);
+        const std::string got = dml_validate(d, FeatureLevel::Latest);
+        ++checked;
+        rejected += !expected.empty();
+        if (data_null) {
+            // qdml says "Data is null"; DirectML's form is an empty binding. Both reject.
+            CHECK_FALSE(got.empty());
+            CHECK(got.find("has no buffer bound") != std::string::npos);
+        } else {
+            CHECK(got == expected);
+        }
+    };
+    const auto files = case_files();
+    for (std::size_t f = 0; f < files.size(); f += 3) {  // a third of the cases: every operator, type mix and layout kind
+        INFO(files[f]);
+        qdml::cli::Case c = qdml::cli::load_case(files[f]);
+        const AnyDesc original = qdml::cli::make_desc(c);
+        std::visit(
+            [&](const auto& desc) {
+                using Desc = std::decay_t<decltype(desc)>;
+                Desc probe = desc;
+                const auto members = present_tensors(probe).size();
+                const auto optionals = optional_members(probe).size();
+                const auto mutations = tensor_mutations();
+                for (std::size_t i = 0; i < members; ++i) {
+                    for (std::size_t k = 0; k < mutations.size(); ++k) {
+                        Desc d = desc;
+                        auto tensors = present_tensors(d);
+                        INFO("tensor " << i << " mutation " << k);
+                        mutations[k](*tensors[i], *tensors[0]);
+                        compare(AnyDesc{d}, false);
+                    }
+                    Desc d = desc;
+                    present_tensors(d)[i]->Data = nullptr;
+                    compare(AnyDesc{d}, true);
+                }
+                for (std::size_t j = 0; j < optionals; ++j) {
+                    Desc d = desc;
+                    optional_members(d)[j].second->reset();
+                    compare(AnyDesc{d}, false);
+                }
+                for (const auto& mutate : param_mutations<Desc>()) {
+                    Desc d = desc;
+                    mutate(d);
+                    compare(AnyDesc{d}, false);
+                }
+            },
+            original);
+    }
+    CHECK(rejected > checked / 2);
+    WARN(checked << " mutated descs, " << rejected << " rejected, each with the same message through both entries");
+}
+
+}  // namespace
