@@ -141,7 +141,7 @@ TEST_CASE("execute: ELEMENT_WISE_DEQUANTIZE_LINEAR with per-tensor parameters by
     CHECK(y == std::vector<float>{0.0f, 64.0f, 127.5f, 5.0f});
     // ... which feature level 6.1 rejects.
     qdml::dml::ExecuteOptions level_6_1;
-    level_6_1.FeatureLevel = DML_FEATURE_LEVEL_6_1;
+    level_6_1.feature_level = DML_FEATURE_LEVEL_6_1;
     require_rejected(op, {buffer(x), buffer(s), Binding{}, buffer(y)}, qdml::dml::kInvalidArg,
                      {"ELEMENT_WISE_DEQUANTIZE_LINEAR: ZeroPointTensor: ", "6.2"}, level_6_1);
 }
@@ -171,7 +171,7 @@ TEST_CASE("execute: ELEMENT_WISE_QUANTIZED_LINEAR_ADD, INT8", "[directml]") {
     CHECK(y[1] == -9);
     // ADD exists from feature level 4.0.
     qdml::dml::ExecuteOptions level_3_1;
-    level_3_1.FeatureLevel = DML_FEATURE_LEVEL_3_1;
+    level_3_1.feature_level = DML_FEATURE_LEVEL_3_1;
     require_rejected(op, bindings, qdml::dml::kInvalidArg,
                      {"ELEMENT_WISE_QUANTIZED_LINEAR_ADD: operator: requires DML_FEATURE_LEVEL 4.0"}, level_3_1);
 }
@@ -304,6 +304,10 @@ TEST_CASE("execute rejects without writing: null member, Type tag, operator type
         CHECK(y[0] == -1);
         CHECK(y[2] == 1);
         y = sentinel_buffer<std::int16_t>(out);
+        out.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;  // "can only be used on input tensors"
+        require_rejected(op, {buffer(x), buffer(y)}, E,
+                         {"ELEMENT_WISE_CLIP: OutputTensor: Flags has DML_TENSOR_FLAG_OWNED_BY_DML, which only input"});
+        out.buffer.Flags = DML_TENSOR_FLAG_NONE;
         in.buffer.DimensionCount = 9;
         require_rejected(op, {buffer(x), buffer(y)}, E, {"InputTensor: DimensionCount 9 is outside 1..8"});
         in.buffer.DimensionCount = 1;
@@ -315,8 +319,8 @@ TEST_CASE("execute rejects without writing: null member, Type tag, operator type
     }
     SECTION("an undefined feature level") {
         qdml::dml::ExecuteOptions o;
-        o.FeatureLevel = static_cast<DML_FEATURE_LEVEL>(0x6500);
-        require_rejected(op, {buffer(x), buffer(y)}, E, {"FeatureLevel: 0x6500 is not a DML_FEATURE_LEVEL"}, o);
+        o.feature_level = static_cast<DML_FEATURE_LEVEL>(0x6500);
+        require_rejected(op, {buffer(x), buffer(y)}, E, {"ExecuteOptions: feature_level: 0x6500 is not a DML_FEATURE_LEVEL"}, o);
     }
     CHECK(untouched(y));
 }

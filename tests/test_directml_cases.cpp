@@ -55,7 +55,7 @@ std::string dml_validate(const AnyDesc& d, FeatureLevel level) {
         [&](const auto& desc) {
             qtest::DmlOp op(desc);
             qdml::dml::ExecuteOptions o;
-            o.FeatureLevel = static_cast<DML_FEATURE_LEVEL>(level);
+            o.feature_level = static_cast<DML_FEATURE_LEVEL>(level);
             return error_of([&] { qdml::dml::validate(op.op, op.bindings, o); });
         },
         d);
@@ -232,7 +232,7 @@ TEST_CASE("every validation rule reaches the caller through the DML entry (mutat
         }
     };
     const auto files = case_files();
-    for (std::size_t f = 0; f < files.size(); f += 3) {  // a third of the cases: every operator, type mix and layout kind
+    for (std::size_t f = 0; f < files.size(); f += 5) {  // a fifth of the cases: every operator, type mix and layout kind
         INFO(files[f]);
         qdml::cli::Case c = qdml::cli::load_case(files[f]);
         const AnyDesc original = qdml::cli::make_desc(c);

@@ -64,7 +64,7 @@ Binding buffer(C& c) noexcept {
 struct ExecuteOptions {
     /// Validation target: narrows data types and dimension counts to that
     /// level's tables, and rejects an operator introduced later.
-    DML_FEATURE_LEVEL FeatureLevel = static_cast<DML_FEATURE_LEVEL>(qdml::FeatureLevel::Latest);
+    DML_FEATURE_LEVEL feature_level = static_cast<DML_FEATURE_LEVEL>(qdml::FeatureLevel::Latest);
     Implementation implementation = Implementation::Reference;
 };
 
@@ -72,13 +72,13 @@ namespace detail {
 inline RunOptions run_options(const ExecuteOptions& o) {
     RunOptions r;
     r.implementation = o.implementation;
-    r.feature_level = feature_level(o.FeatureLevel);
+    r.feature_level = feature_level(o.feature_level);
     return r;
 }
 }  // namespace detail
 
 /// Converts `op` to qdml's desc, validates it as DirectML would (and against
-/// `options.FeatureLevel`), then computes it with the chosen implementation.
+/// `options.feature_level`), then computes it with the chosen implementation.
 /// `bindings` holds one byte span per tensor member of the operator desc, in
 /// the desc's member order (DirectML's binding order: the inputs, then the
 /// output); an absent optional tensor gets an empty span. Throws qdml::Error

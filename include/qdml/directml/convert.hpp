@@ -85,7 +85,7 @@ inline FeatureLevel feature_level(DML_FEATURE_LEVEL l) {
     const auto v = static_cast<std::uint32_t>(l);
     const auto s = std::to_string(v >> 12) + "." + std::to_string((v >> 8) & 0xf);
     if ((v & 0xff) != 0 || !parse_feature_level(s))
-        throw Error("DML_OPERATOR_DESC", "FeatureLevel", hex(v) + " is not a DML_FEATURE_LEVEL");
+        throw Error("ExecuteOptions", "feature_level", hex(v) + " is not a DML_FEATURE_LEVEL");
     return static_cast<FeatureLevel>(v);
 }
 
@@ -105,6 +105,16 @@ public:
     Tensor required(std::string_view member, const DML_TENSOR_DESC* t) {
         if (t == nullptr) fail(member, "is null; the member is required");
         return *optional(member, t);
+    }
+
+    /// The output member: required, and DML_TENSOR_FLAG_OWNED_BY_DML is for
+    /// input tensors only (DML_TENSOR_FLAGS reference page).
+    Tensor output(std::string_view member, const DML_TENSOR_DESC* t) {
+        Tensor r = required(member, t);
+        const auto& d = *static_cast<const DML_BUFFER_TENSOR_DESC*>(t->Desc);
+        if ((static_cast<std::uint32_t>(d.Flags) & static_cast<std::uint32_t>(DML_TENSOR_FLAG_OWNED_BY_DML)) != 0)
+            fail(member, "Flags has DML_TENSOR_FLAG_OWNED_BY_DML, which only input tensors may have");
+        return r;
     }
 
     std::optional<Tensor> optional(std::string_view member, const DML_TENSOR_DESC* t) {
@@ -190,7 +200,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             d.InputTensor = r.required("InputTensor", s.InputTensor);
             d.ScaleTensor = r.required("ScaleTensor", s.ScaleTensor);
             d.ZeroPointTensor = r.optional("ZeroPointTensor", s.ZeroPointTensor);
-            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+            d.OutputTensor = r.output("OutputTensor", s.OutputTensor);
             return f(d);
         }
         case DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD:
@@ -210,7 +220,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
                 desc.BZeroPointTensor = r.optional("BZeroPointTensor", s.BZeroPointTensor);
                 desc.OutputScaleTensor = r.required("OutputScaleTensor", s.OutputScaleTensor);
                 desc.OutputZeroPointTensor = r.optional("OutputZeroPointTensor", s.OutputZeroPointTensor);
-                desc.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+                desc.OutputTensor = r.output("OutputTensor", s.OutputTensor);
                 return f(desc);
             };
             using Add = ElementWiseQuantizedLinearAddDesc;
@@ -232,7 +242,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             d.BiasTensor = r.optional("BiasTensor", s.BiasTensor);
             d.OutputScaleTensor = r.required("OutputScaleTensor", s.OutputScaleTensor);
             d.OutputZeroPointTensor = r.optional("OutputZeroPointTensor", s.OutputZeroPointTensor);
-            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+            d.OutputTensor = r.output("OutputTensor", s.OutputTensor);
             d.DimensionCount = s.DimensionCount;
             d.Strides = r.pair("Strides", s.Strides, s.DimensionCount);
             d.Dilations = r.pair("Dilations", s.Dilations, s.DimensionCount);
@@ -247,7 +257,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             Reader r(D::OperatorName, b, 2);
             D d;
             d.InputTensor = r.required("InputTensor", s.InputTensor);
-            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+            d.OutputTensor = r.output("OutputTensor", s.OutputTensor);
             if (s.ScaleBias != nullptr) d.ScaleBias = ScaleBiasDesc{s.ScaleBias->Scale, s.ScaleBias->Bias};
             d.Min = s.Min;
             d.Max = s.Max;
