@@ -245,7 +245,7 @@ inline Buffer load_tensor(const json& j, const std::string& member, bool is_outp
     // A buffer holds at least dot(sizes-1, strides)+1 elements; any trailing
     // ones are ignored (DirectML's TotalTensorSizeInBytes may exceed the
     // minimum) and not kept.
-    const std::string need = std::to_string(*elems) + " (dot(sizes-1, strides)+1)";
+    auto need = [&] { return std::to_string(*elems) + " (dot(sizes-1, strides)+1)"; };
     const bool has_data = j.contains("data"), has_values = j.contains("values");
     if (has_data == has_values)
         throw InputError(file, m + ": needs exactly one of 'data' (a .npy file) or 'values' (an inline array)");
@@ -253,7 +253,7 @@ inline Buffer load_tensor(const json& j, const std::string& member, bool is_outp
         const json& v = j["values"];
         if (!v.is_array()) throw InputError(file, m + ".values: must be an array, got " + json_kind(v));
         if (v.size() < *elems)
-            throw InputError(file, m + ".values: has " + std::to_string(v.size()) + " elements, the buffer needs at least " + need);
+            throw InputError(file, m + ".values: has " + std::to_string(v.size()) + " elements, the buffer needs at least " + need());
         b.storage.assign((*total + 7) / 8, 0);
         std::uint64_t scratch = 0;  // trailing values are checked, not stored
         for (std::size_t i = 0; i < v.size(); ++i)
@@ -267,7 +267,7 @@ inline Buffer load_tensor(const json& j, const std::string& member, bool is_outp
     NpyReader npy(npy_path, *type);
     if (npy.header().count < *elems)
         throw InputError(npy_path.string(), "holds " + std::to_string(npy.header().count) + " elements, " + m +
-                                                " needs at least " + need);
+                                                " needs at least " + need());
     b.storage.assign((*total + 7) / 8, 0);
     npy.read(b.bytes(), *elems * es);
     return b;
