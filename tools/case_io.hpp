@@ -605,12 +605,28 @@ inline std::vector<std::uint64_t> shape_of(const TensorDesc& d) {
     return std::vector<std::uint64_t>(d.Sizes.begin(), d.Sizes.begin() + d.DimensionCount);
 }
 
+/// Whether the elements of `d` lie one after another in logical order
+/// (packed row-major; dimensions of size 1 may have any stride).
+inline bool is_packed_row_major(const TensorDesc& d) {
+    TensorDesc packed = d;
+    packed.Strides.reset();
+    const auto s = effective_strides(d), p = effective_strides(packed);
+    for (std::uint32_t i = 0; i < d.DimensionCount; ++i)
+        if (d.Sizes[i] > 1 && s[i] != p[i]) return false;
+    return true;
+}
+
 /// Writes the output tensor as a .npy file: packed, shape `sizes`, logical
-/// order, whatever its strides; a piece at a time, so writing costs no copy
-/// of the output.
+/// order, whatever its strides; from the buffer itself when it is packed,
+/// else gathered a piece at a time, so writing costs no copy of the output.
 inline void write_output_npy(std::ostream& os, const Buffer& out) {
     const std::uint64_t es = element_size(out.desc.DataType);
     os << npy_header(out.desc.DataType, shape_of(out.desc));
+    if (is_packed_row_major(out.desc)) {
+        os.write(reinterpret_cast<const char*>(out.bytes()),
+                 static_cast<std::streamsize>(element_count(out.desc).value_or(0) * es));
+        return;
+    }
     std::vector<std::uint8_t> piece;
     piece.reserve(1 << 16);
     for_each_element(out.desc, [&](std::uint64_t off) {
