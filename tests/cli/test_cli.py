@@ -25,6 +25,8 @@ if len(sys.argv) != 3:
 QDML = os.path.abspath(sys.argv[1])
 ROOT = os.path.abspath(sys.argv[2])
 CASES = os.path.join(ROOT, "examples", "cases")
+with open(QDML, "rb") as _f:  # a sanitizer build: memory figures mean nothing, big runs are slow
+    SANITIZED = b"AddressSanitizer" in _f.read()
 
 # DML type -> (.npy descr the runner writes, struct format of one element)
 TYPES = {
@@ -588,15 +590,16 @@ def validate_allocates_no_output(tmp):
 @test
 def run_memory_near_input_plus_output(tmp):
     # clip of 2^26 UINT8 elements (64 MiB) from a .npy to a .npy: the peak
-    # stays near input + output (128 MiB), not 4x the output.
-    n = 1 << 26
+    # stays near input + output (128 MiB), not 4x the output. (Under a
+    # sanitizer: 2^20 elements, no bound on the peak.)
+    n = 1 << (20 if SANITIZED else 26)
     case, files = base_clip("UINT8", [], [n], lo=0, hi=255)
     files["x.npy"] = npy_bytes("|u1", [n], bytes(range(256)) * (n // 256))
     c = write_case(tmp, case, files)
     out = os.path.join(tmp, "o.npy")
     p, rss = max_rss_mib("run", c, "--out", out)
     expect_exit(p, 0)
-    assert rss < 64 + 64 + 32, "clip of 64 MiB peaked at %.0f MiB" % rss
+    assert SANITIZED or rss < 64 + 64 + 32, "clip of 64 MiB peaked at %.0f MiB" % rss
     with open(out, "rb") as f:
         f.seek(128)
         assert f.read(512) == bytes(range(256)) * 2, "output differs from the input (clip to [0, 255])"
