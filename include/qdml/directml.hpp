@@ -15,14 +15,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <exception>
+#include <initializer_list>
 #include <new>
 #include <string>
 
-#include "qdml/directml/convert.hpp"
-#include "qdml/directml/types.hpp"
 #include "qdml/runtime/dispatch.hpp"
+// After every other qdml header: it may include DirectML.h (and windows.h).
+#include "qdml/directml/convert.hpp"
 
 namespace qdml::dml {
 

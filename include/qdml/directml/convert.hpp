@@ -18,12 +18,14 @@
 #include "qdml/core/error.hpp"
 #include "qdml/core/feature_level.hpp"
 #include "qdml/core/tensor.hpp"
-#include "qdml/directml/types.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
+// Last: on Windows, DirectML.h brings in windows.h, whose min/max macros
+// must not meet qdml's headers (define NOMINMAX if windows.h comes first).
+#include "qdml/directml/types.hpp"
 
 namespace qdml::dml {
 

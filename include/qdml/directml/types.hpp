@@ -10,6 +10,9 @@
 // the Win32 metadata (win32metadata's DirectML projection, which lists them
 // explicitly). Compile-time asserts pin sizes and member offsets for the two
 // 64-bit data models DirectML ships on, LP64 (Linux, WSL) and LLP64 (Windows).
+// Checked against that DirectML.h on Linux (DirectX-Headers' include/wsl
+// stubs, -DQDML_USE_DIRECTML_H): the asserts hold there too, and the DML
+// tests and example pass built either way.
 #pragma once
 
 #include <cstddef>
@@ -190,61 +193,85 @@ enum DML_FEATURE_LEVEL : int {
 #error "qdml needs DirectML.h with DML_TARGET_VERSION >= 0x4000 (define DML_TARGET_VERSION_USE_LATEST)"
 #endif
 
-// The layout DirectML's binary interface has: with the SDK's header these
+// The layout of DirectML's binary interface: with the SDK's header these
 // asserts check it, without it they check the declarations above. Pointers
 // and UINT64 are 8 bytes and 8-aligned in both LP64 and LLP64; enums, UINT
-// and FLOAT are 4 bytes.
-namespace qdml::dml::detail {
-inline constexpr bool kIs64Bit = sizeof(void*) == 8;
-}  // namespace qdml::dml::detail
+// and FLOAT are 4 bytes in every model.
 static_assert(sizeof(DML_TENSOR_DATA_TYPE) == 4 && sizeof(DML_TENSOR_FLAGS) == 4 && sizeof(DML_TENSOR_TYPE) == 4 &&
                   sizeof(DML_OPERATOR_TYPE) == 4 && sizeof(DML_FEATURE_LEVEL) == 4 && sizeof(UINT) == 4,
               "DirectML enums and UINT are 4 bytes");
 static_assert(sizeof(DML_SCALE_BIAS) == 8 && offsetof(DML_SCALE_BIAS, Bias) == 4, "DML_SCALE_BIAS");
-static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_BUFFER_TENSOR_DESC) == 48 && offsetof(DML_BUFFER_TENSOR_DESC, Flags) == 4 &&
-                           offsetof(DML_BUFFER_TENSOR_DESC, DimensionCount) == 8 &&
-                           offsetof(DML_BUFFER_TENSOR_DESC, Sizes) == 16 &&
-                           offsetof(DML_BUFFER_TENSOR_DESC, Strides) == 24 &&
-                           offsetof(DML_BUFFER_TENSOR_DESC, TotalTensorSizeInBytes) == 32 &&
-                           offsetof(DML_BUFFER_TENSOR_DESC, GuaranteedBaseOffsetAlignment) == 40),
-              "DML_BUFFER_TENSOR_DESC (LP64/LLP64)");
-static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_TENSOR_DESC) == 16 && offsetof(DML_TENSOR_DESC, Desc) == 8 &&
-                           sizeof(DML_OPERATOR_DESC) == 16 && offsetof(DML_OPERATOR_DESC, Desc) == 8),
-              "DML_TENSOR_DESC, DML_OPERATOR_DESC (LP64/LLP64)");
-static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC) == 32 &&
-                           offsetof(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, OutputTensor) == 8 &&
-                           offsetof(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, ScaleBias) == 16 &&
-                           offsetof(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, Min) == 24 &&
-                           offsetof(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, Max) == 28),
-              "DML_ELEMENT_WISE_CLIP_OPERATOR_DESC (LP64/LLP64)");
-static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC) == 32 &&
-                           offsetof(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, ScaleTensor) == 8 &&
-                           offsetof(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, ZeroPointTensor) == 16 &&
-                           offsetof(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, OutputTensor) == 24),
-              "DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC (LP64/LLP64)");
-static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC) == 72 &&
-                           offsetof(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, BTensor) == 24 &&
-                           offsetof(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, OutputScaleTensor) == 48 &&
-                           offsetof(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, OutputTensor) == 64),
-              "DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC (LP64/LLP64)");
-static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC) == 72 &&
-                           offsetof(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, BTensor) == 24 &&
-                           offsetof(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, OutputScaleTensor) == 48 &&
-                           offsetof(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, OutputTensor) == 64),
-              "DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC (LP64/LLP64)");
-static_assert(!qdml::dml::detail::kIs64Bit || (sizeof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC) == 128 &&
-                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, BiasTensor) == 48 &&
-                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, OutputTensor) == 72 &&
-                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, DimensionCount) == 80 &&
-                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, Strides) == 88 &&
-                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, Dilations) == 96 &&
-                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, StartPadding) == 104 &&
-                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, EndPadding) == 112 &&
-                           offsetof(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, GroupCount) == 120),
-              "DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC (LP64/LLP64)");
 static_assert(DML_TENSOR_DATA_TYPE_INT64 == 11 && DML_TENSOR_TYPE_BUFFER == 1 && DML_TENSOR_FLAG_OWNED_BY_DML == 1 &&
                   DML_OPERATOR_ELEMENT_WISE_CLIP == 8 && DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR == 34 &&
-                  DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY == 118 &&
-                  DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION == 120 &&
+                  DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY == 118 && DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION == 120 &&
                   DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD == 147 && DML_FEATURE_LEVEL_6_2 == 0x6200,
               "DirectML enum values");
+
+#if UINTPTR_MAX == UINT64_MAX  // LP64 and LLP64 (the 64-bit models DirectML ships for)
+#define QDML_DML_SIZE(S, N) static_assert(sizeof(S) == (N), #S " is " #N " bytes")
+#define QDML_DML_AT(S, M, O) static_assert(offsetof(S, M) == (O), #S "::" #M " is at offset " #O)
+QDML_DML_SIZE(DML_BUFFER_TENSOR_DESC, 48);
+QDML_DML_AT(DML_BUFFER_TENSOR_DESC, DataType, 0);
+QDML_DML_AT(DML_BUFFER_TENSOR_DESC, Flags, 4);
+QDML_DML_AT(DML_BUFFER_TENSOR_DESC, DimensionCount, 8);
+QDML_DML_AT(DML_BUFFER_TENSOR_DESC, Sizes, 16);
+QDML_DML_AT(DML_BUFFER_TENSOR_DESC, Strides, 24);
+QDML_DML_AT(DML_BUFFER_TENSOR_DESC, TotalTensorSizeInBytes, 32);
+QDML_DML_AT(DML_BUFFER_TENSOR_DESC, GuaranteedBaseOffsetAlignment, 40);
+QDML_DML_SIZE(DML_TENSOR_DESC, 16);
+QDML_DML_AT(DML_TENSOR_DESC, Type, 0);
+QDML_DML_AT(DML_TENSOR_DESC, Desc, 8);
+QDML_DML_SIZE(DML_OPERATOR_DESC, 16);
+QDML_DML_AT(DML_OPERATOR_DESC, Type, 0);
+QDML_DML_AT(DML_OPERATOR_DESC, Desc, 8);
+QDML_DML_SIZE(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, 32);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, InputTensor, 0);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, OutputTensor, 8);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, ScaleBias, 16);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, Min, 24);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, Max, 28);
+QDML_DML_SIZE(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, 32);
+QDML_DML_AT(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, InputTensor, 0);
+QDML_DML_AT(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, ScaleTensor, 8);
+QDML_DML_AT(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, ZeroPointTensor, 16);
+QDML_DML_AT(DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC, OutputTensor, 24);
+QDML_DML_SIZE(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, 72);
+QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, ATensor, 0);
+QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, AScaleTensor, 8);
+QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, AZeroPointTensor, 16);
+QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, BTensor, 24);
+QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, BScaleTensor, 32);
+QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, BZeroPointTensor, 40);
+QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, OutputScaleTensor, 48);
+QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, OutputZeroPointTensor, 56);
+QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC, OutputTensor, 64);
+QDML_DML_SIZE(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, 72);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, ATensor, 0);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, AScaleTensor, 8);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, AZeroPointTensor, 16);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, BTensor, 24);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, BScaleTensor, 32);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, BZeroPointTensor, 40);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, OutputScaleTensor, 48);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, OutputZeroPointTensor, 56);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC, OutputTensor, 64);
+QDML_DML_SIZE(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, 128);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, InputTensor, 0);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, InputScaleTensor, 8);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, InputZeroPointTensor, 16);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, FilterTensor, 24);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, FilterScaleTensor, 32);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, FilterZeroPointTensor, 40);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, BiasTensor, 48);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, OutputScaleTensor, 56);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, OutputZeroPointTensor, 64);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, OutputTensor, 72);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, DimensionCount, 80);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, Strides, 88);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, Dilations, 96);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, StartPadding, 104);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, EndPadding, 112);
+QDML_DML_AT(DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC, GroupCount, 120);
+#undef QDML_DML_AT
+#undef QDML_DML_SIZE
+#endif
