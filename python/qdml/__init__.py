@@ -1,0 +1,304 @@
+"""qdml: DirectML's quantized operators on the CPU, bit for bit.
+
+One function per operator, keyword arguments named as the DirectML desc
+members, numpy arrays in and out::
+
+    out = qdml.element_wise_clip(InputTensor=x, Min=-1.0, Max=1.0)
+
+Tensors map to DML buffer tensors without copies: Sizes = ``a.shape``,
+Strides = ``a.strides`` in elements (0 where ``np.broadcast_to`` repeats a
+value), so transposed, sliced and broadcast views work as they are. Strides
+that are negative or not a multiple of the element size have no DML
+equivalent and raise :class:`Error` (pass ``np.ascontiguousarray(a)``); so
+does a byte order other than the machine's. A 0-d array is a 1-D tensor of
+one element. Optional tensors are ``None``.
+
+``OutputTensor`` is ``None`` (a new array; its dtype from the desc where the
+desc fixes it, else give it), a dtype (a new array of that type), or an
+array, written in place (any writable view) and returned. Every call takes
+``impl`` (``"reference"``) and ``feature_level`` (``"latest"`` or a
+DML_FEATURE_LEVEL such as ``"6.2"``, for validation). Invalid descs raise
+:class:`Error` (a ValueError) with qdml's message,
+``"OPERATOR: Member: rule"``.
+
+``write_case`` writes a case file in the format of docs/case-format.md;
+``run_case`` computes any case file in process, as ``qdml run`` does.
+"""
+
+import json
+import math
+import os
+
+import numpy as np
+
+from ._qdml import DEFAULT_MAX_WORK, LATEST_FEATURE_LEVEL, Error
+from . import _qdml
+
+Error.__module__ = __name__  # shown as qdml.Error
+
+__all__ = [
+    "Error", "element_wise_dequantize_linear", "element_wise_quantized_linear_add",
+    "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
+    "write_case", "run_case", "DEFAULT_MAX_WORK", "LATEST_FEATURE_LEVEL",
+]
+
+_TYPES = {
+    np.dtype(np.int8): "INT8", np.dtype(np.uint8): "UINT8", np.dtype(np.int16): "INT16",
+    np.dtype(np.uint16): "UINT16", np.dtype(np.int32): "INT32", np.dtype(np.uint32): "UINT32",
+    np.dtype(np.int64): "INT64", np.dtype(np.uint64): "UINT64", np.dtype(np.float16): "FLOAT16",
+    np.dtype(np.float32): "FLOAT32", np.dtype(np.float64): "FLOAT64",
+}
+
+
+def _array(op, member, a):
+    """`a` as an ndarray (no copy of an ndarray), 0-d as 1-D, checked for a DML type."""
+    a = np.asarray(a)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    if a.dtype not in _TYPES or not a.dtype.isnative:
+        raise Error(f"{op}: {member}: numpy dtype {a.dtype.str} has no DML data type "
+                    f"(allowed: {', '.join(sorted({t.name for t in _TYPES}))}, native byte order)")
+    return a
+
+
+def _strides(op, member, a):
+    """DML element strides of `a` (0 for a dimension of size 1)."""
+    out = []
+    for size, s in zip(a.shape, a.strides):
+        if size == 1:
+            out.append(0)
+            continue
+        if s < 0 or s % a.itemsize:
+            raise Error(f"{op}: {member}: numpy strides {a.strides} (bytes) are "
+                        f"{'negative' if s < 0 else 'not a multiple of the element size ' + str(a.itemsize)}; "
+                        "DML strides are unsigned element counts (pass np.ascontiguousarray(...))")
+        out.append(s // a.itemsize)
+    return out
+
+
+def _tensor(op, member, a):
+    return (_TYPES[a.dtype], a.__array_interface__["data"][0], list(a.shape), _strides(op, member, a))
+
+
+def _json_value(v):
+    """Params and inline values as JSON: numpy scalars as Python numbers,
+    non-finite floats as "NaN", "Infinity", "-Infinity" (case-format.md)."""
+    if isinstance(v, dict):
+        return {str(k): _json_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_json_value(x) for x in v]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+    return v
+
+
+def _params(**kw):
+    p = {k: v for k, v in kw.items() if v is not None}
+    sb = p.get("ScaleBias")
+    if isinstance(sb, (tuple, list)):
+        p["ScaleBias"] = {"Scale": sb[0], "Bias": sb[1]}
+    return _json_value(p)
+
+
+def _output_layout(op, t, params):
+    """(shape, dtype or None) of the output a desc implies."""
+    if op == "ELEMENT_WISE_DEQUANTIZE_LINEAR":
+        return t["InputTensor"].shape, t["ScaleTensor"].dtype
+    if op == "ELEMENT_WISE_CLIP":
+        return t["InputTensor"].shape, t["InputTensor"].dtype
+    zp = t.get("OutputZeroPointTensor")
+    dtype = None if zp is None else zp.dtype
+    if op == "ELEMENT_WISE_QUANTIZED_LINEAR_ADD":
+        return t["ATensor"].shape, dtype
+    if op == "QUANTIZED_LINEAR_MATRIX_MULTIPLY":
+        a, b = t["ATensor"].shape, t["BTensor"].shape
+        return a[:-1] + b[-1:], dtype
+    x, f = t["InputTensor"].shape, t["FilterTensor"].shape  # convolution: N C H W, OC C/G KH KW
+    spatial = []
+    for i in range(2):
+        stride = (params.get("Strides") or [1, 1])[i]
+        dilation = (params.get("Dilations") or [1, 1])[i]
+        pad = (params.get("StartPadding") or [0, 0])[i] + (params.get("EndPadding") or [0, 0])[i]
+        extent = x[2 + i] + pad - (f[2 + i] - 1) * dilation - 1 if len(x) == 4 and len(f) == 4 else 0
+        spatial.append(max(extent // stride + 1, 1) if stride else 1)  # validation names what is wrong
+    return (x[0], f[0], *spatial) if len(x) == 4 and len(f) == 4 else x, dtype
+
+
+def _inputs(op, tensors):
+    return {m: _array(op, m, a) for m, a in tensors.items() if a is not None}
+
+
+def _call(op, tensors, params, out, impl, feature_level):
+    t = _inputs(op, tensors)
+    if out is None or not isinstance(out, np.ndarray):
+        shape, dtype = _output_layout(op, t, params)
+        if out is not None:
+            dtype = np.dtype(out)
+        if dtype is None:
+            raise Error(f"{op}: OutputTensor: give its dtype (OutputTensor=np.uint8 or an array): "
+                        "there is no OutputZeroPointTensor to take it from")
+        out = np.empty(shape, dtype)
+    o = _array(op, "OutputTensor", out)
+    if not o.flags.writeable:
+        raise Error(f"{op}: OutputTensor: the array is read-only")
+    descs = {m: _tensor(op, m, a) for m, a in t.items()}
+    descs["OutputTensor"] = _tensor(op, "OutputTensor", o)
+    _qdml.run_operator(op, descs, json.dumps(params, allow_nan=False), impl, feature_level)
+    return out
+
+
+def element_wise_dequantize_linear(*, InputTensor, ScaleTensor, ZeroPointTensor=None, OutputTensor=None,
+                                   impl="reference", feature_level="latest"):
+    """DML_ELEMENT_WISE_DEQUANTIZE_LINEAR: (Input - ZeroPoint) * Scale. Scale and
+    ZeroPoint have Input's shape (np.broadcast_to for per-tensor or per-axis)."""
+    return _call("ELEMENT_WISE_DEQUANTIZE_LINEAR",
+                 dict(InputTensor=InputTensor, ScaleTensor=ScaleTensor, ZeroPointTensor=ZeroPointTensor),
+                 {}, OutputTensor, impl, feature_level)
+
+
+def element_wise_quantized_linear_add(*, ATensor, AScaleTensor, BTensor, BScaleTensor, OutputScaleTensor,
+                                      AZeroPointTensor=None, BZeroPointTensor=None, OutputZeroPointTensor=None,
+                                      OutputTensor=None, impl="reference", feature_level="latest"):
+    """DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD. Scales and zero points: one element,
+    with A's number of dimensions."""
+    return _call("ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
+                 dict(ATensor=ATensor, AScaleTensor=AScaleTensor, AZeroPointTensor=AZeroPointTensor,
+                      BTensor=BTensor, BScaleTensor=BScaleTensor, BZeroPointTensor=BZeroPointTensor,
+                      OutputScaleTensor=OutputScaleTensor, OutputZeroPointTensor=OutputZeroPointTensor),
+                 {}, OutputTensor, impl, feature_level)
+
+
+def quantized_linear_matrix_multiply(*, ATensor, AScaleTensor, BTensor, BScaleTensor, OutputScaleTensor,
+                                     AZeroPointTensor=None, BZeroPointTensor=None, OutputZeroPointTensor=None,
+                                     OutputTensor=None, impl="reference", feature_level="latest"):
+    """DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY: 2-4 dimensions, output [..., M, N]."""
+    return _call("QUANTIZED_LINEAR_MATRIX_MULTIPLY",
+                 dict(ATensor=ATensor, AScaleTensor=AScaleTensor, AZeroPointTensor=AZeroPointTensor,
+                      BTensor=BTensor, BScaleTensor=BScaleTensor, BZeroPointTensor=BZeroPointTensor,
+                      OutputScaleTensor=OutputScaleTensor, OutputZeroPointTensor=OutputZeroPointTensor),
+                 {}, OutputTensor, impl, feature_level)
+
+
+def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor, FilterScaleTensor,
+                                 OutputScaleTensor, InputZeroPointTensor=None, FilterZeroPointTensor=None,
+                                 BiasTensor=None, OutputZeroPointTensor=None, OutputTensor=None,
+                                 Strides=None, Dilations=None, StartPadding=None, EndPadding=None,
+                                 GroupCount=None, DimensionCount=None, impl="reference", feature_level="latest"):
+    """DML_QUANTIZED_LINEAR_CONVOLUTION: NCHW input, OIHW filter; params as
+    DML (defaults: Strides [1, 1], Dilations [1, 1], paddings [0, 0], GroupCount 1)."""
+    params = _params(Strides=Strides, Dilations=Dilations, StartPadding=StartPadding, EndPadding=EndPadding,
+                     GroupCount=GroupCount, DimensionCount=DimensionCount)
+    return _call("QUANTIZED_LINEAR_CONVOLUTION",
+                 dict(InputTensor=InputTensor, InputScaleTensor=InputScaleTensor,
+                      InputZeroPointTensor=InputZeroPointTensor, FilterTensor=FilterTensor,
+                      FilterScaleTensor=FilterScaleTensor, FilterZeroPointTensor=FilterZeroPointTensor,
+                      BiasTensor=BiasTensor, OutputScaleTensor=OutputScaleTensor,
+                      OutputZeroPointTensor=OutputZeroPointTensor),
+                 params, OutputTensor, impl, feature_level)
+
+
+def element_wise_clip(*, InputTensor, Min, Max, ScaleBias=None, OutputTensor=None,
+                      impl="reference", feature_level="latest"):
+    """DML_ELEMENT_WISE_CLIP: max(Min, min(g(x), Max)), g(x) = x * Scale + Bias
+    with ScaleBias=(Scale, Bias) (or {"Scale": s, "Bias": b}), else x.
+    OutputTensor=InputTensor computes in place."""
+    return _call("ELEMENT_WISE_CLIP", dict(InputTensor=InputTensor),
+                 _params(Min=Min, Max=Max, ScaleBias=ScaleBias), OutputTensor, impl, feature_level)
+
+
+# ---------------------------------------------------------------------------
+# Case files (docs/case-format.md)
+
+_INLINE_MAX = 16  # buffers of up to this many elements go inline as "values"
+
+
+def _buffer(op, member, a):
+    """The memory-order buffer of `a` (dot(sizes-1, strides)+1 elements from
+    element [0,...,0]) and its DML strides, None when packed row-major."""
+    strides = _strides(op, member, a)
+    span = sum((n - 1) * s for n, s in zip(a.shape, strides)) + 1
+    buf = np.lib.stride_tricks.as_strided(a, shape=(span,), strides=(a.itemsize,), writeable=False)
+    packed, acc = [], 1
+    for n in reversed(a.shape):
+        packed.insert(0, acc if n != 1 else 0)
+        acc *= n
+    return buf, (None if strides == packed else strides)
+
+
+def write_case(path, operator, tensors, params=None, expected=None):
+    """Writes a case file: `operator` is a DML operator name (or this module's
+    function name); `tensors` maps DML member names to arrays, the output's
+    dtype, shape and strides taken from tensors["OutputTensor"] if given
+    (its values are ignored), else as the operator function would allocate
+    it; `params` by DML name; `expected` an array (bit-exact), a dict
+    {"data": array, "tolerance": t}, or {"error": True}. Buffers of up to 16
+    elements are written inline ("values"), larger ones to
+    `<case stem>.<member>.npy` next to the JSON; strided and broadcast views
+    keep their strides. Returns `path`."""
+    op = operator.upper()
+    params = _params(**(params or {}))
+    t = _inputs(op, {m: a for m, a in tensors.items() if m != "OutputTensor"})
+    out = tensors.get("OutputTensor")
+    if out is None or not isinstance(out, np.ndarray):
+        shape, dtype = _output_layout(op, t, params)
+        dtype = np.dtype(out) if out is not None else dtype
+        if dtype is None:
+            raise Error(f"{op}: OutputTensor: give its dtype (there is no OutputZeroPointTensor to take it from)")
+        out = np.empty(shape, dtype)
+    out = _array(op, "OutputTensor", out)
+    directory, stem = os.path.dirname(path), os.path.splitext(os.path.basename(path))[0]
+
+    def npy(name, a):
+        file = f"{stem}.{name}.npy"
+        np.save(os.path.join(directory, file), a)
+        return file
+
+    case_tensors = {}
+    for m, a in t.items():
+        buf, strides = _buffer(op, m, a)
+        entry = {"type": _TYPES[a.dtype], "sizes": list(a.shape)}
+        if strides is not None:
+            entry["strides"] = strides
+        if buf.size <= _INLINE_MAX:
+            entry["values"] = _json_value(buf.tolist())
+        else:
+            entry["data"] = npy(m, buf)
+        case_tensors[m] = entry
+    o = {"type": _TYPES[out.dtype], "sizes": list(out.shape)}
+    _, strides = _buffer(op, "OutputTensor", out)
+    if strides is not None:
+        o["strides"] = strides
+    case_tensors["OutputTensor"] = o
+    case = {"operator": op, "tensors": case_tensors, "params": params}
+    if expected is not None:
+        if isinstance(expected, dict) and expected.get("error"):
+            case["expected"] = {"error": True}
+        else:
+            data, tol = (expected["data"], expected.get("tolerance", 0)) if isinstance(expected, dict) else (expected, 0)
+            data = np.ascontiguousarray(_array(op, "expected", data))
+            case["expected"] = {"data": npy("expected", data), "tolerance": _json_value(tol)}
+    with open(path, "w") as f:
+        f.write(_format_case(case))
+    return path
+
+
+def _format_case(case):
+    """The case as JSON, one line per top-level field and per tensor (as the examples are written)."""
+    dump = lambda v: json.dumps(v, allow_nan=False)
+    fields = []
+    for key, value in case.items():
+        if key == "tensors":
+            value = "{\n" + ",\n".join(f"  {dump(m)}: {dump(t)}" for m, t in value.items()) + "\n }"
+        else:
+            value = dump(value)
+        fields.append(f" {dump(key)}: {value}")
+    return "{\n" + ",\n".join(fields) + "\n}\n"
+
+
+def run_case(path, impl="reference", feature_level="latest", max_work=DEFAULT_MAX_WORK):
+    """Computes a case file in process (the runner's loader and limits, as
+    `qdml run`): returns the output tensor, shape Sizes, logical order (what
+    `qdml run --out` writes). Raises Error for any input the runner rejects."""
+    return _qdml.run_case(os.fspath(path), impl, feature_level, max_work)

@@ -1,0 +1,151 @@
+// python/qdml_module.cpp - the qdml._qdml extension (nanobind): runs one
+// operator on numpy buffers in place, and computes case files in process
+// with the runner's own loader (tools/case_io.hpp). The public Python API
+// (one function per operator, write_case, run_case) is python/qdml/__init__.py;
+// it turns numpy arrays into (type, address, sizes, strides) here.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "case_io.hpp"
+
+namespace nb = nanobind;
+using namespace qdml::cli;
+
+namespace {
+
+/// A numpy buffer as the Python side describes it: DML type name, address of
+/// element [0, ..., 0], sizes, strides in elements (all >= 0).
+using PyTensor = std::tuple<std::string, std::uintptr_t, std::vector<std::uint32_t>, std::vector<std::uint32_t>>;
+
+qdml::RunOptions run_options(const std::string& impl, const std::string& level, const std::string& where) {
+    qdml::RunOptions o;
+    if (impl != "reference") throw InputError(where, "impl: unknown implementation '" + impl + "' (known: reference)");
+    o.implementation = qdml::Implementation::Reference;
+    const auto fl = level == "latest" ? qdml::FeatureLevel::Latest : qdml::parse_feature_level(level);
+    if (!fl)
+        throw InputError(where, "feature_level: unknown level '" + level + "' (1.0 to " +
+                                    qdml::to_string(qdml::FeatureLevel::Latest) + ", or latest)");
+    o.feature_level = *fl;
+    return o;
+}
+
+/// Runs `op` on the given buffers (OutputTensor written in place). Member
+/// names and param parsing are the case loader's, so a call and a case file
+/// mean the same thing.
+void run_operator(const std::string& op, const std::map<std::string, PyTensor>& tensors, const std::string& params_json,
+                  const std::string& impl, const std::string& level) {
+    const qdml::RunOptions options = run_options(impl, level, op);
+    const OperatorSpec& spec = find_operator(op, op);
+    Case c;
+    c.file = op;
+    c.operator_name = std::string(spec.name);
+    c.params = parse_json(params_json, op + " params");
+    std::map<const Buffer*, void*> data;
+    for (const auto& [member, t] : tensors) {
+        const auto* m = [&]() -> const MemberSpec* {
+            for (const auto& s : spec.members)
+                if (s.name == member) return &s;
+            return nullptr;
+        }();
+        if (m == nullptr) throw InputError(op, member + ": not a member of " + op);
+        const auto& [type_name, address, sizes, strides] = t;
+        Buffer b;
+        b.is_output = m->kind == MemberKind::Output;
+        const auto type = qdml::parse_data_type(type_name);
+        if (!type) throw InputError(op, member + ": unknown data type '" + type_name + "'");
+        b.desc.DataType = *type;
+        if (sizes.empty() || sizes.size() > qdml::kMaxDimensions || strides.size() != sizes.size())
+            throw InputError(op, member + ": must have 1 to 8 dimensions, got " + std::to_string(sizes.size()));
+        b.desc.DimensionCount = static_cast<std::uint32_t>(sizes.size());
+        std::copy(sizes.begin(), sizes.end(), b.desc.Sizes.begin());
+        b.desc.Strides.emplace();
+        std::copy(strides.begin(), strides.end(), b.desc.Strides->begin());
+        // The minimum DMLCalcBufferTensorSize; qdml reads and writes only the
+        // elements the tensor addresses, all inside the numpy array.
+        b.desc.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(b.desc).value_or(0);
+        auto [it, inserted] = c.tensors.emplace(member, std::move(b));
+        data[&it->second] = reinterpret_cast<void*>(address);
+    }
+    for (const auto& m : spec.members)
+        if (m.kind != MemberKind::Optional && !c.tensors.count(std::string(m.name)))
+            throw InputError(op, std::string(m.name) + ": missing (required by " + op + ")");
+    const AnyDesc d = detail::build_desc(c, [&](Buffer& b) { return qdml::Tensor{b.desc, data.at(&b), 0}; });
+    nb::gil_scoped_release unlocked;  // the caller's arrays stay referenced for the call
+    run_desc(d, options);
+}
+
+nb::dlpack::dtype dlpack_dtype(qdml::TensorDataType t) {
+    using T = qdml::TensorDataType;
+    const auto bits = static_cast<std::uint8_t>(8 * qdml::element_size(t));
+    switch (t) {
+        case T::Float16:
+        case T::Float32:
+        case T::Float64: return {static_cast<std::uint8_t>(nb::dlpack::dtype_code::Float), bits, 1};
+        case T::Int8:
+        case T::Int16:
+        case T::Int32:
+        case T::Int64: return {static_cast<std::uint8_t>(nb::dlpack::dtype_code::Int), bits, 1};
+        default: return {static_cast<std::uint8_t>(nb::dlpack::dtype_code::UInt), bits, 1};
+    }
+}
+
+/// Loads, validates and computes a case file as `qdml run` does; returns
+/// the output tensor packed in logical order, shape Sizes.
+nb::ndarray<nb::numpy> run_case_file(const std::string& path, const std::string& impl, const std::string& level,
+                                     std::uint64_t max_work) {
+    const qdml::RunOptions options = run_options(impl, level, path);
+    auto packed = std::make_unique<std::vector<std::uint8_t>>();
+    qdml::TensorDesc out_desc;
+    {
+        nb::gil_scoped_release unlocked;
+        Case c = load_case(path);
+        try {
+            validate_case(c, options.feature_level);
+            check_limits(c, max_work);
+            run_desc(make_desc(c), options);
+        } catch (const qdml::Error& e) {
+            throw InputError(path, e.what());  // "<file>: OPERATOR: Member: rule", as qdml run says
+        }
+        const Buffer& out = c.tensors.at("OutputTensor");
+        out_desc = out.desc;
+        const std::uint64_t es = qdml::element_size(out_desc.DataType);
+        packed->reserve(static_cast<std::size_t>(qdml::element_count(out_desc).value_or(0) * es));
+        for_each_element(out_desc, [&](std::uint64_t off) { packed->insert(packed->end(), out.bytes() + off, out.bytes() + off + es); });
+    }
+    std::vector<std::size_t> shape(out_desc.Sizes.begin(), out_desc.Sizes.begin() + out_desc.DimensionCount);
+    void* data = packed->data();
+    nb::capsule owner(packed.release(), [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
+    return nb::ndarray<nb::numpy>(data, shape.size(), shape.data(), owner, nullptr, dlpack_dtype(out_desc.DataType));
+}
+
+}  // namespace
+
+NB_MODULE(_qdml, m) {
+    m.doc() = "qdml extension module; use the qdml package";
+    // qdml.Error (a ValueError) carries qdml's message: "OPERATOR: Member: rule"
+    // for invalid descs, "<file>: <what>" for case files.
+    static nb::exception<qdml::Error> error(m, "Error", PyExc_ValueError);
+    nb::register_exception_translator(
+        [](const std::exception_ptr& p, void*) {
+            try {
+                std::rethrow_exception(p);
+            } catch (const InputError& e) {
+                PyErr_SetString(error.ptr(), e.what());
+            }
+        });
+    m.def("run_operator", &run_operator, nb::arg("operator"), nb::arg("tensors"), nb::arg("params_json"),
+          nb::arg("impl"), nb::arg("feature_level"));
+    m.def("run_case", &run_case_file, nb::arg("path"), nb::arg("impl"), nb::arg("feature_level"), nb::arg("max_work"));
+    m.attr("DEFAULT_MAX_WORK") = kDefaultMaxWork;
+    m.attr("LATEST_FEATURE_LEVEL") = qdml::to_string(qdml::FeatureLevel::Latest);
+}

@@ -1,0 +1,270 @@
+"""Tests of the qdml Python package (pytest; .ci/run runs them after pip install .).
+
+Expected values are derived by hand from docs/semantics.md or computed here
+with numpy's binary32 arithmetic, one rounding per operation in the order
+the spec writes it (an oracle independent of qdml's C++ code), never copied
+from qdml's output. QDML_CLI names the runner (build/tools/qdml) for the
+round trips through the command line.
+"""
+import json
+import os
+import pathlib
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import qdml
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+f32 = np.float32
+
+
+def per_tensor(value, dtype, ndim):
+    """A one-element tensor with `ndim` dimensions (DML's per-tensor form)."""
+    return np.full((1,) * ndim, value, dtype)
+
+
+def quantize(v, zp, dtype):
+    """Q(v, zp, T) of the spec in numpy: clamp in binary32 to [lo-zp, hi-zp]
+    (NaN to lo-zp), round half to even, add zp."""
+    lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
+    v = np.where(np.isnan(v), f32(lo - zp), v).astype(f32)
+    v = np.clip(v, f32(lo - zp), f32(hi - zp))
+    return (np.rint(v).astype(np.int64) + zp).astype(dtype)
+
+
+def same_bits(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes(), f"{a} != {b}"
+
+
+# --- one test per operator --------------------------------------------------
+
+def test_dequantize_broadcast_scale_and_zero_point():
+    x = np.array([[-128, 0, 127], [5, 3, -3]], np.int8)
+    scale = np.broadcast_to(np.array([0.5, 0.25, 2.0], f32), x.shape)  # per column, stride 0 on rows
+    zp = np.broadcast_to(np.int8(3), x.shape)                        # per tensor, strides 0
+    out = qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale, ZeroPointTensor=zp)
+    # (x - 3) * scale, by hand
+    same_bits(out, np.array([[-65.5, -0.75, 248.0], [1.0, 0.0, -12.0]], f32))
+
+
+def test_dequantize_float16_output():
+    # fp32(x - zp) * scale in binary32, then rounded once to binary16: 2049 * 1.0
+    # is 2049 (exact in binary32), a tie between binary16 2048 and 2050 -> 2048
+    # (even); 2051 -> 2052 (even); -3 * 0.1 rounds to binary16 once.
+    x = np.array([2049, 2051, -3, 65520], np.int32)
+    scale16 = np.array([1.0, 1.0, 0.0999755859375, 1.0], np.float16)
+    out = qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale16)
+    assert out.dtype == np.float16
+    with np.errstate(over="ignore"):
+        expect = (x.astype(f32) * scale16.astype(f32)).astype(np.float16)
+    same_bits(out, expect)
+    assert out[0] == 2048 and out[1] == 2052 and out[3] == np.inf  # 65520: the tie above 65504 rounds to inf
+
+
+def test_add_every_operand_broadcast():
+    rng = np.random.default_rng(1)
+    a = rng.integers(-128, 128, (3, 4), dtype=np.int8)
+    b_row = rng.integers(0, 256, 4, dtype=np.uint8)
+    b = np.broadcast_to(b_row, (3, 4))
+    sa, sb, so = f32(0.05), f32(0.1), f32(0.2)
+    za, zb, zo = np.int8(-3), np.uint8(128), np.uint8(100)
+    out = qdml.element_wise_quantized_linear_add(
+        ATensor=a, AScaleTensor=per_tensor(sa, f32, 2), AZeroPointTensor=per_tensor(za, np.int8, 2),
+        BTensor=b, BScaleTensor=per_tensor(sb, f32, 2), BZeroPointTensor=per_tensor(zb, np.uint8, 2),
+        OutputScaleTensor=per_tensor(so, f32, 2), OutputZeroPointTensor=per_tensor(zo, np.uint8, 2))
+    v = ((a.astype(np.int32) - za).astype(f32) * sa + (b.astype(np.int32) - zb).astype(f32) * sb) / so
+    same_bits(out, quantize(v, int(zo), np.uint8))
+
+
+def test_add_output_dtype_required_without_output_zero_point():
+    one = per_tensor(1.0, f32, 1)
+    a = np.array([1, 2], np.int8)
+    with pytest.raises(qdml.Error, match="OutputTensor: give its dtype"):
+        qdml.element_wise_quantized_linear_add(ATensor=a, AScaleTensor=one, BTensor=a, BScaleTensor=one,
+                                               OutputScaleTensor=one)
+    out = qdml.element_wise_quantized_linear_add(ATensor=a, AScaleTensor=one, BTensor=a, BScaleTensor=one,
+                                                 OutputScaleTensor=one, OutputTensor=np.int8)
+    same_bits(out, np.array([2, 4], np.int8))
+
+
+def matmul_oracle(a, b, sa, za, sb, zb, so, zo, out_dtype):
+    acc = (a.astype(np.int64) - za) @ (b.astype(np.int64) - zb)      # no int32 wrap at these sizes
+    multiplier = f32(sa * sb) / so                                      # binary32, two roundings
+    return quantize(acc.astype(f32) * multiplier, int(zo), out_dtype)
+
+
+def test_matmul_transposed_and_sliced_views():
+    rng = np.random.default_rng(2)
+    a_t = rng.integers(0, 256, (5, 3), dtype=np.uint8)   # A = a_t.T: 3x5, strides (1, 3)
+    b_wide = rng.integers(-128, 128, (5, 8), dtype=np.int8)
+    b = b_wide[:, ::2]                                    # 5x4, strides (8, 2)
+    sa, za, sb, zb, so, zo = f32(0.02), np.uint8(120), f32(0.03), np.int8(2), f32(0.07), np.uint8(128)
+    out = qdml.quantized_linear_matrix_multiply(
+        ATensor=a_t.T, AScaleTensor=per_tensor(sa, f32, 2), AZeroPointTensor=per_tensor(za, np.uint8, 2),
+        BTensor=b, BScaleTensor=per_tensor(sb, f32, 2), BZeroPointTensor=per_tensor(zb, np.int8, 2),
+        OutputScaleTensor=per_tensor(so, f32, 2), OutputZeroPointTensor=per_tensor(zo, np.uint8, 2))
+    assert out.shape == (3, 4)
+    same_bits(out, matmul_oracle(a_t.T, b, sa, za, sb, zb, so, zo, np.uint8))
+
+
+def test_matmul_into_a_strided_output_view():
+    a = np.array([[5, 3]], np.int8).reshape(1, 2)
+    b = np.array([[1, 2, 3], [4, 5, 6]], np.int8)
+    one = per_tensor(1.0, f32, 2)
+    storage = np.full((2, 6), 77, np.int8)
+    view = storage[:1, ::2]                              # 1x3, element strides (6, 2)
+    res = qdml.quantized_linear_matrix_multiply(ATensor=a, AScaleTensor=one, BTensor=b, BScaleTensor=one,
+                                                OutputScaleTensor=one, OutputTensor=view)
+    assert res is view
+    same_bits(storage[0, ::2], np.array([5 + 12, 10 + 15, 15 + 18], np.int8))  # [5,3] @ B by hand
+    assert (storage[0, 1::2] == 77).all() and (storage[1] == 77).all()       # untouched
+
+
+def test_convolution_padding_and_bias():
+    # 1x1x3x3 input, one 2x2 filter, padding 1 at the start only, Bias 10;
+    # scales 1, zero points 0: plain integer correlation, by hand.
+    x = np.arange(1, 10, dtype=np.uint8).reshape(1, 1, 3, 3)
+    w = np.array([[1, 0], [0, -1]], np.int8).reshape(1, 1, 2, 2)
+    one = per_tensor(1.0, f32, 4)
+    out = qdml.quantized_linear_convolution(
+        InputTensor=x, InputScaleTensor=one, FilterTensor=w, FilterScaleTensor=one, OutputScaleTensor=one,
+        BiasTensor=per_tensor(10, np.int32, 4),
+        OutputZeroPointTensor=per_tensor(0, np.int8, 4), StartPadding=[1, 1], EndPadding=[0, 0])
+    assert out.shape == (1, 1, 3, 3)
+    # out[i,j] = 10 + x[i-1,j-1] - x[i,j] (taps outside the input count 0)
+    xp = np.pad(x[0, 0].astype(int), ((1, 0), (1, 0)))
+    expect = 10 + xp[:-1, :-1] - xp[1:, 1:]
+    same_bits(out, expect.astype(np.int8).reshape(1, 1, 3, 3))
+
+
+def test_clip_scale_bias_nan_and_in_place():
+    x = np.array([[-2.0, 0.5, np.nan], [0.3, 1.0, np.inf]], f32)
+    out = qdml.element_wise_clip(InputTensor=x, Min=-1.0, Max=2.5, ScaleBias=(3.0, 0.1))
+    g = x * f32(3.0) + f32(0.1)                      # two binary32 roundings, no FMA
+    same_bits(out, np.where(np.isnan(g), g, np.maximum(f32(-1), np.minimum(g, f32(2.5)))).astype(f32))
+    y = x.copy()
+    assert qdml.element_wise_clip(InputTensor=y, Min=0.0, Max=0.4, OutputTensor=y) is y
+    same_bits(y[0, :2], np.array([0.0, 0.4], f32))
+
+
+def test_clip_float16_and_uint8_column_view():
+    with np.errstate(over="ignore"):
+        x16 = np.array([70000.0, -1.5, 0.1], f32).astype(np.float16)  # inf, -1.5, 0.1 in binary16
+    same_bits(qdml.element_wise_clip(InputTensor=x16, Min=-1.0, Max=1000.0),
+              np.array([1000.0, -1.0, 0.1], np.float16))
+    x = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    same_bits(qdml.element_wise_clip(InputTensor=x[:, 1], Min=3.9, Max=7.5),  # bounds truncate to 3 and 7
+              np.array([3, 5, 7], np.uint8))
+
+
+# --- errors -----------------------------------------------------------------
+
+def test_validation_error_carries_qdmls_message():
+    one = per_tensor(1.0, f32, 2)
+    a, b = np.zeros((2, 3), np.int8), np.zeros((4, 2), np.int8)
+    with pytest.raises(qdml.Error, match=r"^QUANTIZED_LINEAR_MATRIX_MULTIPLY: BTensor: .*K"):
+        qdml.quantized_linear_matrix_multiply(ATensor=a, AScaleTensor=one, BTensor=b, BScaleTensor=one,
+                                              OutputScaleTensor=one, OutputTensor=np.int8)
+    assert issubclass(qdml.Error, ValueError)
+
+
+def test_feature_level_narrows_validation():
+    x = np.zeros(4, np.uint8)
+    scale = np.ones(4, np.float16)
+    qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale, feature_level="6.2")
+    with pytest.raises(qdml.Error, match=r"ScaleTensor: DataType FLOAT16 is not supported; allowed: FLOAT32 "
+                                         r"\(DML_FEATURE_LEVEL 5.0\)$"):  # FLOAT16 from 6.0
+        qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale, ZeroPointTensor=x,
+                                            feature_level="5.0")
+    with pytest.raises(qdml.Error, match="unknown level"):
+        qdml.element_wise_clip(InputTensor=x, Min=0, Max=1, feature_level="9.9")
+    with pytest.raises(qdml.Error, match="unknown implementation"):
+        qdml.element_wise_clip(InputTensor=x, Min=0, Max=1, impl="magic")
+
+
+def test_layouts_without_a_dml_equivalent_are_rejected():
+    x = np.arange(6, dtype=f32)
+    with pytest.raises(qdml.Error, match="negative.*ascontiguousarray"):
+        qdml.element_wise_clip(InputTensor=x[::-1], Min=0, Max=1)
+    raw = np.zeros(13, np.uint8)
+    odd = np.lib.stride_tricks.as_strided(raw[1:].view(np.uint16), shape=(3,), strides=(3,))
+    with pytest.raises(qdml.Error, match="multiple of the element size"):
+        qdml.element_wise_clip(InputTensor=odd, Min=0, Max=1)
+    with pytest.raises(qdml.Error, match="dtype"):
+        qdml.element_wise_clip(InputTensor=x.astype(">f4"), Min=0, Max=1)
+    with pytest.raises(qdml.Error, match="read-only"):
+        qdml.element_wise_clip(InputTensor=x, Min=0, Max=1, OutputTensor=np.broadcast_to(f32(0), (6,)))
+    with pytest.raises(qdml.Error, match="ELEMENT_WISE_CLIP: OutputTensor: overlaps InputTensor"):
+        qdml.element_wise_clip(InputTensor=x[:4], Min=0, Max=1, OutputTensor=x[2:])
+
+
+# --- case files ---------------------------------------------------------------
+
+def cli():
+    path = os.environ.get("QDML_CLI")
+    if not path:
+        pytest.skip("QDML_CLI (path of build/tools/qdml) is not set")
+    return path
+
+
+def test_run_case_reads_the_examples():
+    cases = sorted((ROOT / "examples" / "cases").glob("*/case.json"))
+    assert cases
+    for case in cases:
+        spec = json.loads(case.read_text())
+        if spec["expected"].get("error"):
+            with pytest.raises(qdml.Error, match=re.escape(str(case))):
+                qdml.run_case(case)
+            continue
+        same_bits(qdml.run_case(str(case)), np.load(case.parent / spec["expected"]["data"]))
+
+
+def test_write_case_round_trip_agrees_with_the_cli(tmp_path):
+    rng = np.random.default_rng(3)
+    a = rng.integers(-128, 128, (2, 6, 7), dtype=np.int8).transpose(0, 2, 1)   # 2x7x6, batch of transposes
+    b = np.broadcast_to(rng.integers(0, 256, (6, 5), dtype=np.uint8), (2, 6, 5))
+    tensors = dict(ATensor=a, AScaleTensor=per_tensor(0.01, f32, 3), BTensor=b,
+                   BScaleTensor=np.broadcast_to(np.array([0.02, 0.03, 0.04, 0.05, np.nan], f32), (1, 1, 5)),
+                   BZeroPointTensor=per_tensor(128, np.uint8, 3), OutputScaleTensor=per_tensor(0.3, f32, 3),
+                   OutputZeroPointTensor=per_tensor(-5, np.int8, 3))
+    direct = qdml.quantized_linear_matrix_multiply(**tensors)
+    path = qdml.write_case(str(tmp_path / "mm.json"), "quantized_linear_matrix_multiply", tensors,
+                           expected=direct)
+    case = json.loads(pathlib.Path(path).read_text())
+    assert case["operator"] == "QUANTIZED_LINEAR_MATRIX_MULTIPLY"
+    assert case["tensors"]["ATensor"]["strides"] == [42, 1, 7] and "data" in case["tensors"]["ATensor"]
+    assert case["tensors"]["BTensor"]["strides"] == [0, 5, 1]
+    assert case["tensors"]["BScaleTensor"]["values"][-1] == "NaN"
+    assert case["tensors"]["OutputTensor"] == {"type": "INT8", "sizes": [2, 7, 5]}
+    same_bits(qdml.run_case(path), direct)
+    out = tmp_path / "out.npy"
+    subprocess.run([cli(), "run", path, "--out", str(out)], check=True)
+    same_bits(np.load(out), direct)
+    subprocess.run([cli(), "check", path], check=True, stdout=subprocess.DEVNULL)  # equal to expected
+
+
+def test_write_case_params_float16_and_expected_error(tmp_path):
+    x = np.array([[1.0, -2.0], [np.inf, 0.5]], np.float16)
+    out_view = np.zeros((2, 2), np.float16).T                      # column-major output
+    params = {"Min": float("-inf"), "Max": np.float32(1.0), "ScaleBias": {"Scale": 2.0, "Bias": -0.5}}
+    path = qdml.write_case(str(tmp_path / "clip.json"), "ELEMENT_WISE_CLIP",
+                           {"InputTensor": x, "OutputTensor": out_view}, params)
+    case = json.loads(pathlib.Path(path).read_text())
+    assert case["params"] == {"Min": "-Infinity", "Max": 1.0, "ScaleBias": {"Scale": 2.0, "Bias": -0.5}}
+    assert case["tensors"]["OutputTensor"] == {"type": "FLOAT16", "sizes": [2, 2], "strides": [1, 2]}
+    expect = np.array([[1.0, -4.5], [1.0, 0.5]], np.float16)      # min(2x - 0.5, 1) by hand
+    same_bits(qdml.run_case(path), expect)
+    same_bits(qdml.element_wise_clip(InputTensor=x, Min=-np.inf, Max=1.0, ScaleBias=(2.0, -0.5)), expect)
+    out = tmp_path / "clip.npy"
+    subprocess.run([cli(), "run", path, "--out", str(out)], check=True)
+    same_bits(np.load(out), expect)
+
+    bad = qdml.write_case(str(tmp_path / "bad.json"), "ELEMENT_WISE_CLIP", {"InputTensor": x},
+                          {"Min": float("nan"), "Max": 1.0}, expected={"error": True})
+    with pytest.raises(qdml.Error, match="bad.json: ELEMENT_WISE_CLIP: Min: is NaN"):
+        qdml.run_case(bad)
+    subprocess.run([cli(), "check", bad], check=True, stdout=subprocess.DEVNULL)  # rejection counts as a pass
