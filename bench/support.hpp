@@ -168,14 +168,17 @@ struct has_simd : std::false_type {};
 template <class E>
 struct has_simd<E, std::void_t<decltype(E::Simd)>> : std::true_type {};
 
-/// qdml's implementations this build offers, with their row names.
+/// qdml's implementations this build offers, with their row names
+/// (`with_simd` false: the reference only, for an operator whose Simd path
+/// is still the reference).
 template <class E = qdml::Implementation>
-std::vector<std::pair<std::string, qdml::RunOptions>> qdml_impls() {
+std::vector<std::pair<std::string, qdml::RunOptions>> qdml_impls(bool with_simd = true) {
     std::vector<std::pair<std::string, qdml::RunOptions>> impls;
     qdml::RunOptions reference;
     reference.implementation = E::Reference;
     impls.emplace_back("reference", reference);
     if constexpr (has_simd<E>::value) {
+        if (!with_simd) return impls;
         qdml::RunOptions simd;
         simd.implementation = E::Simd;
         impls.emplace_back("simd", simd);

@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""qdml-bench JSON -> the README's performance tables and a plot.
+
+Runs qdml-bench (or reads a JSON it wrote) with
+
+    --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+    --benchmark_format=json
+
+takes the `_median` aggregate of real_time for every row (BENCH.md), and
+writes, from that one run:
+
+- the tables between `<!-- perf-report:begin -->` and
+  `<!-- perf-report:end -->` in README.md: per row, the reference, the
+  fastest qdml implementation, the fastest peer (with its mismatch count
+  against qdml's reference), the ratio peer / qdml (above 1: qdml is
+  faster), and both as a % of the machine's limit measured in the same run
+  (element-wise: bytes_per_second / hw/stream/u8_f32; matmul and conv:
+  OPS / the highest hw/dot peak), plus the CPU model and flags;
+- docs/performance.png (matplotlib: Debian python3-matplotlib);
+- docs/perf/qdml-bench.json, the benchmark's JSON (its medians and skipped
+  rows), which `--json` reads back.
+
+    tools/perf_report.py --bench build/bench/qdml-bench [--filter REGEX]
+    tools/perf_report.py --json results.json        # no run: tables from a file
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import OrderedDict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BEGIN, END = "<!-- perf-report:begin -->", "<!-- perf-report:end -->"
+QDML_IMPLS = ("reference", "simd", "simd_prepared")
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def run_bench(bench, bench_filter):
+    cmd = [bench, "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
+           "--benchmark_format=json"]
+    if bench_filter:
+        cmd.append("--benchmark_filter=" + bench_filter)
+    print("running:", " ".join(cmd), file=sys.stderr)
+    load_before = os.getloadavg()[0]
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE).stdout
+    data = json.loads(out)
+    # Other work on the machine shifts every figure: say how busy it was.
+    data["qdml_load_average"] = "%.1f before, %.1f after" % (load_before, os.getloadavg()[0])
+    return data, cmd
+
+
+def medians(data):
+    """{row name: median entry} (row name without /real_time), in run order;
+    rows that were skipped map to their error message."""
+    rows = OrderedDict()
+    for b in data["benchmarks"]:
+        name = b.get("run_name", b["name"])
+        name = re.sub(r"/real_time$", "", name)
+        if b.get("error_occurred"):
+            rows.setdefault(name, b.get("error_message", "skipped"))
+        elif b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median":
+            b = dict(b)
+            b["ns"] = b["real_time"] * UNIT_NS[b.get("time_unit", "ns")]
+            rows[name] = b
+        elif b.get("run_type") == "iteration" and name not in rows:
+            b = dict(b)  # a single run (repetitions=1): its own figure
+            b["ns"] = b["real_time"] * UNIT_NS[b.get("time_unit", "ns")]
+            rows[name] = b
+    return rows
+
+
+def fmt_time(ns):
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return "%.3g %s" % (ns / scale, unit)
+    return "%.3g ns" % ns
+
+
+def fmt_rate(v, unit):
+    for prefix, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6)):
+        if v >= scale:
+            return "%.3g %s%s" % (v / scale, prefix, unit)
+    return "%.3g %s" % (v, unit)
+
+
+def limits(rows):
+    """(stream bytes/s, (dot row, OPS) of the highest dot peak)."""
+    stream = rows.get("hw/stream/u8_f32/16777216")
+    stream_bps = stream["bytes_per_second"] if isinstance(stream, dict) else None
+    dots = [(n, r["OPS"]) for n, r in rows.items() if n.startswith("hw/dot/") and isinstance(r, dict)]
+    return stream_bps, max(dots, key=lambda d: d[1]) if dots else None
+
+
+def groups(rows):
+    """{(op, types, shape): {impl: entry}} for every non-hw row, in run order."""
+    g = OrderedDict()
+    for name, r in rows.items():
+        parts = name.split("/")
+        if parts[0] == "hw" or len(parts) != 4 or not isinstance(r, dict):
+            continue
+        op, impl, types, shape = parts
+        # onednn NHWC and onednn_e2e NCHW rows mirror the qdml row of their own layout.
+        g.setdefault((op, types, shape), OrderedDict())[impl] = r
+    return g
+
+
+def percent(rate, limit):
+    return "%.1f%%" % (100.0 * rate / limit) if rate and limit else "-"
+
+
+def table(rows):
+    stream_bps, dot = limits(rows)
+    lines = []
+    lines.append("| row | reference | qdml (fastest) | best peer | peer / qdml | qdml % of limit | peer % of limit |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for (op, types, shape), impls in groups(rows).items():
+        element_wise = op in ("dequantize_linear", "quantized_linear_add", "clip")
+        counter = "bytes_per_second" if element_wise else "OPS"
+        limit = stream_bps if element_wise else (dot[1] if dot else None)
+        ours = [(i, r) for i, r in impls.items() if i in QDML_IMPLS]
+        peers = [(i, r) for i, r in impls.items() if i not in QDML_IMPLS]
+        ref = impls.get("reference")
+        best = min(ours, key=lambda x: x[1]["ns"]) if ours else None
+        peer = min(peers, key=lambda x: x[1]["ns"]) if peers else None
+        cells = ["`%s/%s/%s`" % (op, types, shape), fmt_time(ref["ns"]) if ref else "-"]
+        cells.append("%s (%s)" % (fmt_time(best[1]["ns"]), best[0]) if best else "-")
+        if peer:
+            mism = int(peer[1].get("mismatches", 0))
+            cells.append("%s (%s%s)" % (fmt_time(peer[1]["ns"]), peer[0],
+                                        ", %d differ" % mism if mism else ""))
+        else:
+            cells.append("-")
+        cells.append("%.3gx" % (peer[1]["ns"] / best[1]["ns"]) if best and peer else "-")
+        if element_wise and shape != "16777216":
+            limit = None  # in cache: the DRAM streaming limit does not bound it
+        cells.append(percent(best[1].get(counter) if best else None, limit))
+        cells.append(percent(peer[1].get(counter) if peer else None, limit))
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines, stream_bps, dot
+
+
+def limits_table(rows):
+    lines = ["| limit | median | figure |", "|---|---|---|"]
+    for name, r in rows.items():
+        if not name.startswith("hw/"):
+            continue
+        if not isinstance(r, dict):
+            lines.append("| `%s` | skipped | %s |" % (name, r))
+            continue
+        fig = fmt_rate(r["bytes_per_second"], "B/s") if "bytes_per_second" in r else fmt_rate(r["OPS"], "OPS")
+        label = (" (%s)" % r["label"]) if r.get("label") else ""
+        lines.append("| `%s` | %s | %s%s |" % (name, fmt_time(r["ns"]), fig, label))
+    return lines
+
+
+def report(data, rows, command):
+    ctx = data.get("context", {})
+    body, stream_bps, dot = table(rows)
+    out = [BEGIN, ""]
+    out.append("Measured %s on %s (%s), flags: %s; %s CPUs, threads: %s; qdml-bench: %s build; "
+               "1-minute load average of the machine %s."
+               % (ctx.get("date", "?")[:16].replace("T", " "), ctx.get("qdml_cpu_model", "?"),
+                  ctx.get("host_name", "?"), ctx.get("qdml_cpu_flags", "?"), ctx.get("num_cpus", "?"),
+                  ctx.get("qdml_threads", "1"), ctx.get("qdml_build", "unoptimized"),
+                  data.get("qdml_load_average", "not recorded")))
+    out += ["", "```sh", " ".join(command), "```", ""]
+    out += limits_table(rows)
+    out += ["", "Element-wise rows of 2^24 elements: % of `hw/stream/u8_f32/16777216` bytes_per_second (smaller "
+            "rows run in cache, where that limit does not apply); matmul and conv: % of "
+            + ("`%s` (%s)." % (dot[0], fmt_rate(dot[1], "OPS")) if dot else "the dot peak (not measured).")
+            + " Times are medians of 5; peer / qdml above 1 means qdml is faster.", ""]
+    out += body
+    out += ["", "![qdml-bench medians against the machine's limits](docs/performance.png)", "", END]
+    return "\n".join(out)
+
+
+def plot(rows, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing (apt-get install python3-matplotlib): no plot", file=sys.stderr)
+        return False
+    stream_bps, dot = limits(rows)
+    g = groups(rows)
+    ew = ("dequantize_linear", "quantized_linear_add", "clip")
+    panels = [("element-wise: bytes/s (dashed: hw/stream/u8_f32)", [k for k in g if k[0] in ew],
+               "bytes_per_second", stream_bps, "GB/s"),
+              ("matmul and conv: OPS (dashed: %s)" % (dot[0] if dot else "-"),
+               [k for k in g if k[0] in ("matmul", "conv")], "OPS", dot[1] if dot else None, "GOPS")]
+    panels = [p for p in panels if p[1] and p[3]]
+    if not panels:
+        return False
+    impls = []
+    for k in g:
+        for i in g[k]:
+            if i not in impls:
+                impls.append(i)
+    colors = dict(zip(impls, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3))
+    heights = [max(3.0, 0.32 * len(p[1]) * 2) for p in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (title, keys, counter, limit, unit) in zip(axes[:, 0], panels):
+        n = len(impls)
+        width = 0.8 / n
+        for j, impl in enumerate(impls):
+            ys, xs = [], []
+            for y, k in enumerate(keys):
+                r = g[k].get(impl)
+                if r and r.get(counter):
+                    ys.append(y + (j - (n - 1) / 2) * width)
+                    xs.append(r[counter] / 1e9)
+            if xs:
+                ax.barh(ys, xs, height=width, color=colors[impl], label=impl)
+        ax.set_yticks(range(len(keys)))
+        ax.set_yticklabels(["%s/%s/%s" % k for k in keys], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.axvline(limit / 1e9, color="black", linestyle="--", linewidth=1)
+        ax.set_xlabel(unit + " (median, log scale)")
+        ax.set_title(title, fontsize=9)
+        ax.grid(axis="x", which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--bench", help="the qdml-bench binary to run")
+    src.add_argument("--json", help="a JSON qdml-bench wrote (no run)")
+    ap.add_argument("--filter", default="", help="--benchmark_filter for the run")
+    ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
+    ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
+    ap.add_argument("--stdout", action="store_true", help="print the section instead of writing files")
+    args = ap.parse_args()
+
+    if args.bench:
+        data, cmd = run_bench(args.bench, args.filter)
+        command = [os.path.relpath(cmd[0], ROOT) if os.path.isabs(cmd[0]) else cmd[0]] + cmd[1:]
+        if args.filter:
+            command[-1] = "--benchmark_filter='%s'" % args.filter
+    else:
+        with open(args.json) as f:
+            data = json.load(f)
+        command = data.get("qdml_command", ["build/bench/qdml-bench", "--benchmark_repetitions=5",
+                                            "--benchmark_report_aggregates_only=true", "--benchmark_format=json"])
+    data["qdml_command"] = command
+    rows = medians(data)
+    section = report(data, rows, command)
+    if args.stdout:
+        print(section)
+        return
+    os.makedirs(os.path.join(args.docs, "perf"), exist_ok=True)
+    kept = dict(data)  # the medians and the skipped rows: what the tables read
+    kept["benchmarks"] = [b for b in data["benchmarks"]
+                          if b.get("aggregate_name") == "median" or b.get("error_occurred")]
+    with open(os.path.join(args.docs, "perf", "qdml-bench.json"), "w") as f:
+        json.dump(kept, f, indent=1)
+        f.write("\n")
+    plot(rows, os.path.join(args.docs, "performance.png"))
+    with open(args.readme) as f:
+        readme = f.read()
+    if BEGIN in readme and END in readme:
+        readme = readme[:readme.index(BEGIN)] + section + readme[readme.index(END) + len(END):]
+    else:
+        readme = readme.rstrip("\n") + "\n\n" + section + "\n"
+    with open(args.readme, "w") as f:
+        f.write(readme)
+    print("wrote %s, %s" % (args.readme, os.path.join(args.docs, "performance.png")), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
