@@ -73,6 +73,8 @@ def _strides(op, member, a):
                         f"{'negative' if s < 0 else 'not a multiple of the element size ' + str(a.itemsize)}; "
                         "DML strides are unsigned element counts (pass np.ascontiguousarray(...))")
         out.append(s // a.itemsize)
+    if any(v > 0xFFFFFFFF for v in list(a.shape) + out):
+        raise Error(f"{op}: {member}: sizes {a.shape} or element strides {tuple(out)} exceed DML's 32 bits")
     return out
 
 

@@ -194,6 +194,9 @@ def test_layouts_without_a_dml_equivalent_are_rejected():
     odd = np.lib.stride_tricks.as_strided(raw[1:].view(np.uint16), shape=(3,), strides=(3,))
     with pytest.raises(qdml.Error, match="multiple of the element size"):
         qdml.element_wise_clip(InputTensor=odd, Min=0, Max=1)
+    huge = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), shape=(2,), strides=(2**32,))  # never read
+    with pytest.raises(qdml.Error, match="exceed DML's 32 bits"):
+        qdml.element_wise_clip(InputTensor=huge, Min=0, Max=1)
     with pytest.raises(qdml.Error, match="dtype"):
         qdml.element_wise_clip(InputTensor=x.astype(">f4"), Min=0, Max=1)
     with pytest.raises(qdml.Error, match="read-only"):
