@@ -4,17 +4,21 @@
 // operator's parameters. Each buffer is its own heap block of exactly
 // DataSizeInBytes bytes, so AddressSanitizer reports any access validation
 // should have prevented. Validation must throw qdml::Error or the run must
-// complete; nothing else.
+// complete; nothing else. The DML-struct entry (qdml/directml.hpp) must agree
+// on every desc: same verdict, same message, identical output bits.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "qdml/qdml.hpp"
+#include "support/dml_structs.hpp"
 
 namespace {
 
@@ -84,12 +88,47 @@ private:
     std::deque<std::vector<std::uint8_t>> buffers_;
 };
 
-template <class Desc>
-void attempt(const Desc& d) {
+template <class F>
+std::string error_of(F&& f) {
     try {
-        qdml::run(d);
+        f();
     } catch (const qdml::Error& e) {
         if (std::string(e.what()).empty()) std::abort();
+        return e.what();
+    }
+    return {};
+}
+
+/// The same desc as DirectML structs (qdml/directml.hpp) must get the same
+/// verdict, and the same message unless a check only the DML entry makes
+/// fires first (a DimensionCount outside 1..8, a null buffer: an empty
+/// binding); a valid one is computed through both entries with identical
+/// bits (the DML entry into a copy of the output block, first).
+template <class Desc>
+void attempt(const Desc& d) {
+    const std::string expected = error_of([&] { qdml::validate(d); });
+    Desc copy = d;
+    const std::size_t out_bytes = d.OutputTensor.DataSizeInBytes;
+    void* out_copy = nullptr;
+    if (expected.empty()) {
+        out_copy = ::operator new(out_bytes, std::align_val_t{64});
+        std::memcpy(out_copy, d.OutputTensor.Data, out_bytes);
+        copy.OutputTensor.Data = out_copy;
+    }
+    {
+        qtest::DmlOp op(copy);
+        bool dml_only = false;
+        for (std::size_t i = 0; i < op.bindings.size(); ++i)
+            if (const auto* b = op.buffer_desc(i))
+                dml_only |= b->DimensionCount == 0 || b->DimensionCount > 8 || op.bindings[i].Data == nullptr;
+        const std::string got = error_of([&] { qdml::dml::execute(op.op, op.bindings); });
+        if (expected.empty() != got.empty() || (!dml_only && expected != got)) std::abort();
+    }
+    if (expected.empty()) {
+        qdml::run(d);
+        const bool same = std::memcmp(out_copy, d.OutputTensor.Data, out_bytes) == 0;
+        ::operator delete(out_copy, std::align_val_t{64});
+        if (!same) std::abort();
     }
 }
 
