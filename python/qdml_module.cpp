@@ -128,6 +128,20 @@ nb::ndarray<nb::numpy> run_case_file(const std::string& path, const std::string&
     return nb::ndarray<nb::numpy>(data, shape.size(), shape.data(), owner, nullptr, dlpack_dtype(out_desc.DataType));
 }
 
+/// The case format's operators: name -> ([(member, "required" | "optional" | "output")], [param]).
+std::map<std::string, std::tuple<std::vector<std::tuple<std::string, std::string>>, std::vector<std::string>>> operators() {
+    std::map<std::string, std::tuple<std::vector<std::tuple<std::string, std::string>>, std::vector<std::string>>> r;
+    for (const auto& spec : operator_specs()) {
+        auto& [members, params] = r[std::string(spec.name)];
+        for (const auto& m : spec.members)
+            members.emplace_back(std::string(m.name), m.kind == MemberKind::Required   ? "required"
+                                                      : m.kind == MemberKind::Optional ? "optional"
+                                                                                       : "output");
+        params.assign(spec.params.begin(), spec.params.end());
+    }
+    return r;
+}
+
 }  // namespace
 
 NB_MODULE(_qdml, m) {
@@ -146,6 +160,7 @@ NB_MODULE(_qdml, m) {
     m.def("run_operator", &run_operator, nb::arg("operator"), nb::arg("tensors"), nb::arg("params_json"),
           nb::arg("impl"), nb::arg("feature_level"));
     m.def("run_case", &run_case_file, nb::arg("path"), nb::arg("impl"), nb::arg("feature_level"), nb::arg("max_work"));
+    m.def("operators", &operators);
     m.attr("DEFAULT_MAX_WORK") = kDefaultMaxWork;
     m.attr("LATEST_FEATURE_LEVEL") = qdml::to_string(qdml::FeatureLevel::Latest);
 }

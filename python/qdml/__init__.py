@@ -229,6 +229,23 @@ def _buffer(op, member, a):
     return buf, (None if strides == packed else strides)
 
 
+def _check_members(op, tensors, params):
+    """The runner's member and param lists: unknown or missing names raise Error."""
+    known = _qdml.operators()
+    if op not in known:
+        raise Error(f"{op}: unknown operator (known: {', '.join(known)})")
+    members, param_names = known[op]
+    for m in tensors:
+        if m not in dict(members):
+            raise Error(f"{op}: {m}: not a member (members: {', '.join(n for n, _ in members)})")
+    for m, kind in members:
+        if kind == "required" and tensors.get(m) is None:
+            raise Error(f"{op}: {m}: missing (required by {op})")
+    for p in params:
+        if p not in param_names:
+            raise Error(f"{op}: params.{p}: not a parameter of {op} ({', '.join(param_names) or 'it has none'})")
+
+
 def write_case(path, operator, tensors, params=None, expected=None):
     """Writes a case file: `operator` is a DML operator name (or this module's
     function name); `tensors` maps DML member names to arrays, the output's
@@ -241,6 +258,7 @@ def write_case(path, operator, tensors, params=None, expected=None):
     keep their strides. Returns `path`."""
     op = operator.upper()
     params = _params(**(params or {}))
+    _check_members(op, tensors, params)
     t = _inputs(op, {m: a for m, a in tensors.items() if m != "OutputTensor"})
     out = tensors.get("OutputTensor")
     if out is None or not isinstance(out, np.ndarray):

@@ -271,3 +271,17 @@ def test_write_case_params_float16_and_expected_error(tmp_path):
     with pytest.raises(qdml.Error, match="bad.json: ELEMENT_WISE_CLIP: Min: is NaN"):
         qdml.run_case(bad)
     subprocess.run([cli(), "check", bad], check=True, stdout=subprocess.DEVNULL)  # rejection counts as a pass
+
+
+def test_write_case_checks_names_against_the_runners_tables(tmp_path):
+    x = np.zeros(2, np.uint8)
+    path = str(tmp_path / "c.json")
+    with pytest.raises(qdml.Error, match="FOO: unknown operator"):
+        qdml.write_case(path, "FOO", {"InputTensor": x})
+    with pytest.raises(qdml.Error, match="ELEMENT_WISE_CLIP: ATensor: not a member"):
+        qdml.write_case(path, "element_wise_clip", {"InputTensor": x, "ATensor": x}, {"Min": 0, "Max": 1})
+    with pytest.raises(qdml.Error, match="ScaleTensor: missing"):
+        qdml.write_case(path, "ELEMENT_WISE_DEQUANTIZE_LINEAR", {"InputTensor": x})
+    with pytest.raises(qdml.Error, match="params.Mni: not a parameter"):
+        qdml.write_case(path, "ELEMENT_WISE_CLIP", {"InputTensor": x}, {"Mni": 0, "Max": 1})
+    assert not (tmp_path / "c.json").exists()
