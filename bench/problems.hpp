@@ -194,6 +194,9 @@ inline float spread_scale(float in_scale_product, double terms) {
 /// middle of their types; B's zero point present only for a u8 B.
 template <class TA, class TB, class TOut>
 struct MatmulProblem {
+    using A = TA;
+    using B = TB;
+    using Out = TOut;
     std::uint32_t batch, M, N, K;
     Buffer<TA> a;
     Buffer<TB> b;
@@ -326,6 +329,30 @@ struct MatmulShape {
 };
 inline std::vector<MatmulShape> matmul_shapes() {
     return {{1, 1024, 1024, 1024}, {1, 1, 4096, 4096}, {64, 64, 64, 64}, {1, 256, 256, 256}};
+}
+
+/// BENCH.md's name of a q8 type triple (A, B, Output), e.g. "u8s8u8".
+template <class TA, class TB, class TOut>
+std::string q8_types() {
+    const auto one = [](bool is_signed) { return is_signed ? "s8" : "u8"; };
+    return std::string(one(std::is_signed_v<TA>)) + one(std::is_signed_v<TB>) + one(std::is_signed_v<TOut>);
+}
+
+/// `matmul/<impl>/<types>/<shape>` of problem P.
+template <class P>
+std::string matmul_row(const std::string& impl, const MatmulShape& m) {
+    return "matmul/" + impl + "/" + q8_types<typename P::A, typename P::B, typename P::Out>() + "/" + m.name();
+}
+
+/// The matmul rows of issue 8: u8s8u8 at every shape of matmul_shapes(),
+/// u8u8u8 and s8s8s8 at 1024^3; `f(type_tag<MatmulProblem<...>>, shape)`.
+template <class F>
+void for_each_matmul_row(F&& f) {
+    for (const MatmulShape& m : matmul_shapes())
+        f(qdml::type_tag<MatmulProblem<std::uint8_t, std::int8_t, std::uint8_t>>{}, m);
+    const MatmulShape cube{1, 1024, 1024, 1024};
+    f(qdml::type_tag<MatmulProblem<std::uint8_t, std::uint8_t, std::uint8_t>>{}, cube);
+    f(qdml::type_tag<MatmulProblem<std::int8_t, std::int8_t, std::int8_t>>{}, cube);
 }
 
 /// Registers `<op>/<impl>/<types>/<shape>` for each qdml implementation, on

@@ -1,37 +1,50 @@
-// XNNPACK peer of the 2-D matmul rows: matmul/xnnpack/u8s8u8/<MxNxK>,
-// fully_connected_nc_qu8 (one thread). XNNPACK has no u8 x s8 operator, so
-// B is handed to it as the same values in u8 with zero point 128 (b + 128,
-// exact); A, the output and every scale are qdml's. XNNPACK packs the
-// weights at create time, outside the timed loop.
+// XNNPACK peer of the 2-D matmul rows: matmul/xnnpack/<types>/<MxNxK>,
+// fully_connected_nc_qu8 (u8s8u8, u8u8u8) or _qs8 (s8s8s8), one thread.
+// XNNPACK has no u8 x s8 operator, so for u8s8u8 B is handed to it as the
+// same values in u8 with zero point 128 (b + 128, exact); A, the output and
+// every scale and zero point are qdml's. XNNPACK packs the weights
+// ({N, K}, output channels first) at create time, outside the timed loop.
 #include "../problems.hpp"
 #include "xnnpack_common.hpp"
 
 namespace qdml_bench {
 namespace {
 
-using P = MatmulProblem<std::uint8_t, std::int8_t, std::uint8_t>;
-
+template <class P>
 Peer fully_connected(P& p) {
-    // Kernel {N, K} (output channels first) as XNNPACK wants, re-encoded to u8.
-    std::vector<std::uint8_t> kernel(std::size_t{p.N} * p.K);
+    using TB = typename P::B;
+    constexpr bool qs8 = std::is_signed_v<typename P::A>;
+    constexpr bool shift_b = !qs8 && std::is_signed_v<TB>;  // u8s8u8: b + 128 in u8
+    std::vector<TB> kernel(std::size_t{p.N} * p.K);
     for (std::uint32_t k = 0; k < p.K; ++k)
-        for (std::uint32_t n = 0; n < p.N; ++n)
-            kernel[std::size_t{n} * p.K + k] = static_cast<std::uint8_t>(p.b[std::size_t{k} * p.N + n] + 128);
+        for (std::uint32_t n = 0; n < p.N; ++n) kernel[std::size_t{n} * p.K + k] = p.b[std::size_t{k} * p.N + n];
     xnn_operator_t op = nullptr;
     xnn_status c = xnn_status_uninitialized, s = xnn_status_uninitialized;
     if (xnnpack::initialized()) {
-        c = xnn_create_fully_connected_nc_qu8(p.K, p.N, p.K, p.N, p.a_zp, p.a_scale, 128, p.b_scale, kernel.data(),
-                                              nullptr, p.out_zp, p.out_scale, 0, 255, 0, &op);
-        if (op) s = xnn_setup_fully_connected_nc_qu8(op, p.M, p.a.data(), p.output.data(), nullptr);
+        if constexpr (qs8) {
+            c = xnn_create_fully_connected_nc_qs8(p.K, p.N, p.K, p.N, p.a_zp, p.a_scale, p.b_scale, kernel.data(),
+                                                  nullptr, p.out_zp, p.out_scale, -128, 127, 0, &op);
+            if (op) s = xnn_setup_fully_connected_nc_qs8(op, p.M, p.a.data(), p.output.data(), nullptr);
+        } else {
+            std::vector<std::uint8_t> kernel_u8(kernel.size());
+            for (std::size_t i = 0; i < kernel.size(); ++i)
+                kernel_u8[i] = static_cast<std::uint8_t>(shift_b ? kernel[i] + 128 : kernel[i]);
+            const std::uint8_t b_zp = shift_b ? 128 : static_cast<std::uint8_t>(p.b_zp);
+            c = xnn_create_fully_connected_nc_qu8(p.K, p.N, p.K, p.N, p.a_zp, p.a_scale, b_zp, p.b_scale,
+                                                  kernel_u8.data(), nullptr, p.out_zp, p.out_scale, 0, 255, 0, &op);
+            if (op) s = xnn_setup_fully_connected_nc_qu8(op, p.M, p.a.data(), p.output.data(), nullptr);
+        }
     }
-    return xnnpack::peer_of(c, s, op, "fully_connected_nc_qu8");
+    return xnnpack::peer_of(c, s, op, qs8 ? "fully_connected_nc_qs8" : "fully_connected_nc_qu8");
 }
 
 [[maybe_unused]] const bool registered = [] {
-    for (const MatmulShape& m : matmul_shapes())
+    for_each_matmul_row([](auto problem, const MatmulShape& m) {
+        using P = typename decltype(problem)::type;
         if (m.batch == 1)
-            register_peer_row<P>("matmul/xnnpack/u8s8u8/" + m.name(), benchmark::kMicrosecond, fully_connected,
-                                 m.batch, m.m, m.n, m.k);
+            register_peer_row<P>(matmul_row<P>("xnnpack", m), benchmark::kMicrosecond, fully_connected<P>, m.batch,
+                                 m.m, m.n, m.k);
+    });
     return true;
 }();
 
