@@ -15,12 +15,14 @@ writes, from that one run:
   against qdml's reference), the ratio peer / qdml (above 1: qdml is
   faster), and both as a % of the machine's limit measured in the same run
   (element-wise: bytes_per_second / hw/stream/u8_f32; matmul and conv:
-  OPS / the highest hw/dot peak), plus the CPU model and flags;
+  OPS / the highest hw/dot peak), plus the CPU model and flags; with
+  --isa, the matmul SIMD rows once more per QDML_ISA cap, each against the
+  peak of its own dot-product instruction;
 - docs/performance.png (matplotlib: Debian python3-matplotlib);
 - docs/perf/qdml-bench.json, the benchmark's JSON (its medians and skipped
   rows), which `--json` reads back.
 
-    tools/perf_report.py --bench build/bench/qdml-bench [--filter REGEX]
+    tools/perf_report.py --bench build/bench/qdml-bench [--filter REGEX] [--isa amx,avx2]
     tools/perf_report.py --json results.json        # no run: tables from a file
 """
 import argparse
@@ -37,14 +39,17 @@ QDML_IMPLS = ("reference", "simd", "simd_prepared")
 UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
-def run_bench(bench, bench_filter):
+def run_bench(bench, bench_filter, isa=None):
     cmd = [bench, "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
            "--benchmark_format=json"]
     if bench_filter:
         cmd.append("--benchmark_filter=" + bench_filter)
-    print("running:", " ".join(cmd), file=sys.stderr)
+    env = dict(os.environ)
+    if isa:
+        env["QDML_ISA"] = isa
+    print("running:", ("QDML_ISA=%s " % isa if isa else "") + " ".join(cmd), file=sys.stderr)
     load_before = os.getloadavg()[0]
-    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE).stdout
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, env=env).stdout
     data = json.loads(out)
     # Other work on the machine shifts every figure: say how busy it was.
     data["qdml_load_average"] = "%.1f before, %.1f after" % (load_before, os.getloadavg()[0])
@@ -155,6 +160,48 @@ def limits_table(rows):
     return lines
 
 
+# The dot-product instruction each QDML_ISA path is bound by.
+ISA_PEAK = {"amx": "hw/dot/amx_tdpbusd/peak", "avx512vnni": "hw/dot/avx512vnni_vpdpbusd/peak",
+            "avxvnni": "hw/dot/avxvnni_vpdpbusd/peak", "avx2": "hw/dot/avx2_vpmaddwd/peak"}
+ISA_FILTER = "^matmul/(simd|simd_prepared)/"
+
+
+def isa_table(data, rows):
+    """Matmul SIMD rows once per QDML_ISA cap: time and % of that path's dot peak."""
+    runs = data.get("qdml_isa_runs", {})
+    if not runs:
+        return []
+    per_isa = {isa: medians({"benchmarks": b}) for isa, b in runs.items()}
+    names = []
+    for r in per_isa.values():
+        names += [n for n, e in r.items() if isinstance(e, dict) and n not in names]
+    if not names:
+        return []
+    g = groups(rows)
+    isas = list(runs)
+    out = ["", "Matmul per ISA path (`QDML_ISA=<path>`, filter `%s`): median, and %% of that path's "
+           "`hw/dot` peak; best peer from the run above." % ISA_FILTER, ""]
+    out.append("| row | " + " | ".join("`%s`" % i for i in isas) + " | best peer |")
+    out.append("|---" * (len(isas) + 2) + "|")
+    for name in names:
+        op, impl, types, shape = name.split("/")
+        cells = ["`%s`" % name]
+        for isa in isas:
+            e = per_isa[isa].get(name)
+            peak = rows.get(ISA_PEAK.get(isa, ""))
+            if not isinstance(e, dict):
+                cells.append("-")
+            elif isinstance(peak, dict):
+                cells.append("%s (%s)" % (fmt_time(e["ns"]), percent(e.get("OPS"), peak["OPS"])))
+            else:
+                cells.append(fmt_time(e["ns"]))
+        peers = [(i, r) for i, r in g.get((op, types, shape), {}).items() if i not in QDML_IMPLS]
+        peer = min(peers, key=lambda x: x[1]["ns"]) if peers else None
+        cells.append("%s (%s)" % (fmt_time(peer[1]["ns"]), peer[0]) if peer else "-")
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
 def report(data, rows, command):
     ctx = data.get("context", {})
     body, stream_bps, dot = table(rows)
@@ -172,6 +219,7 @@ def report(data, rows, command):
             + ("`%s` (%s)." % (dot[0], fmt_rate(dot[1], "OPS")) if dot else "the dot peak (not measured).")
             + " Times are medians of 5; peer / qdml above 1 means qdml is faster.", ""]
     out += body
+    out += isa_table(data, rows)
     out += ["", "![qdml-bench medians against the machine's limits](docs/performance.png)", "", END]
     return "\n".join(out)
 
@@ -235,6 +283,9 @@ def main():
     src.add_argument("--bench", help="the qdml-bench binary to run")
     src.add_argument("--json", help="a JSON qdml-bench wrote (no run)")
     ap.add_argument("--filter", default="", help="--benchmark_filter for the run")
+    ap.add_argument("--isa", default="",
+                    help="comma-separated QDML_ISA caps (amx,avx512vnni,avxvnni,avx2,generic): the matmul SIMD "
+                         "rows once more per cap, tabled per ISA path")
     ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--stdout", action="store_true", help="print the section instead of writing files")
@@ -245,6 +296,12 @@ def main():
         command = [os.path.relpath(cmd[0], ROOT) if os.path.isabs(cmd[0]) else cmd[0]] + cmd[1:]
         if args.filter:
             command[-1] = "--benchmark_filter='%s'" % args.filter
+        if args.isa:
+            data["qdml_isa_runs"] = {}
+            for isa in args.isa.split(","):
+                isa_data, _ = run_bench(args.bench, ISA_FILTER, isa)
+                data["qdml_isa_runs"][isa] = [b for b in isa_data["benchmarks"]
+                                              if b.get("aggregate_name") == "median" or b.get("error_occurred")]
     else:
         with open(args.json) as f:
             data = json.load(f)
