@@ -21,3 +21,4 @@
 #include "qdml/reference/quantized_linear_matrix_multiply.hpp"
 #include "qdml/runtime/dispatch.hpp"
 #include "qdml/check/exact.hpp"  // above the runtime it checks
+#include "qdml/simd/quantized_linear_matrix_multiply.hpp"

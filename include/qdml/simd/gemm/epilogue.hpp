@@ -1,0 +1,242 @@
+// qdml/simd/gemm/epilogue.hpp - the requantize epilogue, fused into every
+// micro-kernel's store (SPEC.md section 5):
+//   acc  = dot + row.bias + col.bias[n] (+ row.neg_ra * col.zp[n]) (+ row.neg_azp * col.sum[n])   (mod 2^32)
+//   mult = fp32(AScale[m] * BScale[n]) / OutputScale[m]      (per column, per row, or per element)
+//   out  = Q(fp32(acc) * mult, OutputZP[m])
+// The zero-point terms are those of pack.hpp; a term whose zero point is the
+// same for every row (column) is folded into a per-column (per-row) bias.
+// The multiplier is precomputed once per call where one factor is uniform,
+// else formed per element in the same binary32 order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "qdml/core/quantize.hpp"
+#include "qdml/simd/gemm/pack.hpp"
+
+namespace qdml::simd::gemm {
+
+/// Per-row epilogue constants.
+struct RowParams {
+    std::uint32_t bias = 0;     ///< -bzp' * ra[m] when BZP is uniform
+    std::uint32_t neg_ra = 0;   ///< -ra[m] when BZP varies per column
+    std::uint32_t neg_azp = 0;  ///< -azp'[m] when AZP varies per row
+    std::int32_t zp = 0;        ///< OutputZP[m]
+    float lo = 0, hi = 0;       ///< Q's clamp bounds: type range minus zp
+    float mult = 0;             ///< multiplier when BScale is uniform
+    float a_scale = 0, out_scale = 0;
+};
+
+enum class MultMode { PerColumn, PerRow, PerElement };
+
+/// The requantize descriptor: per-tensor, per-row and per-column parameters as
+/// DML allows for matmul (and, with rows = output channels, convolution).
+/// Each array holds one value (per tensor) or one per row / column.
+struct RequantSpec {
+    std::vector<std::int32_t> a_zp, b_zp, out_zp;  ///< a_zp, b_zp already shifted (azp', bzp')
+    std::vector<float> a_scale, b_scale, out_scale;
+    std::int32_t out_lo = 0, out_hi = 255;         ///< output type range
+};
+
+/// Everything the epilogue reads, derived once per call (columns: once per
+/// packed right operand).
+struct Epilogue {
+    std::size_t M = 0, N = 0;
+    bool var_a = false, var_b = false;  ///< AZP' varies over rows / BZP' over columns
+    MultMode mode = MultMode::PerColumn;
+    std::vector<RowParams> rows;
+    // Column arrays, padded with zeros to whole panels (plus 4 for wide tiles).
+    AlignedArray<std::uint32_t> col_bias, col_zp, col_sum;
+    AlignedArray<float> col_mult, col_scale;
+    std::uint8_t* out = nullptr;
+    std::uint64_t out_rs = 0, out_cs = 1;
+
+    const RowParams& row(std::size_t m) const noexcept { return rows[m]; }
+};
+
+namespace detail {
+template <class T>
+bool uniform(const std::vector<T>& v) noexcept {
+    for (const T& x : v)
+        if (std::memcmp(&x, &v[0], sizeof(T)) != 0) return false;
+    return true;
+}
+template <class T>
+const T& at(const std::vector<T>& v, std::size_t i) noexcept {
+    return v.size() == 1 ? v[0] : v[i];
+}
+}  // namespace detail
+
+/// Column constants: depend on the right operand's sums and B's parameters
+/// (and on AZP', when it is uniform). The multiplier table is filled here.
+inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue& e) {
+    const std::size_t N = b.N, width = b.panels * kPanel + 4 * kPanel;
+    e.N = N;
+    e.var_a = !detail::uniform(s.a_zp);
+    e.var_b = !detail::uniform(s.b_zp);
+    const bool rows_uniform = detail::uniform(s.a_scale) && detail::uniform(s.out_scale);
+    e.mode = rows_uniform ? MultMode::PerColumn : detail::uniform(s.b_scale) ? MultMode::PerRow : MultMode::PerElement;
+    e.col_bias.resize_zero(width);
+    e.col_zp.resize_zero(width);
+    e.col_sum.resize_zero(width);
+    e.col_mult.resize_zero(width);
+    e.col_scale.resize_zero(width);
+    const std::uint32_t K = static_cast<std::uint32_t>(b.K);
+    for (std::size_t n = 0; n < N; ++n) {
+        const std::uint32_t bzp = static_cast<std::uint32_t>(detail::at(s.b_zp, n));
+        const std::uint32_t cb = b.col_sum[n] - K * bzp;  // cb'[n] = cb[n] - K * bzp'[n]
+        e.col_zp[n] = bzp;
+        e.col_sum[n] = cb;
+        e.col_bias[n] = e.var_a ? 0u : 0u - static_cast<std::uint32_t>(s.a_zp[0]) * cb;
+        e.col_scale[n] = detail::at(s.b_scale, n);
+        if (e.mode == MultMode::PerColumn)
+            e.col_mult[n] = requantize_multiplier(s.a_scale[0], detail::at(s.b_scale, n), s.out_scale[0]);
+    }
+}
+
+/// Row constants: depend on the left operand's row sums and A's / the output's parameters.
+inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e) {
+    e.M = a.M;
+    e.rows.resize(a.M);
+    const std::uint32_t bzp0 = static_cast<std::uint32_t>(s.b_zp[0]);
+    for (std::size_t m = 0; m < a.M; ++m) {
+        RowParams& r = e.rows[m];
+        const std::uint32_t ra = a.row_sum[m];
+        r.bias = e.var_b ? 0u : 0u - bzp0 * ra;
+        r.neg_ra = 0u - ra;
+        r.neg_azp = 0u - static_cast<std::uint32_t>(detail::at(s.a_zp, m));
+        r.zp = detail::at(s.out_zp, m);
+        r.lo = static_cast<float>(s.out_lo - r.zp);
+        r.hi = static_cast<float>(s.out_hi - r.zp);
+        r.a_scale = detail::at(s.a_scale, m);
+        r.out_scale = detail::at(s.out_scale, m);
+        if (e.mode == MultMode::PerRow) r.mult = requantize_multiplier(r.a_scale, s.b_scale[0], r.out_scale);
+    }
+}
+
+/// The int32 accumulator of element (m, n) from the raw u8 x s8 dot product.
+inline std::int32_t corrected(const Epilogue& e, const RowParams& r, std::size_t n, std::uint32_t dot) noexcept {
+    std::uint32_t acc = dot + r.bias + e.col_bias[n];
+    if (e.var_b) acc += r.neg_ra * e.col_zp[n];
+    if (e.var_a) acc += r.neg_azp * e.col_sum[n];
+    return wrap_int32(acc);
+}
+
+/// The multiplier of element (m, n).
+inline float multiplier(const Epilogue& e, const RowParams& r, std::size_t n) noexcept {
+    switch (e.mode) {
+        case MultMode::PerColumn: return e.col_mult[n];
+        case MultMode::PerRow: return r.mult;
+        case MultMode::PerElement: break;
+    }
+    return requantize_multiplier(r.a_scale, e.col_scale[n], r.out_scale);
+}
+
+/// Scalar store of one element (the generic kernel): Q through core's requantize.
+template <class TOut>
+inline void store_one(const Epilogue& e, std::size_t m, std::size_t n, std::uint32_t dot) noexcept {
+    const RowParams& r = e.row(m);
+    const TOut q = requantize<TOut>(corrected(e, r, n, dot), multiplier(e, r, n), r.zp);
+    std::memcpy(e.out + m * e.out_rs + n * e.out_cs, &q, 1);
+}
+
+#if QDML_GEMM_X86
+/// The bytes of q (values already in the output range) to columns n0.. of row m.
+template <std::size_t W>
+inline void scatter_bytes(const Epilogue& e, std::size_t m, std::size_t n0, const std::uint8_t* bytes) noexcept {
+    const std::size_t count = std::min(W, e.N - n0);
+    std::uint8_t* dst = e.out + m * e.out_rs + n0 * e.out_cs;
+    for (std::size_t j = 0; j < count; ++j) dst[j * e.out_cs] = bytes[j];
+}
+
+/// 16 columns n0.. of row m from a 512-bit dot product (AVX-512 VNNI and AMX).
+QDML_TARGET_AVX512 inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i dot) noexcept {
+    const RowParams& r = e.row(m);
+    __m512i acc = _mm512_add_epi32(dot, _mm512_set1_epi32(static_cast<int>(r.bias)));
+    acc = _mm512_add_epi32(acc, _mm512_load_si512(e.col_bias.data() + n0));
+    if (e.var_b)
+        acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(r.neg_ra)),
+                                                       _mm512_load_si512(e.col_zp.data() + n0)));
+    if (e.var_a)
+        acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(r.neg_azp)),
+                                                       _mm512_load_si512(e.col_sum.data() + n0)));
+    __m512 mult;
+    if (e.mode == MultMode::PerColumn)
+        mult = _mm512_load_ps(e.col_mult.data() + n0);
+    else if (e.mode == MultMode::PerRow)
+        mult = _mm512_set1_ps(r.mult);
+    else
+        mult = _mm512_div_ps(_mm512_mul_ps(_mm512_set1_ps(r.a_scale), _mm512_load_ps(e.col_scale.data() + n0)),
+                             _mm512_set1_ps(r.out_scale));
+    // (The all-lanes maskz forms: g++ 12's unmasked ones warn -Wuninitialized inside its own header.)
+    constexpr __mmask16 all = 0xffff;
+    __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), mult);
+    v = _mm512_maskz_max_ps(all, v, _mm512_set1_ps(r.lo));  // max(NaN, lo) is lo: Q maps NaN to lo - zp
+    v = _mm512_maskz_min_ps(all, v, _mm512_set1_ps(r.hi));
+    const __m512i q = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), _mm512_set1_epi32(r.zp));  // rne (MXCSR)
+    const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
+    if (e.out_cs == 1) {
+        _mm512_mask_cvtepi32_storeu_epi8(e.out + m * e.out_rs + n0, static_cast<__mmask16>((1u << count) - 1u), q);
+    } else {
+        alignas(16) std::uint8_t bytes[16];
+        _mm512_mask_cvtepi32_storeu_epi8(bytes, 0xffff, q);
+        scatter_bytes<16>(e, m, n0, bytes);
+    }
+}
+
+/// 8 columns n0.. of row m from a 256-bit dot product (AVX2 and AVX-VNNI).
+QDML_TARGET_AVX2 inline void store8(const Epilogue& e, std::size_t m, std::size_t n0, __m256i dot) noexcept {
+    const RowParams& r = e.row(m);
+    __m256i acc = _mm256_add_epi32(dot, _mm256_set1_epi32(static_cast<int>(r.bias)));
+    acc = _mm256_add_epi32(acc, _mm256_load_si256(reinterpret_cast<const __m256i*>(e.col_bias.data() + n0)));
+    if (e.var_b)
+        acc = _mm256_add_epi32(
+            acc, _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(r.neg_ra)),
+                                    _mm256_load_si256(reinterpret_cast<const __m256i*>(e.col_zp.data() + n0))));
+    if (e.var_a)
+        acc = _mm256_add_epi32(
+            acc, _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(r.neg_azp)),
+                                    _mm256_load_si256(reinterpret_cast<const __m256i*>(e.col_sum.data() + n0))));
+    __m256 mult;
+    if (e.mode == MultMode::PerColumn)
+        mult = _mm256_load_ps(e.col_mult.data() + n0);
+    else if (e.mode == MultMode::PerRow)
+        mult = _mm256_set1_ps(r.mult);
+    else
+        mult = _mm256_div_ps(_mm256_mul_ps(_mm256_set1_ps(r.a_scale), _mm256_load_ps(e.col_scale.data() + n0)),
+                             _mm256_set1_ps(r.out_scale));
+    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), mult);
+    v = _mm256_max_ps(v, _mm256_set1_ps(r.lo));  // max(NaN, lo) is lo
+    v = _mm256_min_ps(v, _mm256_set1_ps(r.hi));
+    __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(r.zp));
+    // Low byte of each lane (values are in the output range): mask, then two
+    // non-saturating packs (every value is <= 255), then the two 128-bit halves.
+    q = _mm256_and_si256(q, _mm256_set1_epi32(0xff));
+    q = _mm256_packus_epi16(_mm256_packus_epi32(q, q), q);
+    const std::uint64_t packed = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(q)) |
+                                 std::uint64_t{static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm256_extracti128_si256(q, 1)))} << 32;
+    if (e.out_cs == 1 && e.N - n0 >= 8) {
+        std::memcpy(e.out + m * e.out_rs + n0, &packed, 8);
+    } else {
+        std::uint8_t bytes[8];
+        std::memcpy(bytes, &packed, 8);
+        scatter_bytes<8>(e, m, n0, bytes);
+    }
+}
+
+/// Rows m0.. of panel p from MR pairs of 256-bit dot products (columns 0-7, 8-15).
+template <int MR>
+QDML_TARGET_AVX2 inline void store_panel8(const Epilogue& e, std::size_t m0, std::size_t p,
+                                          const __m256i (&acc)[MR][2]) noexcept {
+    for (int r = 0; r < MR; ++r) {
+        store8(e, m0 + r, p * kPanel, acc[r][0]);
+        if (p * kPanel + 8 < e.N) store8(e, m0 + r, p * kPanel + 8, acc[r][1]);
+    }
+}
+#endif
+
+}  // namespace qdml::simd::gemm

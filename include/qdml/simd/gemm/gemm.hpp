@@ -1,0 +1,102 @@
+// qdml/simd/gemm/gemm.hpp - the int8 GEMM engine's driver: out = requantize(left x right)
+// for an M x K left operand and a K x N right operand, both packed
+// (pack.hpp), with the epilogue constants of epilogue.hpp. It knows nothing
+// of DirectML: matmul packs B as the right operand (once, when it is
+// constant), convolution will pack its filter as the left operand.
+//
+// Blocking: the right operand is walked in column blocks of about 1 MiB of
+// panels (L2), inside them every row block of the left operand (L1), inside
+// that the block's panels; one micro-kernel call covers the whole K.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "qdml/simd/gemm/epilogue.hpp"
+#include "qdml/simd/gemm/isa.hpp"
+#include "qdml/simd/gemm/kernel_amx.hpp"
+#include "qdml/simd/gemm/kernel_avx2.hpp"
+#include "qdml/simd/gemm/kernel_avx512vnni.hpp"
+#include "qdml/simd/gemm/kernel_avxvnni.hpp"
+#include "qdml/simd/gemm/kernel_generic.hpp"
+#include "qdml/simd/gemm/pack.hpp"
+
+namespace qdml::simd::gemm {
+
+/// The left layout and rows per block of `isa`'s micro-kernel.
+inline LeftLayout left_layout(Isa isa) noexcept {
+    switch (isa) {
+#if QDML_GEMM_X86
+        case Isa::Avx2: return avx2::kLayout;
+        case Isa::AvxVnni: return avxvnni::kLayout;
+        case Isa::Avx512Vnni: return avx512vnni::kLayout;
+        case Isa::Amx: return amx::kLayout;
+#endif
+        default: return generic::kLayout;
+    }
+}
+
+inline std::size_t left_rows(Isa isa) noexcept {
+    switch (isa) {
+#if QDML_GEMM_X86
+        case Isa::Avx2: return avx2::kRows;
+        case Isa::AvxVnni: return avxvnni::kRows;
+        case Isa::Avx512Vnni: return avx512vnni::kRows;
+        case Isa::Amx: return amx::kRows;
+#endif
+        default: return generic::kRows;
+    }
+}
+
+/// Packs the left operand for the kernel of `isa` (K groups as the right operand's).
+template <class TA>
+void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, Isa isa, PackedLeft& out) {
+    pack_left(a, M, K, left_layout(isa), left_rows(isa), k_groups(K, isa), out);
+}
+
+/// out = the epilogue of (a x b). Precondition: a and b packed for the same
+/// isa, a.K == b.K, `e` prepared from both (prepare_columns, prepare_rows).
+template <class TOut>
+void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e) {
+    const Isa isa = b.isa;
+    const std::size_t M = a.M, mr_max = left_rows(isa);
+    const std::size_t panel_bytes = std::max<std::size_t>(b.groups * 64, 1);
+    const std::size_t block = std::max<std::size_t>(4, (std::size_t{1} << 20) / panel_bytes / 4 * 4);
+#if QDML_GEMM_X86
+    if (isa == Isa::Amx) amx::configure();
+#endif
+    for (std::size_t p0 = 0; p0 < b.panels; p0 += block) {
+        const std::size_t p1 = std::min(b.panels, p0 + block);
+        for (std::size_t m0 = 0; m0 < M; m0 += mr_max) {
+            const std::size_t mr = std::min(mr_max, M - m0);
+            switch (isa) {
+#if QDML_GEMM_X86
+                case Isa::Amx:
+                    for (std::size_t p = p0; p < p1; p += 2) amx::tiles(a, b, e, m0, mr, p, std::min<std::size_t>(2, p1 - p));
+                    break;
+                case Isa::Avx512Vnni:
+                    for (std::size_t p = p0; p < p1;) {
+                        const std::size_t np = mr == 1 && p1 - p >= 4 ? 4 : std::min<std::size_t>(2, p1 - p);
+                        avx512vnni::tiles(a, b, e, m0, mr, p, np);
+                        p += np;
+                    }
+                    break;
+                case Isa::AvxVnni:
+                    for (std::size_t p = p0; p < p1; ++p) avxvnni::tiles(a, b, e, m0, mr, p);
+                    break;
+                case Isa::Avx2:
+                    for (std::size_t p = p0; p < p1; ++p) avx2::tiles(a, b, e, m0, mr, p);
+                    break;
+#endif
+                default:
+                    for (std::size_t p = p0; p < p1; ++p) generic::tile<TOut>(a, b, e, m0, mr, p);
+            }
+        }
+    }
+#if QDML_GEMM_X86
+    if (isa == Isa::Amx) amx::release();
+#endif
+}
+
+}  // namespace qdml::simd::gemm

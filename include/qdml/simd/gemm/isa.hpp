@@ -1,0 +1,187 @@
+// qdml/simd/gemm/isa.hpp - the int8 GEMM engine's ISA seam: which micro-kernel
+// this CPU can run, chosen once at run time from CPUID + XCR0 (+ the Linux
+// AMX tile permission), capped by QDML_ISA or an API option. Nothing
+// x86-specific lives outside this file and the kernel_*.hpp files, each of
+// which compiles to nothing on other architectures.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <cstdlib>
+#include <string_view>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define QDML_GEMM_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+#else
+#define QDML_GEMM_X86 0
+#endif
+
+#if QDML_GEMM_X86
+// Target attributes of the micro-kernels: a baseline x86-64 build still
+// compiles them, and they run only where select_isa() found the ISA.
+#define QDML_TARGET_AVX2 __attribute__((target("avx2")))
+#define QDML_TARGET_AVXVNNI __attribute__((target("avx2,avxvnni")))
+#define QDML_TARGET_AVX512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#define QDML_TARGET_AMX \
+    __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,amx-int8")))
+#endif
+
+#if defined(__clang__)
+#define QDML_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define QDML_UNROLL _Pragma("GCC unroll 16")
+#else
+#define QDML_UNROLL
+#endif
+
+namespace qdml::simd::gemm {
+
+/// Calls f(std::integral_constant<int, n>) for a run-time 1 <= n <= Max: how
+/// a driver reaches the micro-kernel instantiated for a block's row count.
+template <int Max, class F>
+void with_count(std::size_t n, F&& f) {
+    if constexpr (Max > 1)
+        if (n < static_cast<std::size_t>(Max)) return with_count<Max - 1>(n, static_cast<F&&>(f));
+    f(std::integral_constant<int, Max>{});
+}
+
+/// Micro-kernel families, weakest first (a cap keeps every path at or below it).
+enum class Isa : std::uint8_t {
+    Generic,     ///< portable C++ (every CPU)
+    Avx2,        ///< AVX2 without VNNI: int8 widened to int16, vpmaddwd + vpaddd
+    AvxVnni,     ///< AVX-VNNI: 256-bit vpdpbusd
+    Avx512Vnni,  ///< AVX-512 VNNI: 512-bit vpdpbusd
+    Amx,         ///< AMX-INT8: tdpbusd on 16x64-byte tiles (AVX-512 epilogue)
+    Best,        ///< no cap: the best path the CPU runs
+};
+
+inline constexpr Isa kAllIsas[] = {Isa::Generic, Isa::Avx2, Isa::AvxVnni, Isa::Avx512Vnni, Isa::Amx};
+
+/// The QDML_ISA spelling of `isa`.
+constexpr std::string_view isa_name(Isa isa) noexcept {
+    switch (isa) {
+        case Isa::Generic: return "generic";
+        case Isa::Avx2: return "avx2";
+        case Isa::AvxVnni: return "avxvnni";
+        case Isa::Avx512Vnni: return "avx512vnni";
+        case Isa::Amx: return "amx";
+        case Isa::Best: break;
+    }
+    return "best";
+}
+
+/// Parses a QDML_ISA value; false if it names no path.
+inline bool parse_isa(std::string_view s, Isa& out) noexcept {
+    for (Isa i : kAllIsas)
+        if (s == isa_name(i)) {
+            out = i;
+            return true;
+        }
+    if (s == "best" || s.empty()) {
+        out = Isa::Best;
+        return true;
+    }
+    return false;
+}
+
+namespace detail {
+
+#if QDML_GEMM_X86
+struct CpuFeatures {
+    bool avx2 = false, avxvnni = false, avx512vnni = false, amx = false;
+};
+
+inline std::uint64_t xgetbv0() noexcept {
+    std::uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (std::uint64_t{hi} << 32) | lo;
+}
+
+/// Asks Linux for the AMX tile data state once per process (ARCH_REQ_XCOMP_PERM,
+/// XFEATURE_XTILEDATA); false when the kernel refuses or is not Linux.
+inline bool request_amx_permission() noexcept {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+    constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+    return false;
+#endif
+}
+
+inline CpuFeatures detect_features() noexcept {
+    CpuFeatures f;
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+    const bool osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+    if (!osxsave || !avx) return f;
+    const std::uint64_t xcr0 = xgetbv0();
+    const bool ymm_os = (xcr0 & 0x6) == 0x6, zmm_os = (xcr0 & 0xe6) == 0xe6;
+    const bool tile_os = (xcr0 & (3u << 17)) == (3u << 17);
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return f;
+    const bool avx2 = (b >> 5) & 1;
+    const bool avx512 = ((b >> 16) & 1) && ((b >> 17) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1);  // F, DQ, BW, VL
+    const bool vnni512 = (c >> 11) & 1;
+    const bool amx = ((d >> 24) & 1) && ((d >> 25) & 1);  // AMX-TILE, AMX-INT8
+    unsigned a1 = 0, b1, c1, d1;
+    __get_cpuid_count(7, 1, &a1, &b1, &c1, &d1);
+    f.avx2 = ymm_os && avx2;
+    f.avxvnni = f.avx2 && ((a1 >> 4) & 1);
+    f.avx512vnni = f.avx2 && zmm_os && avx512 && vnni512;
+    f.amx = f.avx512vnni && tile_os && amx && request_amx_permission();
+    return f;
+}
+
+inline const CpuFeatures& cpu_features() noexcept {
+    static const CpuFeatures f = detect_features();  // once per process
+    return f;
+}
+#endif
+
+inline Isa env_cap() noexcept {
+    static const Isa cap = [] {
+        Isa i = Isa::Best;
+        if (const char* s = std::getenv("QDML_ISA")) parse_isa(s, i);  // an unknown value caps nothing
+        return i;
+    }();
+    return cap;
+}
+
+}  // namespace detail
+
+/// Whether this CPU (and OS) runs the `isa` micro-kernels.
+inline bool isa_available(Isa isa) noexcept {
+#if QDML_GEMM_X86
+    const auto& f = detail::cpu_features();
+    switch (isa) {
+        case Isa::Generic: return true;
+        case Isa::Avx2: return f.avx2;
+        case Isa::AvxVnni: return f.avxvnni;
+        case Isa::Avx512Vnni: return f.avx512vnni;
+        case Isa::Amx: return f.amx;
+        case Isa::Best: return true;
+    }
+    return false;
+#else
+    return isa == Isa::Generic || isa == Isa::Best;
+#endif
+}
+
+/// The best available path at or below `cap`; `cap` Best means the QDML_ISA
+/// environment variable's cap (absent: no cap).
+inline Isa select_isa(Isa cap = Isa::Best) noexcept {
+    if (cap == Isa::Best) cap = detail::env_cap();
+    for (int i = static_cast<int>(Isa::Amx); i > 0; --i) {
+        const auto isa = static_cast<Isa>(i);
+        if (static_cast<int>(isa) <= static_cast<int>(cap) && isa_available(isa)) return isa;
+    }
+    return Isa::Generic;
+}
+
+}  // namespace qdml::simd::gemm

@@ -1,0 +1,116 @@
+// qdml/simd/quantized_linear_matrix_multiply.hpp - QUANTIZED_LINEAR_MATRIX_MULTIPLY
+// on the int8 GEMM engine (simd/gemm/), bit-identical to
+// qdml::reference::quantized_linear_matrix_multiply (SPEC.md section 5):
+//   acc[m][n] = sum_k (A[m][k] - AZP[m]) * (B[k][n] - BZP[n])     (int32, wraps mod 2^32)
+//   Output    = Q(fp32(acc) * (fp32(AScale[m] * BScale[n]) / OutputScale[m]), OutputZP[m])
+// Each of the Batch*Channel products packs its A and B slices (a slice shared
+// through zero strides is packed once) and runs the engine.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "qdml/operators/quantized_linear_matrix_multiply.hpp"
+#include "qdml/simd/gemm/gemm.hpp"
+
+namespace qdml::simd {
+
+/// Options of the SIMD GEMM paths.
+struct GemmOptions {
+    /// Caps the micro-kernel family (as QDML_ISA does); Best: QDML_ISA, else the best the CPU runs.
+    gemm::Isa isa = gemm::Isa::Best;
+};
+
+namespace detail {
+
+template <class T>
+gemm::Matrix<T> slice(const TensorView<const T, 4>& v, std::uint32_t b, std::uint32_t c) noexcept {
+    return {&v[{b, c, 0, 0}], v.strides[2], v.strides[3]};
+}
+
+/// A's and the output's parameters (per row) into `s`, zero points shifted as pack.hpp says.
+template <class TA, class TB, class TOut>
+void left_params(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::RequantSpec& s) {
+    const std::uint32_t M = op.OutputTensor.sizes[2];
+    s.a_zp.assign(M, gemm::left_shift<TA>());
+    s.a_scale.resize(M);
+    s.out_zp.assign(M, 0);
+    s.out_scale.resize(M);
+    for (std::uint32_t m = 0; m < M; ++m) {
+        if (op.AZeroPointTensor) s.a_zp[m] += (*op.AZeroPointTensor)[{0, 0, m, 0}];
+        s.a_scale[m] = op.AScaleTensor[{0, 0, m, 0}];
+        if (op.OutputZeroPointTensor) s.out_zp[m] = (*op.OutputZeroPointTensor)[{0, 0, m, 0}];
+        s.out_scale[m] = op.OutputScaleTensor[{0, 0, m, 0}];
+    }
+    s.out_lo = std::numeric_limits<TOut>::min();
+    s.out_hi = std::numeric_limits<TOut>::max();
+}
+
+/// B's parameters (per column) into `s`.
+template <class TA, class TB, class TOut>
+void right_params(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::RequantSpec& s) {
+    const std::uint32_t N = op.OutputTensor.sizes[3];
+    s.b_zp.assign(N, gemm::right_shift<TB>());
+    s.b_scale.resize(N);
+    for (std::uint32_t n = 0; n < N; ++n) {
+        if (op.BZeroPointTensor) s.b_zp[n] += (*op.BZeroPointTensor)[{0, 0, 0, n}];
+        s.b_scale[n] = op.BScaleTensor[{0, 0, 0, n}];
+    }
+}
+
+/// Runs every Batch*Channel product; `right(b, c, changed)` gives the packed
+/// B slice and sets `changed` when it is not the previous call's slice.
+template <class TA, class TB, class TOut, class Right>
+void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::Isa isa, const gemm::RequantSpec& s,
+                  Right&& right) {
+    const auto& Out = op.OutputTensor;
+    const std::uint32_t M = Out.sizes[2], K = op.ATensor.sizes[3];
+    gemm::PackedLeft pa;
+    gemm::Epilogue e;
+    const TA* packed_a = nullptr;
+    bool first = true;
+    for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
+        for (std::uint32_t c = 0; c < Out.sizes[1]; ++c) {
+            bool changed = first;
+            const gemm::PackedRight& pb = right(b, c, changed);
+            if (changed) gemm::prepare_columns(s, pb, e);  // before rows: it fixes var_b and the multiplier mode
+            const TA* a_ptr = &op.ATensor[{b, c, 0, 0}];
+            if (a_ptr != packed_a || first) {
+                gemm::pack_left(slice(op.ATensor, b, c), M, K, isa, pa);
+                gemm::prepare_rows(s, pa, e);
+                packed_a = a_ptr;
+            }
+            first = false;
+            e.out = reinterpret_cast<std::uint8_t*>(&Out[{b, c, 0, 0}]);
+            e.out_rs = Out.strides[2];
+            e.out_cs = Out.strides[3];
+            gemm::multiply<TOut>(pa, pb, e);
+        }
+}
+
+}  // namespace detail
+
+/// Computes a validated matmul on the GEMM engine; same bits as the reference.
+template <class TA, class TB, class TOut>
+void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op,
+                                      const GemmOptions& options = {}) {
+    const gemm::Isa isa = gemm::select_isa(options.isa);
+    gemm::RequantSpec s;
+    detail::left_params(op, s);
+    detail::right_params(op, s);
+    const std::uint32_t N = op.OutputTensor.sizes[3], K = op.ATensor.sizes[3];
+    gemm::PackedRight pb;
+    const TB* packed = nullptr;
+    detail::run_products(op, isa, s, [&](std::uint32_t b, std::uint32_t c, bool& changed) -> const gemm::PackedRight& {
+        const TB* ptr = &op.BTensor[{b, c, 0, 0}];
+        if (ptr != packed) {
+            gemm::pack_right(detail::slice(op.BTensor, b, c), K, N, isa, pb);
+            packed = ptr;
+            changed = true;
+        }
+        return pb;
+    });
+}
+
+}  // namespace qdml::simd

@@ -1,0 +1,398 @@
+// The int8 GEMM engine (qdml::simd::quantized_linear_matrix_multiply) against
+// the reference, bit for bit, once per micro-kernel family this CPU runs
+// (generic, AVX2, AVX-VNNI, AVX-512 VNNI, AMX; the others are named in a
+// warning). Random shapes around every tile size, all eight type mixes,
+// extreme zero points, per-row / per-column parameters, batch broadcast,
+// strided and transposed-by-strides operands and outputs, wrapping
+// accumulators, ties, NaN/inf scales; outputs sentinel-filled with guards.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "qdml/qdml.hpp"
+#include "qdml/simd/quantized_linear_matrix_multiply.hpp"
+
+namespace {
+
+using qdml::TensorDesc;
+using DT = qdml::TensorDataType;
+using qdml::simd::gemm::Isa;
+
+constexpr std::uint8_t kSentinel = 0xA5;
+constexpr std::size_t kGuard = 64;
+
+/// The paths of this CPU; warns once about the others.
+std::vector<Isa> runnable_isas() {
+    std::vector<Isa> r;
+    std::string missing;
+    for (Isa i : qdml::simd::gemm::kAllIsas) {
+        if (qdml::simd::gemm::isa_available(i))
+            r.push_back(i);
+        else
+            missing += std::string(" ") + std::string(qdml::simd::gemm::isa_name(i));
+    }
+    static bool warned = false;
+    if (!missing.empty() && !warned) {
+        WARN("GEMM paths this CPU cannot run (not tested here):" << missing);
+        warned = true;
+    }
+    return r;
+}
+
+/// A 4-D layout (right-aligned to `rank` dims): transposed (the two matrix
+/// dimensions swapped in memory), padded rows, broadcast batch / channel.
+struct Layout {
+    bool transposed = false;
+    std::uint32_t pad = 0;
+    bool bcast_batch = false, bcast_channel = false;
+};
+
+TensorDesc make_desc(DT t, std::uint32_t rank, const std::uint32_t (&s)[4], const Layout& l) {
+    const std::uint64_t rows = s[2], cols = s[3];
+    std::uint64_t st[4];
+    if (l.transposed) {
+        st[2] = 1;
+        st[3] = rows + l.pad;
+    } else {
+        st[3] = 1;
+        st[2] = cols + l.pad;
+    }
+    const std::uint64_t matrix = (rows - 1) * st[2] + (cols - 1) * st[3] + 1 + l.pad;
+    st[1] = l.bcast_channel ? 0 : matrix;
+    st[0] = l.bcast_batch ? 0 : matrix * (l.bcast_channel ? 1 : s[1]);
+    TensorDesc d;
+    d.DataType = t;
+    d.DimensionCount = rank;
+    d.Strides.emplace();
+    for (std::uint32_t i = 0; i < rank; ++i) {
+        d.Sizes[i] = s[4 - rank + i];
+        (*d.Strides)[i] = static_cast<std::uint32_t>(st[4 - rank + i]);
+    }
+    d.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(d).value_or(0);
+    return d;
+}
+
+TensorDesc param_desc(DT t, std::uint32_t rank, std::uint32_t axis, std::uint32_t extent) {
+    TensorDesc d;
+    d.DataType = t;
+    d.DimensionCount = rank;
+    for (std::uint32_t i = 0; i < rank; ++i) d.Sizes[i] = 1;
+    if (extent > 1) d.Sizes[rank - 4 + axis] = extent;
+    d.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(d).value_or(0);
+    return d;
+}
+
+/// One random matmul problem with its buffers.
+struct Problem {
+    DT ta = DT::UInt8, tb = DT::Int8, tout = DT::UInt8;
+    std::uint32_t rank = 2, batch = 1, channels = 1, M = 1, N = 1, K = 1;
+    Layout la, lb, lout;
+    bool per_row_a = false, per_col_b = false, per_row_out = false, zps = true;
+    std::vector<std::uint8_t> a, b, out, a_zp, b_zp, out_zp;
+    std::vector<float> a_scale, b_scale, out_scale;
+    qdml::QuantizedLinearMatrixMultiplyDesc d;
+
+    std::string describe() const {
+        std::ostringstream os;
+        os << name(ta) << " x " << name(tb) << " -> " << name(tout) << " rank " << rank << " " << batch << "x"
+           << channels << "x" << M << "x" << N << "x" << K << " A{T" << la.transposed << " pad" << la.pad << " bb"
+           << la.bcast_batch << " bc" << la.bcast_channel << "} B{T" << lb.transposed << " pad" << lb.pad << " bb"
+           << lb.bcast_batch << " bc" << lb.bcast_channel << "} Out{T" << lout.transposed << " pad" << lout.pad
+           << "} rowA " << per_row_a << " colB " << per_col_b << " rowOut " << per_row_out << " zps " << zps;
+        return os.str();
+    }
+
+    /// Binds every tensor (the output buffer has kGuard sentinel bytes on each side).
+    void build() {
+        const std::uint32_t sa[4] = {batch, channels, M, K}, sb[4] = {batch, channels, K, N},
+                            so[4] = {batch, channels, M, N};
+        d = {};
+        d.ATensor = {make_desc(ta, rank, sa, la), a.data()};
+        d.BTensor = {make_desc(tb, rank, sb, lb), b.data()};
+        const TensorDesc od = make_desc(tout, rank, so, lout);
+        d.OutputTensor = {od, out.data() + kGuard};
+        d.AScaleTensor = {param_desc(DT::Float32, rank, 2, per_row_a ? M : 1), a_scale.data()};
+        d.BScaleTensor = {param_desc(DT::Float32, rank, 3, per_col_b ? N : 1), b_scale.data()};
+        d.OutputScaleTensor = {param_desc(DT::Float32, rank, 2, per_row_out ? M : 1), out_scale.data()};
+        if (zps) {
+            d.AZeroPointTensor = qdml::Tensor{param_desc(ta, rank, 2, per_row_a ? M : 1), a_zp.data()};
+            d.BZeroPointTensor = qdml::Tensor{param_desc(tb, rank, 3, per_col_b ? N : 1), b_zp.data()};
+            d.OutputZeroPointTensor = qdml::Tensor{param_desc(tout, rank, 2, per_row_out ? M : 1), out_zp.data()};
+        }
+    }
+
+    /// Sizes every buffer from the layouts and fills it with `byte()`.
+    template <class Byte>
+    void fill(Byte&& byte) {
+        const std::uint32_t sa[4] = {batch, channels, M, K}, sb[4] = {batch, channels, K, N},
+                            so[4] = {batch, channels, M, N};
+        a.resize(*qdml::min_buffer_elements(make_desc(ta, rank, sa, la)));
+        b.resize(*qdml::min_buffer_elements(make_desc(tb, rank, sb, lb)));
+        out.assign(*qdml::min_buffer_elements(make_desc(tout, rank, so, lout)) + 2 * kGuard, kSentinel);
+        for (auto& v : a) v = byte();
+        for (auto& v : b) v = byte();
+        a_zp.resize(M);
+        b_zp.resize(N);
+        out_zp.resize(M);
+        for (auto& v : a_zp) v = byte();
+        for (auto& v : b_zp) v = byte();
+        for (auto& v : out_zp) v = byte();
+    }
+};
+
+/// Runs the reference, then every path; requires identical output buffers
+/// (guards and unaddressed bytes included: both must leave them alone).
+void check_all_paths(Problem& p) {
+    p.build();
+    INFO(p.describe());
+    qdml::validate(p.d);
+    std::fill(p.out.begin(), p.out.end(), kSentinel);
+    qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); });
+    const std::vector<std::uint8_t> expected = p.out;
+    for (std::size_t i = 0; i < kGuard; ++i) {
+        REQUIRE(expected[i] == kSentinel);
+        REQUIRE(expected[expected.size() - 1 - i] == kSentinel);
+    }
+    for (Isa isa : runnable_isas()) {
+        INFO("path " << qdml::simd::gemm::isa_name(isa));
+        std::fill(p.out.begin(), p.out.end(), kSentinel);
+        qdml::visit_typed(p.d, [&](const auto& op) {
+            qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{isa});
+        });
+        std::size_t first = p.out.size();
+        for (std::size_t i = 0; i < p.out.size() && first == p.out.size(); ++i)
+            if (p.out[i] != expected[i]) first = i;
+        INFO("first differing byte " << first << " of " << p.out.size() << " (guard " << kGuard << ")");
+        REQUIRE(first == p.out.size());
+    }
+}
+
+constexpr DT kQ8[] = {DT::UInt8, DT::Int8};
+
+struct Rng {
+    std::mt19937 gen{Catch::rngSeed() + 8u};
+    std::uint32_t uniform(std::uint32_t lo, std::uint32_t hi) {
+        return std::uniform_int_distribution<std::uint32_t>(lo, hi)(gen);
+    }
+    bool coin(std::uint32_t one_in) { return uniform(1, one_in) == 1; }
+    /// Bytes: mostly uniform, sometimes the extremes 0, 127, 128, 255.
+    std::uint8_t byte() {
+        static constexpr std::uint8_t extremes[] = {0, 127, 128, 255};
+        return coin(8) ? extremes[uniform(0, 3)] : static_cast<std::uint8_t>(uniform(0, 255));
+    }
+    /// Sizes around the tile sizes (1, 4, 6, 8, 16, 32, 64) and odd ones.
+    std::uint32_t size(std::uint32_t max) {
+        static constexpr std::uint32_t around[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129};
+        const std::uint32_t v = coin(2) ? around[uniform(0, 19)] : uniform(1, max);
+        return v > max ? max : v;
+    }
+};
+
+/// Scales that keep outputs mostly unsaturated: OutputScale from the typical
+/// accumulator magnitude (about sqrt(K) * 100 * 100).
+void random_scales(Problem& p, Rng& rng) {
+    auto scale = [&] { return std::ldexp(1.0f + static_cast<float>(rng.uniform(0, 1023)) / 1024.0f, -static_cast<int>(rng.uniform(0, 8))); };
+    p.a_scale.resize(p.M);
+    p.b_scale.resize(p.N);
+    p.out_scale.resize(p.M);
+    for (auto& v : p.a_scale) v = scale();
+    for (auto& v : p.b_scale) v = scale();
+    const float typical = p.a_scale[0] * p.b_scale[0] * std::sqrt(static_cast<float>(p.K)) * 10000.0f / 60.0f;
+    for (auto& v : p.out_scale) v = typical * (0.5f + static_cast<float>(rng.uniform(0, 100)) / 100.0f);
+}
+
+Layout random_layout(Rng& rng, bool output) {
+    Layout l;
+    l.transposed = rng.coin(3);
+    l.pad = rng.coin(3) ? rng.uniform(1, 9) : 0;
+    if (!output) {
+        l.bcast_batch = rng.coin(3);
+        l.bcast_channel = rng.coin(3);
+    }
+    return l;
+}
+
+}  // namespace
+
+TEST_CASE("simd matmul: random shapes, layouts, parameters and type mixes equal the reference on every path",
+          "[simd][matmul]") {
+    Rng rng;
+    for (int iter = 0; iter < 160; ++iter) {
+        Problem p;
+        p.ta = kQ8[iter & 1];
+        p.tb = kQ8[(iter >> 1) & 1];
+        p.tout = kQ8[(iter >> 2) & 1];
+        p.rank = rng.uniform(2, 4);
+        p.batch = p.rank == 4 ? rng.uniform(1, 3) : 1;
+        p.channels = p.rank >= 3 ? rng.uniform(1, 3) : 1;
+        const bool big = iter % 16 == 15;
+        p.M = rng.size(big ? 300 : 70);
+        p.N = rng.size(big ? 300 : 70);
+        p.K = rng.size(big ? 300 : 140);
+        p.la = random_layout(rng, false);
+        p.lb = random_layout(rng, false);
+        p.lout = random_layout(rng, true);
+        p.per_row_a = rng.coin(2);
+        p.per_col_b = rng.coin(2);
+        p.per_row_out = rng.coin(2);
+        p.zps = !rng.coin(5);
+        p.fill([&] { return rng.byte(); });
+        random_scales(p, rng);
+        check_all_paths(p);
+    }
+}
+
+TEST_CASE("simd matmul: odd sizes of the issue (7x13x5, 33x65x17, K not a multiple of 4 or 64) on every path",
+          "[simd][matmul]") {
+    Rng rng;
+    const std::uint32_t shapes[][3] = {{7, 13, 5}, {33, 65, 17}, {1, 100, 3}, {50, 1, 67}, {17, 33, 130}, {1, 64, 1}};
+    for (auto& s : shapes)
+        for (int mix = 0; mix < 8; ++mix) {
+            Problem p;
+            p.ta = kQ8[mix & 1];
+            p.tb = kQ8[(mix >> 1) & 1];
+            p.tout = kQ8[(mix >> 2) & 1];
+            p.M = s[0];
+            p.N = s[1];
+            p.K = s[2];
+            p.fill([&] { return rng.byte(); });
+            random_scales(p, rng);
+            check_all_paths(p);
+        }
+}
+
+TEST_CASE("simd matmul: extreme zero points (0, 255, -128, 127) per tensor, row and column", "[simd][matmul]") {
+    Rng rng;
+    for (int mix = 0; mix < 8; ++mix)
+        for (int z = 0; z < 4; ++z) {
+            Problem p;
+            p.ta = kQ8[mix & 1];
+            p.tb = kQ8[(mix >> 1) & 1];
+            p.tout = kQ8[(mix >> 2) & 1];
+            p.M = 19;
+            p.N = 37;
+            p.K = 45;
+            p.per_row_a = p.per_col_b = p.per_row_out = z >= 2;
+            p.fill([&] { return rng.byte(); });
+            const std::uint8_t zp = z % 2 ? 0x7f : 0x80;  // 127 or 128 (-128 as INT8)
+            const std::uint8_t zp2 = z % 2 ? 0xff : 0x00;  // 255 (-1 as INT8) or 0
+            for (std::size_t i = 0; i < p.a_zp.size(); ++i) p.a_zp[i] = i % 2 ? zp : zp2;
+            for (std::size_t i = 0; i < p.b_zp.size(); ++i) p.b_zp[i] = i % 3 ? zp2 : zp;
+            for (std::size_t i = 0; i < p.out_zp.size(); ++i) p.out_zp[i] = i % 2 ? zp2 : zp;
+            random_scales(p, rng);
+            check_all_paths(p);
+        }
+}
+
+TEST_CASE("simd matmul: accumulators that wrap modulo 2^32 (large K, extreme values)", "[simd][matmul]") {
+    // A = 255 with zero point 0, B - BZP = -255 for 6 elements in 7: the sum
+    // is about -65025 * 40000 * 6/7 = -2.2e9, below -2^31, so the reference's
+    // accumulator wraps; every path must give the same bits.
+    for (int variant = 0; variant < 3; ++variant) {
+        Problem p;
+        p.ta = DT::UInt8;
+        p.tb = variant == 2 ? DT::Int8 : DT::UInt8;
+        p.tout = DT::Int8;
+        p.M = 3;
+        p.N = 21;
+        p.K = 40000 + static_cast<std::uint32_t>(variant);
+        p.lb.transposed = variant == 1;
+        p.fill([] { return std::uint8_t{255}; });
+        // B - BZP is -255 (0 - 255, or -128 - 127 for INT8), every 7th element 0.
+        for (std::size_t i = 0; i < p.b.size(); ++i)
+            p.b[i] = i % 7 == 0 ? (variant == 2 ? 0x7f : 0xff) : (variant == 2 ? 0x80 : 0);
+        std::fill(p.a_zp.begin(), p.a_zp.end(), 0);
+        std::fill(p.b_zp.begin(), p.b_zp.end(), variant == 2 ? 0x7f : 0xff);
+        std::fill(p.out_zp.begin(), p.out_zp.end(), 0);
+        p.a_scale.assign(p.M, 1.0f);
+        p.b_scale.assign(p.N, 1.0f);
+        p.out_scale.assign(p.M, 4.0e7f);  // wrapped sums (about +-2^31) land inside -128..127
+        check_all_paths(p);
+    }
+}
+
+TEST_CASE("simd matmul: ties, NaN and infinite scales", "[simd][matmul]") {
+    Rng rng;
+    for (int variant = 0; variant < 6; ++variant) {
+        Problem p;
+        p.ta = kQ8[variant & 1];
+        p.tb = DT::Int8;
+        p.tout = kQ8[(variant >> 1) & 1];
+        p.M = 23;
+        p.N = 41;
+        p.K = 9;
+        p.per_row_a = p.per_col_b = p.per_row_out = variant >= 2;
+        p.fill([&] { return rng.byte(); });
+        // Powers of two: fp32(acc) * 2^-e is exact, so every odd multiple of
+        // 2^(e-1) is a tie that rne must send to the even neighbour.
+        p.a_scale.assign(p.M, 0.5f);
+        p.b_scale.assign(p.N, 0.25f);
+        p.out_scale.assign(p.M, 64.0f);
+        if (variant >= 4) {
+            p.a_scale[1] = NAN;
+            p.a_scale[2] = INFINITY;
+            p.b_scale[3] = -INFINITY;
+            p.b_scale[4] = NAN;
+            p.out_scale[5] = INFINITY;
+            p.out_scale[6] = -INFINITY;
+            p.out_scale[7] = NAN;
+            p.out_scale[8] = 1e-38f;  // huge multipliers saturate
+        }
+        check_all_paths(p);
+    }
+}
+
+TEST_CASE("simd matmul: u8 x s8 where vpmaddubsw's int16 pair sum saturates, the AVX2 path still equals the reference",
+          "[simd][matmul]") {
+    // A = 255 (UINT8), B = 127 (INT8), zero points 0, K = 4, scales 1, 1, 1024:
+    //   acc = 4 * 255 * 127 = 129540;  129540 / 1024 = 126.50390625 -> 127 (not a tie).
+    // vpmaddubsw would saturate each pair 255*127 + 255*127 = 64770 to 32767,
+    // giving 65534 / 1024 = 63.998 -> 64.
+    Problem p;
+    p.ta = DT::UInt8;
+    p.tb = DT::Int8;
+    p.tout = DT::UInt8;
+    p.M = 1;
+    p.N = 1;
+    p.K = 4;
+    p.fill([] { return std::uint8_t{0}; });
+    std::fill(p.a.begin(), p.a.end(), 255);
+    std::fill(p.b.begin(), p.b.end(), 127);
+    p.a_scale = {1.0f};
+    p.b_scale = {1.0f};
+    p.out_scale = {1024.0f};
+    for (Isa isa : runnable_isas()) {
+        INFO("path " << qdml::simd::gemm::isa_name(isa));
+        p.build();
+        std::fill(p.out.begin(), p.out.end(), kSentinel);
+        qdml::visit_typed(p.d, [&](const auto& op) {
+            qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{isa});
+        });
+        REQUIRE(int{p.out[kGuard]} == 127);
+    }
+    check_all_paths(p);  // and the reference agrees
+}
+
+TEST_CASE("simd matmul: QDML_ISA names and the cap", "[simd][matmul]") {
+    Isa i = Isa::Best;
+    REQUIRE(qdml::simd::gemm::parse_isa("avx2", i));
+    REQUIRE(i == Isa::Avx2);
+    REQUIRE(qdml::simd::gemm::parse_isa("amx", i));
+    REQUIRE(i == Isa::Amx);
+    REQUIRE_FALSE(qdml::simd::gemm::parse_isa("sse9", i));
+    REQUIRE(qdml::simd::gemm::select_isa(Isa::Generic) == Isa::Generic);
+    for (Isa cap : qdml::simd::gemm::kAllIsas) {
+        const Isa got = qdml::simd::gemm::select_isa(cap);
+        REQUIRE(static_cast<int>(got) <= static_cast<int>(cap));
+        REQUIRE(qdml::simd::gemm::isa_available(got));
+        if (qdml::simd::gemm::isa_available(cap)) REQUIRE(got == cap);
+    }
+}
