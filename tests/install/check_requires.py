@@ -17,7 +17,10 @@ KNOWN = {"xsimd/": "xsimd"}
 # Platform SDK headers included only on request, which no package provides:
 # qdml/directml/types.hpp includes the Windows SDK's DirectML.h on Windows or
 # with QDML_USE_DIRECTML_H, and declares the same structs itself otherwise.
-PLATFORM = {"DirectML.h"}
+# The GEMM engine's ISA seam (qdml/simd/gemm/isa.hpp) includes compiler and
+# OS headers: <cpuid.h>, <immintrin.h> (x86-64 with GCC/Clang only) and
+# <sys/syscall.h>, <unistd.h> (Linux, for the AMX tile permission).
+PLATFORM = {"DirectML.h", "cpuid.h", "immintrin.h", "sys/syscall.h", "unistd.h"}
 
 
 def header_requires(include_dir):
