@@ -12,7 +12,7 @@
 // 64-bit data models DirectML ships on, LP64 (Linux, WSL) and LLP64 (Windows).
 // Checked against that DirectML.h on Linux (DirectX-Headers' include/wsl
 // stubs, -DQDML_USE_DIRECTML_H): the asserts hold there too, and the DML
-// tests and example pass built either way.
+// tests and example pass built either way (tools/check_directml_h.sh).
 #pragma once
 
 #include <cstddef>
