@@ -16,6 +16,15 @@
 
 namespace qdml_bench {
 
+/// Computes a desc with qdml's reference (whatever RunOptions' default is):
+/// the output peers are checked against.
+template <class Desc>
+void run_reference(const Desc& desc) {
+    qdml::RunOptions reference;
+    reference.implementation = qdml::Implementation::Reference;
+    qdml::run(desc, reference);
+}
+
 /// Element-wise layouts (the suffix of the row's shape): `packed` 1-D
 /// (`65536`); `bcast` {1,64,H,W} with one operand broadcast through zero
 /// strides (`65536_bcast`); `strided` {1,64,H,W} whose first input is NHWC
@@ -94,7 +103,7 @@ struct DequantizeProblem {
         desc.ScaleTensor = tensor_of(param(data_type_of<TOut>), scale);
         desc.ZeroPointTensor = tensor_of(param(data_type_of<TIn>), zero_point);
         desc.OutputTensor = tensor_of(out_desc, output);
-        qdml::run(desc);
+        run_reference(desc);
         expected = output;
     }
     double bytes() const {
@@ -143,7 +152,7 @@ struct AddProblem {
         desc.OutputScaleTensor = {scalar(f32), &p.out_scale};
         desc.OutputZeroPointTensor = qdml::Tensor{scalar(t), &p.out_zp};
         desc.OutputTensor = tensor_of(out_desc, output);
-        qdml::run(desc);
+        run_reference(desc);
         expected = output;
     }
     AddProblem(AddProblem&& o) = delete;  // desc points into p
@@ -169,7 +178,7 @@ struct ClipProblem {
         desc.OutputTensor = tensor_of(out_desc, output);
         desc.Min = std::is_integral_v<T> ? -50.0f : -1.5f;
         desc.Max = std::is_integral_v<T> ? 60.0f : 2.0f;
-        qdml::run(desc);
+        run_reference(desc);
         expected = output;
     }
     double bytes() const { return span_bytes(desc.InputTensor) + span_bytes(desc.OutputTensor); }
@@ -227,7 +236,7 @@ struct MatmulProblem {
         desc.OutputScaleTensor = {scalar(f32), &out_scale};
         desc.OutputZeroPointTensor = qdml::Tensor{scalar(data_type_of<TOut>), &out_zp};
         desc.OutputTensor = tensor_of(shape(data_type_of<TOut>, M, N), output);
-        qdml::run(desc);
+        run_reference(desc);
         expected = output;
     }
     double ops() const { return 2.0 * batch * M * N * K; }
@@ -302,7 +311,7 @@ struct ConvProblem {
         desc.StartPadding = {s.pad(), s.pad()};
         desc.EndPadding = {s.pad(), s.pad()};
         desc.GroupCount = s.groups;
-        qdml::run(desc);
+        run_reference(desc);
         expected = output;
     }
     double ops() const {
@@ -356,7 +365,9 @@ void for_each_matmul_row(F&& f) {
 }
 
 /// Registers `<op>/<impl>/<types>/<shape>` for each qdml implementation, on
-/// problem P built from `args`.
+/// problem P built from `args`; a row other than the reference counts, once
+/// before timing, the output elements that differ from the reference
+/// (`mismatches`, 0 when bit-identical).
 template <class P, class... Args>
 void register_qdml_rows(const std::string& op, const std::string& types, const std::string& shape,
                         benchmark::TimeUnit unit, Args... args) {
@@ -364,8 +375,15 @@ void register_qdml_rows(const std::string& op, const std::string& types, const s
     const bool with_simd = !std::is_same_v<P, ConvProblem>;
     for (const auto& impl : qdml_impls(with_simd)) {
         const qdml::RunOptions options = impl.second;
+        const bool check = impl.first != "reference";
         add_row(op + "/" + impl.first + "/" + types + "/" + shape, [=](benchmark::State& s) {
             auto& p = cached<P>(args...);
+            if (check) {  // a fast path is bit-identical to the reference: count what is not
+                std::memset(static_cast<void*>(p.output.data()), 0xA5, p.output.size() * sizeof(p.output[0]));
+                qdml::run(p.desc, options);
+                s.counters["mismatches"] = static_cast<double>(
+                    count_mismatches(p.output.data(), p.expected.data(), p.output.size()));
+            }
             time_qdml(s, p.desc, options);
             p.counters(s);
         }, unit);
