@@ -364,27 +364,30 @@ void for_each_matmul_row(F&& f) {
     f(qdml::type_tag<MatmulProblem<std::int8_t, std::int8_t, std::int8_t>>{}, cube);
 }
 
-/// Registers `<op>/<impl>/<types>/<shape>` for each qdml implementation, on
+/// Registers `<op>/<impl>/<types>/<shape>` for each of `runners`, on
 /// problem P built from `args`; a row other than the reference counts, once
 /// before timing, the output elements that differ from the reference
 /// (`mismatches`, 0 when bit-identical).
 template <class P, class... Args>
 void register_qdml_rows(const std::string& op, const std::string& types, const std::string& shape,
-                        benchmark::TimeUnit unit, Args... args) {
-    // QUANTIZED_LINEAR_CONVOLUTION has no SIMD path yet (issue 9): Simd would time the reference twice.
-    const bool with_simd = !std::is_same_v<P, ConvProblem>;
-    for (const auto& impl : qdml_impls(with_simd)) {
-        const qdml::RunOptions options = impl.second;
+                        benchmark::TimeUnit unit,
+                        const std::vector<std::pair<std::string, Runner<decltype(P::desc)>>>& runners,
+                        Args... args) {
+    for (const auto& impl : runners) {
+        const auto run = impl.second;
         const bool check = impl.first != "reference";
         add_row(op + "/" + impl.first + "/" + types + "/" + shape, [=](benchmark::State& s) {
             auto& p = cached<P>(args...);
             if (check) {  // a fast path is bit-identical to the reference: count what is not
                 std::memset(static_cast<void*>(p.output.data()), 0xA5, p.output.size() * sizeof(p.output[0]));
-                qdml::run(p.desc, options);
+                run(p.desc);
                 s.counters["mismatches"] = static_cast<double>(
                     count_mismatches(p.output.data(), p.expected.data(), p.output.size()));
             }
-            time_qdml(s, p.desc, options);
+            for (auto _ : s) {
+                run(p.desc);
+                benchmark::ClobberMemory();
+            }
             p.counters(s);
         }, unit);
     }
@@ -410,7 +413,8 @@ void register_peer_row(const std::string& name, benchmark::TimeUnit unit, Make m
 /// The element-wise forms: shape from (n, layout), microseconds.
 template <class P>
 void register_element_wise(const std::string& op, const std::string& types, std::uint32_t n, Layout l) {
-    register_qdml_rows<P>(op, types, shape_name(n, l), benchmark::kMicrosecond, n, l);
+    register_qdml_rows<P>(op, types, shape_name(n, l), benchmark::kMicrosecond,
+                          qdml_runners<decltype(P::desc)>(), n, l);
 }
 template <class P, class Make>
 void register_element_wise_peer(const std::string& op, const std::string& impl, const std::string& types,

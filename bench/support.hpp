@@ -152,14 +152,10 @@ P& cached(const Args&... args) {
     return *problem;
 }
 
-/// Times a qdml::run of the problem's desc with the given options.
+/// One qdml implementation as a row sees it: computes a desc, every call
+/// stateless (validation included).
 template <class Desc>
-void time_qdml(benchmark::State& state, const Desc& desc, const qdml::RunOptions& options) {
-    for (auto _ : state) {
-        qdml::run(desc, options);
-        benchmark::ClobberMemory();
-    }
-}
+using Runner = std::function<void(const Desc&)>;
 
 /// True when qdml::Implementation has a `Simd` member (the SIMD paths have
 /// landed): the simd rows appear then, with no other change here.
@@ -168,22 +164,25 @@ struct has_simd : std::false_type {};
 template <class E>
 struct has_simd<E, std::void_t<decltype(E::Simd)>> : std::true_type {};
 
-/// qdml's implementations this build offers, with their row names
-/// (`with_simd` false: the reference only, for an operator whose Simd path
-/// is still the reference).
-template <class E = qdml::Implementation>
-std::vector<std::pair<std::string, qdml::RunOptions>> qdml_impls(bool with_simd = true) {
-    std::vector<std::pair<std::string, qdml::RunOptions>> impls;
-    qdml::RunOptions reference;
-    reference.implementation = E::Reference;
-    impls.emplace_back("reference", reference);
+/// qdml::run with one Implementation.
+template <class Desc>
+Runner<Desc> run_with(qdml::Implementation implementation) {
+    qdml::RunOptions options;
+    options.implementation = implementation;
+    return [options](const Desc& d) { qdml::run(d, options); };
+}
+
+/// qdml's implementations through qdml::run, with their row names
+/// (`with_simd` false: the reference only, for an operator whose row
+/// registers its SIMD path itself or has none yet).
+template <class Desc, class E = qdml::Implementation>
+std::vector<std::pair<std::string, Runner<Desc>>> qdml_runners(bool with_simd = true) {
+    std::vector<std::pair<std::string, Runner<Desc>>> runners;
+    runners.emplace_back("reference", run_with<Desc>(E::Reference));
     if constexpr (has_simd<E>::value) {
-        if (!with_simd) return impls;
-        qdml::RunOptions simd;
-        simd.implementation = E::Simd;
-        impls.emplace_back("simd", simd);
+        if (with_simd) runners.emplace_back("simd", run_with<Desc>(E::Simd));
     }
-    return impls;
+    return runners;
 }
 
 }  // namespace qdml_bench

@@ -219,6 +219,8 @@ def report(data, rows, command):
                   ctx.get("host_name", "?"), ctx.get("qdml_cpu_flags", "?"), ctx.get("num_cpus", "?"),
                   ctx.get("qdml_threads", "1"), ctx.get("qdml_build", "unoptimized"),
                   data.get("qdml_load_average", "not recorded")))
+    if ctx.get("qdml_gemm_isa"):
+        out[-1] += " GEMM engine path of the `simd` matmul rows: `%s`." % ctx["qdml_gemm_isa"]
     out += ["", "```sh", " ".join(command), "```", ""]
     out += limits_table(rows)
     out += ["", "Element-wise rows of 2^24 elements: % of `hw/stream/u8_f32/16777216` bytes_per_second (smaller "
