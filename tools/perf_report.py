@@ -16,7 +16,8 @@ writes, from that one run:
   faster), and both as a % of the machine's limit measured in the same run
   (element-wise: bytes_per_second / hw/stream/u8_f32; matmul and conv:
   OPS / the highest hw/dot peak), plus the CPU model and flags; with
-  --isa, the matmul SIMD rows once more per QDML_ISA cap, each against the
+  --isa, the matmul SIMD and oneDNN rows once more per QDML_ISA cap (oneDNN
+  held to the same instructions by DNNL_MAX_CPU_ISA), each against the
   peak of its own dot-product instruction;
 - docs/performance.png (matplotlib: Debian python3-matplotlib);
 - docs/perf/qdml-bench.json, the benchmark's JSON (its medians and skipped
@@ -45,9 +46,12 @@ def run_bench(bench, bench_filter, isa=None):
     if bench_filter:
         cmd.append("--benchmark_filter=" + bench_filter)
     env = dict(os.environ)
+    prefix = ""
     if isa:
         env["QDML_ISA"] = isa
-    print("running:", ("QDML_ISA=%s " % isa if isa else "") + " ".join(cmd), file=sys.stderr)
+        env["DNNL_MAX_CPU_ISA"] = DNNL_ISA.get(isa, "ALL")
+        prefix = "QDML_ISA=%s DNNL_MAX_CPU_ISA=%s " % (isa, env["DNNL_MAX_CPU_ISA"])
+    print("running:", prefix + " ".join(cmd), file=sys.stderr)
     load_before = os.getloadavg()[0]
     out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, env=env).stdout
     data = json.loads(out)
@@ -167,45 +171,44 @@ def limits_table(rows):
     return lines
 
 
-# The dot-product instruction each QDML_ISA path is bound by.
+# Each QDML_ISA path: the dot-product instruction that bounds it, and the
+# DNNL_MAX_CPU_ISA that holds oneDNN to the same instructions.
 ISA_PEAK = {"amx": "hw/dot/amx_tdpbusd/peak", "avx512vnni": "hw/dot/avx512vnni_vpdpbusd/peak",
             "avxvnni": "hw/dot/avxvnni_vpdpbusd/peak", "avx2": "hw/dot/avx2_vpmaddwd/peak"}
-ISA_FILTER = "^matmul/(simd|simd_prepared)/"
+DNNL_ISA = {"amx": "AVX512_CORE_AMX", "avx512vnni": "AVX512_CORE_VNNI", "avxvnni": "AVX2_VNNI", "avx2": "AVX2",
+            "generic": "SSE41"}
+ISA_FILTER = "^matmul/(simd|simd_prepared|onednn)/"
 
 
 def isa_table(data, rows):
-    """Matmul SIMD rows once per QDML_ISA cap: time and % of that path's dot peak."""
+    """Matmul rows once per QDML_ISA cap (oneDNN held to the same ISA):
+    qdml's time and % of that path's dot peak, oneDNN's, and their ratio."""
     runs = data.get("qdml_isa_runs", {})
     if not runs:
         return []
-    per_isa = {isa: medians({"benchmarks": b}) for isa, b in runs.items()}
-    names = []
-    for r in per_isa.values():
-        names += [n for n, e in r.items() if isinstance(e, dict) and n not in names]
-    if not names:
-        return []
-    g = groups(rows)
-    isas = list(runs)
-    out = ["", "Matmul per ISA path (`QDML_ISA=<path>`, filter `%s`): median, and %% of that path's "
-           "`hw/dot` peak; best peer from the run above." % ISA_FILTER, ""]
-    out.append("| row | " + " | ".join("`%s`" % i for i in isas) + " | best peer |")
-    out.append("|---" * (len(isas) + 2) + "|")
-    for name in names:
-        op, impl, types, shape = name.split("/")
-        cells = ["`%s`" % name]
-        for isa in isas:
-            e = per_isa[isa].get(name)
-            peak = rows.get(ISA_PEAK.get(isa, ""))
-            if not isinstance(e, dict):
-                cells.append("-")
-            elif isinstance(peak, dict):
-                cells.append("%s (%s)" % (fmt_time(e["ns"]), percent(e.get("OPS"), peak["OPS"])))
+    out = ["", "Matmul per ISA path: each path in its own run (`QDML_ISA=<path>`, and oneDNN held to the same "
+           "instructions by `DNNL_MAX_CPU_ISA`), filter `%s`; %% of that path's `hw/dot` peak from the run above."
+           % ISA_FILTER, ""]
+    out.append("| row | path | qdml | % of the path's peak | oneDNN, same ISA | oneDNN / qdml |")
+    out.append("|---|---|---|---|---|---|")
+    for isa, benchmarks in runs.items():
+        r = medians({"benchmarks": benchmarks})
+        peak = rows.get(ISA_PEAK.get(isa, ""))
+        for name, e in r.items():
+            op, impl, types, shape = name.split("/")
+            if impl not in QDML_IMPLS or not isinstance(e, dict):
+                continue
+            peer = r.get("/".join((op, "onednn", types, shape)))
+            cells = ["`%s`" % name, "`%s`" % isa, fmt_time(e["ns"])]
+            cells.append(percent(e.get("OPS"), peak["OPS"]) if isinstance(peak, dict) else "-")
+            if isinstance(peer, dict):
+                mism = int(peer.get("mismatches", 0))
+                impl_info = peer.get("label", "").split(" mismatches=")[0].replace("onednn:", "")
+                cells.append("%s (%s%s)" % (fmt_time(peer["ns"]), impl_info, ", %d differ" % mism if mism else ""))
+                cells.append("%.3gx" % (peer["ns"] / e["ns"]))
             else:
-                cells.append(fmt_time(e["ns"]))
-        peers = [(i, r) for i, r in g.get((op, types, shape), {}).items() if i not in QDML_IMPLS]
-        peer = min(peers, key=lambda x: x[1]["ns"]) if peers else None
-        cells.append("%s (%s)" % (fmt_time(peer[1]["ns"]), peer[0]) if peer else "-")
-        out.append("| " + " | ".join(cells) + " |")
+                cells += [peer if isinstance(peer, str) else "-", "-"]
+            out.append("| " + " | ".join(cells) + " |")
     return out
 
 
@@ -294,7 +297,8 @@ def main():
     ap.add_argument("--filter", default="", help="--benchmark_filter for the run")
     ap.add_argument("--isa", default="",
                     help="comma-separated QDML_ISA caps (amx,avx512vnni,avxvnni,avx2,generic): the matmul SIMD "
-                         "rows once more per cap, tabled per ISA path")
+                         "and oneDNN rows once more per cap (oneDNN held to the same ISA by DNNL_MAX_CPU_ISA), "
+                         "tabled per ISA path")
     ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--stdout", action="store_true", help="print the section instead of writing files")
