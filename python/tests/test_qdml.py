@@ -226,6 +226,24 @@ def test_run_case_reads_the_examples():
         same_bits(qdml.run_case(str(case)), np.load(case.parent / spec["expected"]["data"]))
 
 
+def test_run_case_reproduces_the_conformance_data():
+    # tests/data: expected outputs from ONNX Runtime and the ONNX node tests
+    # (tools/README.md); tolerance 0 = identical bits, any NaN matching any NaN.
+    cases = sorted((ROOT / "tests" / "data").rglob("*.json"))
+    assert len(cases) > 100
+    for case in cases:
+        spec = json.loads(case.read_text())
+        got = qdml.run_case(case)
+        want = np.load(case.parent / spec["expected"]["data"])
+        assert got.dtype == want.dtype and got.shape == want.shape, case
+        tol = spec["expected"].get("tolerance", 0)
+        if tol == 0:
+            nan = np.isnan(got) & np.isnan(want) if got.dtype.kind == "f" else np.zeros(got.shape, bool)
+            assert ((got.view(f"u{got.itemsize}") == want.view(f"u{got.itemsize}")) | nan).all(), case
+        else:
+            assert (np.abs(got.astype(np.float64) - want.astype(np.float64)) <= tol).all(), case
+
+
 def test_write_case_round_trip_agrees_with_the_cli(tmp_path):
     rng = np.random.default_rng(3)
     a = rng.integers(-128, 128, (2, 6, 7), dtype=np.int8).transpose(0, 2, 1)   # 2x7x6, batch of transposes
