@@ -212,6 +212,99 @@ def isa_table(data, rows):
     return out
 
 
+def fastest(entries, impls):
+    cands = [(i, e) for i, e in entries.items() if i in impls and isinstance(e, dict)]
+    return min(cands, key=lambda x: x[1]["ns"]) if cands else None
+
+
+SIMD_IMPLS = ("simd", "simd_prepared")
+
+
+def targets_table(data, rows):
+    """The single-thread targets of issues 7 and 8, each evaluated on this
+    run: the measured figure and whether it holds."""
+    g = groups(rows)
+    stream_bps, _ = limits(rows)
+    isa_runs = {isa: medians({"benchmarks": b}) for isa, b in data.get("qdml_isa_runs", {}).items()}
+    out = []
+
+    def add(issue, target, measured, holds):
+        out.append("| %s | %s | %s | %s |" % (issue, target, measured,
+                                              "-" if holds is None else ("yes" if holds else "**no**")))
+
+    def vs_peer(issue, op, types, shape, want, impls=("simd",), peers=None):
+        e = g.get((op, types, shape), {})
+        ours = fastest(e, impls)
+        theirs = fastest(e, peers) if peers else fastest(e, [i for i in e if i not in QDML_IMPLS])
+        text = "`%s/%s/%s`: %s >= %.2gx %s" % (op, types, shape, "/".join(impls),
+                                                 want, "/".join(peers) if peers else "the best peer")
+        if not ours or not theirs:
+            add(issue, text, "not measured", None)
+            return
+        ratio = theirs[1]["ns"] / ours[1]["ns"]
+        add(issue, text, "%.3gx (%s %s, %s %s)" % (ratio, ours[0], fmt_time(ours[1]["ns"]), theirs[0],
+                                                   fmt_time(theirs[1]["ns"])), ratio >= want)
+
+    for types in ("i8_f32", "u8_f32"):
+        e = g.get(("dequantize_linear", types, "16777216"), {})
+        ours = fastest(e, SIMD_IMPLS)
+        text = "`dequantize_linear/%s/16777216`: simd >= 85%% of `hw/stream`" % types
+        if ours and stream_bps:
+            frac = ours[1]["bytes_per_second"] / stream_bps
+            add("7", text, "%.1f%%" % (100 * frac), frac >= 0.85)
+        else:
+            add("7", text, "not measured", None)
+        vs_peer("7", "dequantize_linear", types, "16777216", 1.1)
+    for types in ("i8", "u8"):
+        vs_peer("7", "quantized_linear_add", types, "16777216", 1.3)
+        vs_peer("7", "quantized_linear_add", types, "65536", 1.0)
+    vs_peer("7", "clip", "f32", "16777216", 1.2)
+    vs_peer("7", "clip", "f32", "65536", 1.0)
+    worst = None
+    for (op, types, shape), e in g.items():
+        if op in ("dequantize_linear", "quantized_linear_add", "clip") and shape == "65536" \
+                and "simd" in e and "reference" in e:
+            r = e["reference"]["ns"] / e["simd"]["ns"]
+            if worst is None or r < worst[0]:
+                worst = (r, "%s/%s/%s" % (op, types, shape))
+    add("7", "every element-wise simd row >= 4x its reference at 65536",
+        "worst %.3gx (`%s`)" % worst if worst else "not measured", worst[0] >= 4 if worst else None)
+
+    flags = data.get("context", {}).get("qdml_cpu_flags", "")
+    if any(f in flags.split() for f in ("avx512vnni", "avxvnni", "amx-int8")):
+        vs_peer("8", "matmul", "u8s8u8", "1024x1024x1024", 1.2, ("simd_prepared",), ("onednn",))
+        vs_peer("8", "matmul", "u8s8u8", "256x256x256", 1.0, ("simd",), ("onednn",))
+        vnni = isa_runs.get("avx512vnni", {}).get("matmul/simd_prepared/u8s8u8/1024x1024x1024")
+        peak = rows.get(ISA_PEAK["avx512vnni"])
+        text = "`QDML_ISA=avx512vnni`: 1024^3 u8s8u8 simd_prepared >= 90% of `avx512vnni_vpdpbusd` peak"
+        if isinstance(vnni, dict) and isinstance(peak, dict):
+            frac = vnni["OPS"] / peak["OPS"]
+            add("8", text, "%.1f%%" % (100 * frac), frac >= 0.9)
+        else:
+            add("8", text, "not measured", None)
+    vs_peer("8", "matmul", "u8s8u8", "1x4096x4096", 1.1, ("simd_prepared",))
+    vs_peer("8", "matmul", "u8s8u8", "64x64x64x64", 1.2, ("simd_prepared",), ("onednn",))
+    avx2 = isa_runs.get("avx2", {})
+    peak = rows.get(ISA_PEAK["avx2"])
+    for name, want, what in (("matmul/simd_prepared/u8s8u8/1024x1024x1024", 0.85, "oneDNN"),
+                             ("matmul/simd_prepared/u8s8u8/1024x1024x1024", 0.75, "peak"),
+                             ("matmul/simd/u8s8u8/256x256x256", 0.85, "oneDNN")):
+        ours = avx2.get(name)
+        if what == "peak":
+            text = "`QDML_ISA=avx2`: `%s` >= 75%% of `avx2_vpmaddwd` peak" % name
+            ok = isinstance(ours, dict) and isinstance(peak, dict)
+            add("8", text, "%.1f%%" % (100 * ours["OPS"] / peak["OPS"]) if ok else "not measured",
+                ours["OPS"] / peak["OPS"] >= want if ok else None)
+            continue
+        theirs = avx2.get(name.replace("/simd_prepared/", "/onednn/").replace("/simd/", "/onednn/"))
+        text = "`QDML_ISA=avx2`: `%s` >= %.2gx oneDNN at `DNNL_MAX_CPU_ISA=AVX2`" % (name, want)
+        ok = isinstance(ours, dict) and isinstance(theirs, dict)
+        add("8", text, "%.3gx" % (theirs["ns"] / ours["ns"]) if ok else "not measured",
+            theirs["ns"] / ours["ns"] >= want if ok else None)
+    return ["", "Targets of issues 7 and 8 (single thread, medians of this run):", "",
+            "| issue | target | measured | holds |", "|---|---|---|---|"] + out
+
+
 def report(data, rows, command):
     ctx = data.get("context", {})
     body, stream_bps, dot = table(rows)
@@ -232,6 +325,7 @@ def report(data, rows, command):
             + " Times are medians of 5; peer / qdml above 1 means qdml is faster.", ""]
     out += body
     out += isa_table(data, rows)
+    out += targets_table(data, rows)
     out += ["", "![qdml-bench medians against the machine's limits](docs/performance.png)", "", END]
     return "\n".join(out)
 
