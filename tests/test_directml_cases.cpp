@@ -1,9 +1,10 @@
 // The DML-struct entry against the case-file runner, over every case in
 // tests/data (conformance vectors from ONNX Runtime and ONNX's node tests)
-// and examples/cases: each case is loaded twice; one copy runs the way
-// `qdml run` does (tools/case_io.hpp: make_desc, validate, run), the other is
-// rebuilt as DirectML structs (tests/support/dml_structs.hpp) and goes through
-// qdml::dml::execute. Outputs must be identical bit for bit, rejections
+// and examples/cases: each case is loaded three times; one copy runs the way
+// `qdml run` does (tools/case_io.hpp: make_desc, validate, run), the others
+// are rebuilt as DirectML structs (tests/support/dml_structs.hpp) and go
+// through qdml::dml::execute, with the reference and with the default
+// implementation. Outputs must be identical bit for bit, rejections
 // identical message for message. Then every validation rule: each case at
 // every feature level, and mutated member by member (type, rank, sizes,
 // strides, sizes in bytes, alignment, binding, overlap, parameters), must get
@@ -74,26 +75,32 @@ TEST_CASE("every case: the case-file runner and qdml::dml::execute give identica
     std::map<std::string, int> computed, rejected;
     for (const auto& file : case_files()) {
         INFO(file);
-        qdml::cli::Case runner_case = qdml::cli::load_case(file), dml_case = qdml::cli::load_case(file);
-        // The runner's path (tools/qdml.cpp run_case): validate, then run.
+        qdml::cli::Case runner_case = qdml::cli::load_case(file);
+        // The runner's path (tools/qdml.cpp run_case): validate, then run (default implementation).
         const std::string runner_error = error_of([&] {
             const AnyDesc d = qdml::cli::make_desc(runner_case);
             qdml::cli::validate_desc(d, FeatureLevel::Latest);
             qdml::cli::run_desc(d, {});
         });
-        // DirectML structs bound to the second copy's buffers.
-        const std::string dml_error = error_of([&] {
-            std::visit(
-                [](const auto& desc) {
-                    qtest::DmlOp op(desc);
-                    qdml::dml::execute(op.op, op.bindings);
-                },
-                qdml::cli::make_desc(dml_case));
-        });
-        CHECK(dml_error == runner_error);
-        const auto& a = runner_case.tensors.at("OutputTensor").storage;
-        const auto& b = dml_case.tensors.at("OutputTensor").storage;
-        CHECK(a == b);  // every byte, including those outside the output view (zero in both)
+        // DirectML structs bound to a fresh copy's buffers, through the
+        // reference and through the default implementation.
+        for (const auto implementation : {qdml::Implementation::Reference, qdml::RunOptions{}.implementation}) {
+            qdml::cli::Case dml_case = qdml::cli::load_case(file);
+            qdml::dml::ExecuteOptions o;
+            o.implementation = implementation;
+            const std::string dml_error = error_of([&] {
+                std::visit(
+                    [&](const auto& desc) {
+                        qtest::DmlOp op(desc);
+                        qdml::dml::execute(op.op, op.bindings, o);
+                    },
+                    qdml::cli::make_desc(dml_case));
+            });
+            CHECK(dml_error == runner_error);
+            const auto& a = runner_case.tensors.at("OutputTensor").storage;
+            const auto& b = dml_case.tensors.at("OutputTensor").storage;
+            CHECK(a == b);  // every byte, including those outside the output view (zero in both)
+        }
         (runner_error.empty() ? computed : rejected)[runner_case.operator_name] += 1;
         if (runner_case.expected.kind == qdml::cli::Expectation::Kind::Error) CHECK_FALSE(runner_error.empty());
     }

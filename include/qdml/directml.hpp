@@ -65,7 +65,7 @@ struct ExecuteOptions {
     /// Validation target: narrows data types and dimension counts to that
     /// level's tables, and rejects an operator introduced later.
     DML_FEATURE_LEVEL feature_level = static_cast<DML_FEATURE_LEVEL>(qdml::FeatureLevel::Latest);
-    Implementation implementation = Implementation::Reference;
+    Implementation implementation = RunOptions{}.implementation;  ///< as qdml::run's default
 };
 
 namespace detail {
