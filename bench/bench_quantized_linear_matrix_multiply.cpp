@@ -7,7 +7,15 @@
 //              qdml::simd::quantized_linear_matrix_multiply (B packed in
 //              every call), on the path QDML_ISA allows (the JSON context
 //              names it: qdml_gemm_isa).
+//   simd_prepared  B flagged constant (DML_TENSOR_FLAG_OWNED_BY_DML) and packed
+//              once outside the timed loop
+//              (qdml::simd::PreparedQuantizedLinearMatrixMultiply); execute
+//              streams A; the label names the path and the mismatches.
+#include <memory>
+#include <string>
+
 #include "problems.hpp"
+#include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"
 
 namespace qdml_bench {
 namespace {
@@ -26,8 +34,20 @@ void simd_matmul(const Desc& d) {
         using P = typename decltype(problem)::type;
         auto runners = qdml_runners<Desc>(false);
         runners.emplace_back("simd", simd_matmul);
-        register_qdml_rows<P>("matmul", q8_types<typename P::A, typename P::B, typename P::Out>(), m.name(),
-                              benchmark::kMicrosecond, runners, m.batch, m.m, m.n, m.k);
+        const std::string types = q8_types<typename P::A, typename P::B, typename P::Out>();
+        register_qdml_rows<P>("matmul", types, m.name(), benchmark::kMicrosecond, runners, m.batch, m.m, m.n, m.k);
+        register_peer_row<P>(
+            "matmul/simd_prepared/" + types + "/" + m.name(), benchmark::kMicrosecond,
+            [](P& p) {
+                auto desc = std::make_shared<qdml::QuantizedLinearMatrixMultiplyDesc>(p.desc);
+                desc->BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+                auto prepared = std::make_shared<qdml::simd::PreparedQuantizedLinearMatrixMultiply>(*desc);
+                Peer peer;
+                peer.info = std::string("gemm ") + std::string(qdml::simd::gemm::isa_name(prepared->isa()));
+                peer.call = [desc, prepared] { prepared->execute(*desc); };
+                return peer;
+            },
+            m.batch, m.m, m.n, m.k);
     });
     return true;
 }();

@@ -19,6 +19,7 @@
 
 #include "qdml/qdml.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
+#include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"
 
 namespace {
 
@@ -220,32 +221,38 @@ Layout random_layout(Rng& rng, bool output) {
     return l;
 }
 
+/// A random problem: type mix `mix` (bits: A, B, Output signed), rank 2-4,
+/// sizes up to 70 (big: 300), random layouts and parameter forms.
+Problem random_problem(Rng& rng, int mix, bool big) {
+    Problem p;
+    p.ta = kQ8[mix & 1];
+    p.tb = kQ8[(mix >> 1) & 1];
+    p.tout = kQ8[(mix >> 2) & 1];
+    p.rank = rng.uniform(2, 4);
+    p.batch = p.rank == 4 ? rng.uniform(1, 3) : 1;
+    p.channels = p.rank >= 3 ? rng.uniform(1, 3) : 1;
+    p.M = rng.size(big ? 300 : 70);
+    p.N = rng.size(big ? 300 : 70);
+    p.K = rng.size(big ? 300 : 140);
+    p.la = random_layout(rng, false);
+    p.lb = random_layout(rng, false);
+    p.lout = random_layout(rng, true);
+    p.per_row_a = rng.coin(2);
+    p.per_col_b = rng.coin(2);
+    p.per_row_out = rng.coin(2);
+    p.zps = !rng.coin(5);
+    p.fill([&] { return rng.byte(); });
+    random_scales(p, rng);
+    return p;
+}
+
 }  // namespace
 
 TEST_CASE("simd matmul: random shapes, layouts, parameters and type mixes equal the reference on every path",
           "[simd][matmul]") {
     Rng rng;
     for (int iter = 0; iter < 160; ++iter) {
-        Problem p;
-        p.ta = kQ8[iter & 1];
-        p.tb = kQ8[(iter >> 1) & 1];
-        p.tout = kQ8[(iter >> 2) & 1];
-        p.rank = rng.uniform(2, 4);
-        p.batch = p.rank == 4 ? rng.uniform(1, 3) : 1;
-        p.channels = p.rank >= 3 ? rng.uniform(1, 3) : 1;
-        const bool big = iter % 16 == 15;
-        p.M = rng.size(big ? 300 : 70);
-        p.N = rng.size(big ? 300 : 70);
-        p.K = rng.size(big ? 300 : 140);
-        p.la = random_layout(rng, false);
-        p.lb = random_layout(rng, false);
-        p.lout = random_layout(rng, true);
-        p.per_row_a = rng.coin(2);
-        p.per_col_b = rng.coin(2);
-        p.per_row_out = rng.coin(2);
-        p.zps = !rng.coin(5);
-        p.fill([&] { return rng.byte(); });
-        random_scales(p, rng);
+        Problem p = random_problem(rng, iter, iter % 16 == 15);
         check_all_paths(p);
     }
 }
@@ -395,4 +402,92 @@ TEST_CASE("simd matmul: QDML_ISA names and the cap", "[simd][matmul]") {
         REQUIRE(qdml::simd::gemm::isa_available(got));
         if (qdml::simd::gemm::isa_available(cap)) REQUIRE(got == cap);
     }
+}
+
+namespace {
+
+/// FNV-1a over every packed panel and column sum of a prepared operator.
+std::uint64_t packed_hash(const qdml::simd::PreparedQuantizedLinearMatrixMultiply& prepared) {
+    std::uint64_t h = 1469598103934665603ull;
+    const auto mix = [&h](const void* p, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<const std::uint8_t*>(p)[i]) * 1099511628211ull;
+    };
+    for (const auto& slice : prepared.packed()) {
+        mix(slice.data.data(), slice.data.size());
+        mix(slice.col_sum.data(), slice.col_sum.size() * 4);
+    }
+    return h;
+}
+
+}  // namespace
+
+TEST_CASE("simd matmul prepared: B packed once, execute with new A many times, same bits as the reference",
+          "[simd][matmul][prepared]") {
+    Rng rng;
+    for (int iter = 0; iter < 24; ++iter) {
+        Problem p = random_problem(rng, iter, false);
+        for (Isa isa : runnable_isas()) {
+            INFO(p.describe() << " path " << qdml::simd::gemm::isa_name(isa));
+            p.fill([&] { return rng.byte(); });
+            p.build();
+            p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+            const qdml::simd::PreparedQuantizedLinearMatrixMultiply prepared(p.d, qdml::simd::GemmOptions{isa});
+            REQUIRE(prepared.isa() == isa);
+            const std::uint64_t packed_before = packed_hash(prepared);
+            const std::vector<std::uint8_t> b_at_initialize = p.b;
+            for (int run = 0; run < 3; ++run) {
+                // New A and A / output parameters; B's buffer changed and unbound: execute must not read it.
+                for (auto& v : p.a) v = rng.byte();
+                for (auto& v : p.a_zp) v = rng.byte();
+                for (auto& v : p.out_zp) v = rng.byte();
+                std::fill(p.out.begin(), p.out.end(), kSentinel);
+                p.b = b_at_initialize;
+                p.build();
+                p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+                qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); });
+                const std::vector<std::uint8_t> expected = p.out;
+                std::fill(p.out.begin(), p.out.end(), kSentinel);
+                std::fill(p.b.begin(), p.b.end(), std::uint8_t{0x5a});
+                auto d = p.d;
+                d.BTensor.Data = nullptr;
+                prepared.execute(d);
+                REQUIRE(p.out == expected);
+            }
+            REQUIRE(packed_hash(prepared) == packed_before);
+        }
+    }
+}
+
+TEST_CASE("simd matmul prepared: errors name the member and the rule", "[simd][matmul][prepared]") {
+    Problem p;
+    p.M = 5;
+    p.N = 7;
+    p.K = 9;
+    Rng rng;
+    p.fill([&] { return rng.byte(); });
+    random_scales(p, rng);
+    p.build();
+    const auto error_of = [](auto&& f) -> std::string {
+        try {
+            f();
+        } catch (const qdml::Error& e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    using Prepared = qdml::simd::PreparedQuantizedLinearMatrixMultiply;
+    CHECK_THAT(error_of([&] { Prepared prepared(p.d); }),
+               Catch::Matchers::Contains("BTensor: Flags must include DML_TENSOR_FLAG_OWNED_BY_DML"));
+    p.d.BTensor.Desc.Flags = 3;
+    CHECK_THAT(error_of([&] { Prepared prepared(p.d); }),
+               Catch::Matchers::Contains("QUANTIZED_LINEAR_MATRIX_MULTIPLY: BTensor: Flags 3 has bits"));
+    p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+    const Prepared prepared(p.d);
+    auto other = p.d;
+    other.OutputTensor.Desc.DataType = DT::Int8;
+    CHECK_THAT(error_of([&] { prepared.execute(other); }),
+               Catch::Matchers::Contains("OutputTensor: desc differs from the one the operator was prepared with"));
+    other = p.d;
+    other.ATensor.Data = nullptr;
+    CHECK_THAT(error_of([&] { prepared.execute(other); }), Catch::Matchers::Contains("ATensor: Data is null"));
 }

@@ -22,3 +22,4 @@
 #include "qdml/runtime/dispatch.hpp"
 #include "qdml/check/exact.hpp"  // above the runtime it checks
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
+#include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"

@@ -15,6 +15,8 @@
 namespace qdml {
 
 inline constexpr std::uint32_t kMaxDimensions = 8;
+/// DML_TENSOR_FLAG_OWNED_BY_DML: the tensor is constant and bound once, at initialize.
+inline constexpr std::uint32_t kTensorFlagOwnedByDml = 1;
 
 /// Mirrors DML_BUFFER_TENSOR_DESC. Strides are in elements; absent strides
 /// mean packed row-major; a stride of 0 broadcasts along its dimension.
@@ -25,6 +27,9 @@ struct TensorDesc {
     std::optional<std::array<std::uint32_t, kMaxDimensions>> Strides;
     std::uint64_t TotalTensorSizeInBytes = 0;
     std::uint32_t GuaranteedBaseOffsetAlignment = 0;
+    /// DML_TENSOR_FLAGS: 0, or kTensorFlagOwnedByDml for constant weights a
+    /// prepared operator reads once (qdml::simd::PreparedQuantizedLinearMatrixMultiply).
+    std::uint32_t Flags = 0;
 
     /// A desc with the given sizes (and strides, if any) whose
     /// TotalTensorSizeInBytes is the minimum DMLCalcBufferTensorSize gives.

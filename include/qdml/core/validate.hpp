@@ -99,6 +99,8 @@ public:
                 detail::cat("DataType ", static_cast<std::uint32_t>(d.DataType), " is not a DML_TENSOR_DATA_TYPE"));
         require(s.types.contains(d.DataType), m,
                 detail::cat("DataType ", name(d.DataType), " is not supported; allowed: ", s.types.names(), lvl));
+        require((d.Flags & ~kTensorFlagOwnedByDml) == 0, m,
+                detail::cat("Flags ", d.Flags, " has bits DML_TENSOR_FLAGS does not define (only OWNED_BY_DML = 1)"));
         require(d.DimensionCount >= 1 && d.DimensionCount <= kMaxDimensions, m,
                 detail::cat("DimensionCount ", d.DimensionCount, " is outside 1..8"));
         require(d.DimensionCount >= s.min_dims && d.DimensionCount <= s.max_dims, m,

@@ -149,6 +149,7 @@ public:
         }
         r.Desc.TotalTensorSizeInBytes = d.TotalTensorSizeInBytes;
         r.Desc.GuaranteedBaseOffsetAlignment = d.GuaranteedBaseOffsetAlignment;
+        r.Desc.Flags = flags;
         if (b.Data == nullptr || b.SizeInBytes == 0)
             fail(member, cat("has no buffer bound (binding ", next_ - 1, " is empty)"));
         r.Data = b.Data;

@@ -29,6 +29,7 @@
 #include <memory>
 #include <new>
 #include <type_traits>
+#include <vector>
 
 #include "qdml/simd/gemm/isa.hpp"
 
@@ -111,17 +112,31 @@ void pack_right(Matrix<TB> b, std::size_t K, std::size_t N, Isa isa, PackedRight
     out.groups = k_groups(K, isa);
     out.data.resize_zero(out.panels * out.groups * 64);
     out.col_sum.resize_zero(out.panels * kPanel);
-    for (std::size_t p = 0; p < out.panels; ++p) {
-        const std::size_t n0 = p * kPanel, nc = std::min(kPanel, N - n0);
-        std::int8_t* dst = out.data.data() + p * out.groups * 64;
-        std::uint32_t* sum = out.col_sum.data() + n0;
-        for (std::size_t k = 0; k < K; ++k) {
-            std::int8_t* d = dst + (k / 4) * 64 + (k % 4);
-            for (std::size_t j = 0; j < nc; ++j) {
-                const std::int8_t v = as_right(b(k, n0 + j));
-                d[4 * j] = v;
-                sum[j] += static_cast<std::uint32_t>(std::int32_t{v});
+    // Four rows of B (one k group) at a time, as b' bytes; column j's four
+    // bytes become one 32-bit word of its panel's group.
+    const std::size_t width = out.panels * kPanel;
+    std::vector<std::uint8_t> rows(4 * width, 0);
+    std::uint32_t* sum = out.col_sum.data();
+    for (std::size_t k0 = 0; k0 < K; k0 += 4) {
+        for (std::size_t t = 0; t < 4; ++t) {
+            std::uint8_t* row = rows.data() + t * width;
+            if (k0 + t >= K) {
+                std::fill(row, row + width, std::uint8_t{0});
+                continue;
             }
+            const TB* src = b.data + (k0 + t) * b.row_stride;
+            for (std::size_t n = 0; n < N; ++n) row[n] = static_cast<std::uint8_t>(as_right(src[n * b.col_stride]));
+            for (std::size_t n = 0; n < N; ++n) sum[n] += static_cast<std::uint32_t>(std::int32_t{static_cast<std::int8_t>(row[n])});
+        }
+        const std::uint8_t *r0 = rows.data(), *r1 = r0 + width, *r2 = r1 + width, *r3 = r2 + width;
+        for (std::size_t p = 0; p < out.panels; ++p) {
+            std::uint32_t words[kPanel];
+            for (std::size_t j = 0; j < kPanel; ++j) {
+                const std::size_t n = p * kPanel + j;
+                words[j] = std::uint32_t{r0[n]} | std::uint32_t{r1[n]} << 8 | std::uint32_t{r2[n]} << 16 |
+                           std::uint32_t{r3[n]} << 24;
+            }
+            std::memcpy(out.data.data() + p * out.groups * 64 + (k0 / 4) * 64, words, 64);
         }
     }
 }
@@ -141,6 +156,36 @@ struct PackedLeft {
     const std::uint8_t* rows(std::size_t m0) const noexcept { return data.data() + m0 * groups * unit(); }
 };
 
+namespace detail {
+
+/// Row m of the left operand as panel bytes a' into `row` (K bytes, the
+/// padding past K stays 0); returns their sum mod 2^32.
+template <class TA>
+std::uint32_t left_row(Matrix<TA> a, std::size_t m, std::size_t K, std::uint8_t* row) noexcept {
+    const TA* src = a.data + m * a.row_stride;
+    std::uint32_t sum = 0;
+    if (a.col_stride == 1) {
+        for (std::size_t k = 0; k < K; ++k) {
+            row[k] = as_left(src[k]);
+            sum += row[k];
+        }
+    } else {
+        for (std::size_t k = 0; k < K; ++k) {
+            row[k] = as_left(src[k * a.col_stride]);
+            sum += row[k];
+        }
+    }
+    return sum;
+}
+
+inline std::uint32_t load32(const std::uint8_t* p) noexcept {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+}  // namespace detail
+
 template <class TA>
 void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, std::size_t mr, std::size_t groups,
                PackedLeft& out) {
@@ -152,21 +197,27 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
     const std::size_t rows = layout == LeftLayout::Rows ? (M + 15) / 16 * 16 : M;
     out.data.resize_zero(rows * groups * out.unit());
     out.row_sum.resize_zero(rows);
+    if (layout == LeftLayout::Rows) {  // plain rows: a' straight into place
+        for (std::size_t m = 0; m < M; ++m)
+            out.row_sum[m] = detail::left_row(a, m, K, out.data.data() + m * groups * 4);
+        return;
+    }
+    // Otherwise through one contiguous row, 4 bytes (one group) at a time.
+    std::vector<std::uint8_t> row(groups * 4, 0);
     for (std::size_t m = 0; m < M; ++m) {
         const std::size_t m0 = m / mr * mr, r = m - m0, block_rows = std::min(mr, M - m0);
         std::uint8_t* block = out.data.data() + m0 * groups * out.unit();
-        std::uint32_t sum = 0;
-        for (std::size_t k = 0; k < K; ++k) {
-            const std::uint8_t v = as_left(a(m, k));
-            sum += v;
-            const std::size_t g = k / 4, t = k % 4;
-            switch (layout) {
-                case LeftLayout::Groups4: block[(g * block_rows + r) * 4 + t] = v; break;
-                case LeftLayout::Pairs16: block[(g * block_rows + r) * 8 + (t % 2) * 4 + (t / 2) * 2] = v; break;
-                case LeftLayout::Rows: out.data[m * groups * 4 + k] = v; break;
+        out.row_sum[m] = detail::left_row(a, m, K, row.data());
+        if (layout == LeftLayout::Groups4) {
+            for (std::size_t g = 0; g < groups; ++g) std::memcpy(block + (g * block_rows + r) * 4, &row[4 * g], 4);
+        } else {  // Pairs16: (a0, a2), (a1, a3) as int16 (little-endian)
+            for (std::size_t g = 0; g < groups; ++g) {
+                const std::uint32_t x = detail::load32(&row[4 * g]);
+                const std::uint64_t pairs =
+                    (x & 0x00ff00ffu) | (std::uint64_t{(x >> 8) & 0x00ff00ffu} << 32);
+                std::memcpy(block + (g * block_rows + r) * 8, &pairs, 8);
             }
         }
-        out.row_sum[m] = sum;
     }
 }
 
