@@ -487,7 +487,11 @@ TEST_CASE("simd matmul prepared: errors name the member and the rule", "[simd][m
     other.OutputTensor.Desc.DataType = DT::Int8;
     CHECK_THAT(error_of([&] { prepared.execute(other); }),
                Catch::Matchers::Contains("OutputTensor: desc differs from the one the operator was prepared with"));
+    prepared.execute(p.d);  // passes; the next bindings differ, so they are validated again
     other = p.d;
     other.ATensor.Data = nullptr;
     CHECK_THAT(error_of([&] { prepared.execute(other); }), Catch::Matchers::Contains("ATensor: Data is null"));
+    other = p.d;
+    other.OutputTensor.Data = p.d.ATensor.Data;  // output over A
+    CHECK_THAT(error_of([&] { prepared.execute(other); }), Catch::Matchers::Contains("OutputTensor"));
 }
