@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "case_io.hpp"
@@ -27,10 +28,36 @@ namespace {
 /// element [0, ..., 0], sizes, strides in elements (all >= 0).
 using PyTensor = std::tuple<std::string, std::uintptr_t, std::vector<std::uint32_t>, std::vector<std::uint32_t>>;
 
+/// qdml::Implementation::Simd where the headers define it (issue 7), so the
+/// package offers impl="simd" exactly when the library has it.
+template <class I, class = void>
+struct SimdImplementation {
+    static constexpr bool available = false;
+    static I value() { return I::Reference; }
+};
+template <class I>
+struct SimdImplementation<I, std::void_t<decltype(I::Simd)>> {
+    static constexpr bool available = true;
+    static I value() { return I::Simd; }
+};
+
+std::vector<std::string> implementations() {
+    std::vector<std::string> r{"reference"};
+    if (SimdImplementation<qdml::Implementation>::available) r.push_back("simd");
+    return r;
+}
+
 qdml::RunOptions run_options(const std::string& impl, const std::string& level, const std::string& where) {
     qdml::RunOptions o;
-    if (impl != "reference") throw InputError(where, "impl: unknown implementation '" + impl + "' (known: reference)");
-    o.implementation = qdml::Implementation::Reference;
+    if (impl == "reference") {
+        o.implementation = qdml::Implementation::Reference;
+    } else if (impl == "simd" && SimdImplementation<qdml::Implementation>::available) {
+        o.implementation = SimdImplementation<qdml::Implementation>::value();
+    } else {
+        std::string known;
+        for (const auto& i : implementations()) known += (known.empty() ? "" : ", ") + i;
+        throw InputError(where, "impl: unknown implementation '" + impl + "' (known: " + known + ")");
+    }
     const auto fl = level == "latest" ? qdml::FeatureLevel::Latest : qdml::parse_feature_level(level);
     if (!fl)
         throw InputError(where, "feature_level: unknown level '" + level + "' (1.0 to " +
@@ -161,6 +188,7 @@ NB_MODULE(_qdml, m) {
           nb::arg("impl"), nb::arg("feature_level"));
     m.def("run_case", &run_case_file, nb::arg("path"), nb::arg("impl"), nb::arg("feature_level"), nb::arg("max_work"));
     m.def("operators", &operators);
+    m.attr("IMPLEMENTATIONS") = implementations();
     m.attr("DEFAULT_MAX_WORK") = kDefaultMaxWork;
     m.attr("LATEST_FEATURE_LEVEL") = qdml::to_string(qdml::FeatureLevel::Latest);
 }

@@ -16,7 +16,7 @@ one element. Optional tensors are ``None``.
 ``OutputTensor`` is ``None`` (a new array; its dtype from the desc where the
 desc fixes it, else give it), a dtype (a new array of that type), or an
 array, written in place (any writable view) and returned. Every call takes
-``impl`` (``"reference"``) and ``feature_level`` (``"latest"`` or a
+``impl`` (``"reference"``, or ``"simd"`` where ``IMPLEMENTATIONS`` lists it) and ``feature_level`` (``"latest"`` or a
 DML_FEATURE_LEVEL such as ``"6.2"``, for validation). Invalid descs raise
 :class:`Error` (a ValueError) with qdml's message,
 ``"OPERATOR: Member: rule"``.
@@ -31,7 +31,7 @@ import os
 
 import numpy as np
 
-from ._qdml import DEFAULT_MAX_WORK, LATEST_FEATURE_LEVEL, Error
+from ._qdml import DEFAULT_MAX_WORK, IMPLEMENTATIONS, LATEST_FEATURE_LEVEL, Error
 from . import _qdml
 
 Error.__module__ = __name__  # shown as qdml.Error
@@ -39,7 +39,7 @@ Error.__module__ = __name__  # shown as qdml.Error
 __all__ = [
     "Error", "element_wise_dequantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
-    "write_case", "run_case", "DEFAULT_MAX_WORK", "LATEST_FEATURE_LEVEL",
+    "write_case", "run_case", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS", "LATEST_FEATURE_LEVEL",
 ]
 
 _TYPES = {

@@ -303,3 +303,21 @@ def test_write_case_checks_names_against_the_runners_tables(tmp_path):
     with pytest.raises(qdml.Error, match="params.Mni: not a parameter"):
         qdml.write_case(path, "ELEMENT_WISE_CLIP", {"InputTensor": x}, {"Mni": 0, "Max": 1})
     assert not (tmp_path / "c.json").exists()
+
+
+def test_every_implementation_gives_the_references_bits():
+    assert qdml.IMPLEMENTATIONS[0] == "reference"
+    rng = np.random.default_rng(4)
+    x = rng.integers(-128, 128, (3, 37), dtype=np.int8)
+    scale = np.broadcast_to(rng.random(37, dtype=f32), x.shape)
+    y = rng.standard_normal((5, 33), dtype=f32)[:, ::2]
+    one = per_tensor(0.05, f32, 2)
+    for impl in qdml.IMPLEMENTATIONS:
+        same_bits(qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale, impl=impl),
+                  qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale))
+        same_bits(qdml.element_wise_clip(InputTensor=y, Min=-0.5, Max=0.7, ScaleBias=(1.5, 0.1), impl=impl),
+                  qdml.element_wise_clip(InputTensor=y, Min=-0.5, Max=0.7, ScaleBias=(1.5, 0.1)))
+        add = dict(ATensor=x, AScaleTensor=one, BTensor=x[::-1].copy(), BScaleTensor=one,
+                   OutputScaleTensor=per_tensor(0.1, f32, 2), OutputTensor=np.uint8)
+        same_bits(qdml.element_wise_quantized_linear_add(**add, impl=impl),
+                  qdml.element_wise_quantized_linear_add(**add))
