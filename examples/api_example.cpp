@@ -11,21 +11,21 @@ int main() {
     using qdml::TensorDesc;
 
     // A {2, 4} uint8, B {4, 3} int8, Output {2, 3} uint8, per-tensor quantization.
-    std::uint8_t a[8] = {120, 130, 140, 150, 100, 110, 90, 80};
-    std::int8_t b[12] = {1, -2, 3, 4, -5, 6, -7, 8, 9, 10, 11, -12};
-    float a_scale = 0.05f, b_scale = 0.25f, out_scale = 0.5f;
-    std::uint8_t a_zp = 128, out_zp = 100;
+    const std::uint8_t a[8] = {120, 130, 140, 150, 100, 110, 90, 80};  // inputs may be const
+    const std::int8_t b[12] = {1, -2, 3, 4, -5, 6, -7, 8, 9, 10, 11, -12};
+    const float a_scale = 0.05f, b_scale = 0.25f, out_scale = 0.5f;
+    const std::uint8_t a_zp = 128, out_zp = 100;
     std::uint8_t out[6] = {};
 
     // Runtime-typed entry: DML member names, validation, then one dispatch.
     qdml::QuantizedLinearMatrixMultiplyDesc desc;
     desc.ATensor = {TensorDesc::make(TensorDataType::UInt8, {2, 4}), a};
     desc.AScaleTensor = {TensorDesc::make(TensorDataType::Float32, {1, 1}), &a_scale};
-    desc.AZeroPointTensor = qdml::Tensor{TensorDesc::make(TensorDataType::UInt8, {1, 1}), &a_zp};
+    desc.AZeroPointTensor = {TensorDesc::make(TensorDataType::UInt8, {1, 1}), &a_zp};  // optional member
     desc.BTensor = {TensorDesc::make(TensorDataType::Int8, {4, 3}), b};
     desc.BScaleTensor = {TensorDesc::make(TensorDataType::Float32, {1, 1}), &b_scale};
     desc.OutputScaleTensor = {TensorDesc::make(TensorDataType::Float32, {1, 1}), &out_scale};
-    desc.OutputZeroPointTensor = qdml::Tensor{TensorDesc::make(TensorDataType::UInt8, {1, 1}), &out_zp};
+    desc.OutputZeroPointTensor = {TensorDesc::make(TensorDataType::UInt8, {1, 1}), &out_zp};
     desc.OutputTensor = {TensorDesc::make(TensorDataType::UInt8, {2, 3}), out};
     try {
         qdml::run(desc);  // throws qdml::Error naming operator, member and rule
@@ -37,9 +37,8 @@ int main() {
     // Typed entry: types resolved at compile time, views of the same buffers.
     std::uint8_t out2[6] = {};
     desc.OutputTensor.Data = out2;
-    qdml::validate(desc);
     using Op = qdml::QuantizedLinearMatrixMultiply<std::uint8_t, std::int8_t, std::uint8_t>;
-    qdml::reference::quantized_linear_matrix_multiply(Op::bind(desc));
+    qdml::reference::quantized_linear_matrix_multiply(Op::bind(desc));  // bind validates desc
 
     for (int i = 0; i < 6; ++i) std::printf("%d%s", out[i], i == 5 ? "\n" : " ");
     for (int i = 0; i < 6; ++i)

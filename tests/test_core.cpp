@@ -9,6 +9,7 @@
 // Q is checked against clamp(rne(v) + zp, lo, hi) computed in binary64.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cfloat>
 #include <cmath>
@@ -656,6 +657,71 @@ TEST_CASE("Validator: generic tensor rules, one at a time", "[core][validation]"
         c.d.OutputTensor.Desc = qdml::TensorDesc::make(DT::Float32, {2, 3}, {1, 2});  // transposed: fine
         CHECK(c.error() == "<valid>");
     }
+}
+
+namespace {
+/// Whether two indices of `sizes` x `strides` share an offset, by listing
+/// every offset (the brute-force oracle for offsets_distinct).
+bool brute_force_distinct(const std::vector<std::uint64_t>& sizes, const std::vector<std::uint64_t>& strides) {
+    std::vector<std::uint64_t> offs{0};
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+        std::vector<std::uint64_t> next;
+        for (auto o : offs)
+            for (std::uint64_t i = 0; i < sizes[d]; ++i) next.push_back(o + i * strides[d]);
+        offs.swap(next);
+    }
+    std::sort(offs.begin(), offs.end());
+    return std::adjacent_find(offs.begin(), offs.end()) == offs.end();
+}
+
+bool distinct(const std::vector<std::uint64_t>& sizes, const std::vector<std::uint64_t>& strides) {
+    std::array<qdml::detail::StridedDim, qdml::kMaxDimensions> dims{};
+    for (std::size_t d = 0; d < sizes.size(); ++d) dims[d] = {strides[d], sizes[d]};
+    return qdml::detail::offsets_distinct(dims, static_cast<std::uint32_t>(sizes.size()));
+}
+}  // namespace
+
+TEST_CASE("Validator: output overlap is decided exactly", "[core][validation]") {
+    ClipCase c;
+    auto out_error = [&](std::initializer_list<std::uint32_t> sizes, std::initializer_list<std::uint32_t> strides) {
+        c.d.InputTensor.Desc = qdml::TensorDesc::make(DT::Float32, sizes);
+        c.d.OutputTensor.Desc = qdml::TensorDesc::make(DT::Float32, sizes, strides);
+        return c.error();
+    };
+    const std::string shared = "OutputTensor: Strides make two output elements share one address";
+    // The layout: {3,2} with strides {2,3} addresses 0,3, 2,5, 4,7: all distinct.
+    CHECK(out_error({3, 2}, {2, 3}) == "<valid>");
+    // {4,3} with strides {3,5}: 0,5,10, 3,8,13, 6,11,16, 9,14,19: distinct (decided by visiting them).
+    CHECK(out_error({4, 3}, {3, 5}) == "<valid>");
+    // {2,2,2} with strides {2,3,5}: 2 + 3 = 5, index {1,1,0} and {0,0,1} share address 5.
+    CHECK(starts_with(out_error({2, 2, 2}, {2, 3, 5}), shared));
+    // {3,2} with strides {1,2}: {2,0} and {0,1} share address 2.
+    CHECK(starts_with(out_error({3, 2}, {1, 2}), shared));
+    // {2,3} with strides {1,1}: {1,0} and {0,1} share address 1.
+    CHECK(starts_with(out_error({2, 3}, {1, 1}), shared));
+
+    // Against the brute-force listing: every layout of 1-4 dimensions with
+    // sizes 2..5 and strides 1..12 drawn at random.
+    std::mt19937 rng(Catch::rngSeed());
+    int accepted = 0, rejected = 0;
+    for (int iter = 0; iter < 20000; ++iter) {
+        const std::size_t n = 1 + rng() % 4;
+        std::vector<std::uint64_t> sizes(n), strides(n);
+        for (std::size_t d = 0; d < n; ++d) {
+            sizes[d] = 2 + rng() % 4;
+            strides[d] = 1 + rng() % 12;
+        }
+        const bool expect = brute_force_distinct(sizes, strides);
+        INFO("layout " << iter);
+        REQUIRE(distinct(sizes, strides) == expect);
+        (expect ? accepted : rejected) += 1;
+    }
+    CHECK(accepted > 1000);  // both answers were exercised
+    CHECK(rejected > 1000);
+    // Large strides (no bitmap over a huge span is needed when the classic test decides).
+    CHECK(distinct({65536, 65536}, {1, 65536}));
+    CHECK(distinct({2, 2}, {1ull << 40, 1}));
+    CHECK_FALSE(distinct({3, 2}, {1ull << 40, 1ull << 41}));  // 2 * 2^40 == 2^41
 }
 
 TEST_CASE("Validator: the 2^32-1 element boundary; the error names operator, member and rule", "[core][validation]") {

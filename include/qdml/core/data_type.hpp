@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
+#include "qdml/core/error.hpp"
 #include "qdml/core/float16.hpp"
 
 namespace qdml {
@@ -101,16 +103,31 @@ QDML_DATA_TYPE_OF(std::uint64_t, UInt64);
 template <class T>
 inline constexpr TensorDataType data_type_of = detail::data_type_of_impl<std::remove_cv_t<T>>::value;
 
-/// Calls f(type_tag<T>{}) for the first T among Ts whose data type is `t`;
-/// the last of Ts when none matches (validation rules that out first).
+namespace detail {
 template <class T, class... Rest, class F>
-decltype(auto) visit_one_of(TensorDataType t, F&& f) {
+decltype(auto) visit_one_of_matching(TensorDataType t, F&& f) {
     if constexpr (sizeof...(Rest) == 0) {
         return f(type_tag<T>{});
     } else {
         if (t == data_type_of<T>) return f(type_tag<T>{});
-        return visit_one_of<Rest...>(t, static_cast<F&&>(f));
+        return visit_one_of_matching<Rest...>(t, static_cast<F&&>(f));
     }
+}
+}  // namespace detail
+
+/// Calls f(type_tag<T>{}) for the T among Ts whose data type is `t`; throws
+/// qdml::Error when none is (a desc that did not pass validation).
+template <class... Ts, class F>
+decltype(auto) visit_one_of(TensorDataType t, F&& f) {
+    static_assert(sizeof...(Ts) > 0, "visit_one_of: no types");
+    if (!((t == data_type_of<Ts>) || ...)) {
+        std::string allowed;
+        for (auto a : {data_type_of<Ts>...}) (allowed += allowed.empty() ? "" : ", ") += name(a);
+        throw Error("qdml", "DataType",
+                    detail::cat(name(t), " (", static_cast<std::uint32_t>(t), ") is none of ", allowed,
+                                "; validate the desc first"));
+    }
+    return detail::visit_one_of_matching<Ts...>(t, static_cast<F&&>(f));
 }
 
 /// Calls f(type_tag<T>{}) for any of the ten supported data types.
@@ -120,15 +137,26 @@ decltype(auto) visit_data_type(TensorDataType t, F&& f) {
                         std::uint32_t, std::int64_t, std::uint64_t, float>(t, static_cast<F&&>(f));
 }
 
-/// Calls f(std::integral_constant<std::size_t, N>{}) for N = n in [Lo, Hi].
+namespace detail {
+template <std::size_t N, std::size_t Hi, class F>
+decltype(auto) visit_rank_from(std::size_t n, F&& f) {
+    if constexpr (N == Hi) {
+        return f(std::integral_constant<std::size_t, N>{});
+    } else {
+        if (n == N) return f(std::integral_constant<std::size_t, N>{});
+        return visit_rank_from<N + 1, Hi>(n, static_cast<F&&>(f));
+    }
+}
+}  // namespace detail
+
+/// Calls f(std::integral_constant<std::size_t, N>{}) for N = n in [Lo, Hi];
+/// throws qdml::Error for an n outside that range.
 template <std::size_t Lo, std::size_t Hi, class F>
 decltype(auto) visit_rank(std::size_t n, F&& f) {
-    if constexpr (Lo == Hi) {
-        return f(std::integral_constant<std::size_t, Lo>{});
-    } else {
-        if (n <= Lo) return f(std::integral_constant<std::size_t, Lo>{});
-        return visit_rank<Lo + 1, Hi>(n, static_cast<F&&>(f));
-    }
+    static_assert(Lo <= Hi, "visit_rank: empty range");
+    if (n < Lo || n > Hi)
+        throw Error("qdml", "DimensionCount", detail::cat(n, " is outside ", Lo, "..", Hi, "; validate the desc first"));
+    return detail::visit_rank_from<Lo, Hi>(n, static_cast<F&&>(f));
 }
 
 }  // namespace qdml

@@ -1,6 +1,8 @@
 // qdml/core/error.hpp - the one error type: operator, member, rule.
 #pragma once
 
+#include "qdml/core/requires_cxx17.hpp"
+
 #include <sstream>
 #include <stdexcept>
 #include <string>

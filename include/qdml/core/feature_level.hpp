@@ -2,6 +2,8 @@
 // narrows the allowed data types and dimension counts to that level's table.
 #pragma once
 
+#include "qdml/core/requires_cxx17.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -2,6 +2,8 @@
 // conversion from binary32 (subnormals, infinities and NaN handled).
 #pragma once
 
+#include "qdml/core/requires_cxx17.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>

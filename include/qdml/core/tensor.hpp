@@ -9,6 +9,8 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <type_traits>
+#include <utility>
 
 #include "qdml/core/data_type.hpp"
 
@@ -33,19 +35,49 @@ struct TensorDesc {
 
     /// A desc with the given sizes (and strides, if any) whose
     /// TotalTensorSizeInBytes is the minimum DMLCalcBufferTensorSize gives.
-    /// More than 8 sizes or a strides count that differs are kept as a
+    /// `sizes` and `strides` are braces (`{2, 3}`) or any range of integers
+    /// (std::vector, std::array, a span, ...). More than 8 sizes, a strides
+    /// count that differs, or a value outside 0..2^32-1 are kept as a
     /// DimensionCount of 0, which validation rejects.
-    static TensorDesc make(TensorDataType type, std::initializer_list<std::uint32_t> sizes,
-                           std::initializer_list<std::uint32_t> strides = {});
+    template <class SizeRange = std::initializer_list<std::uint32_t>,
+              class StrideRange = std::initializer_list<std::uint32_t>>
+    static TensorDesc make(TensorDataType type, const SizeRange& sizes, const StrideRange& strides = {});
 };
 
 /// A TensorDesc bound to memory. `Data` must hold TotalTensorSizeInBytes
 /// bytes; when `DataSizeInBytes` is non-zero, validation also checks that it
 /// is at least TotalTensorSizeInBytes (a binding smaller than the desc).
+///
+/// Inputs bind const or mutable memory alike (`{desc, const_ptr}`); qdml
+/// writes only through an OutputTensor, which must be bound to mutable
+/// memory: a Tensor made from a const pointer is `ReadOnly`, and validation
+/// rejects it as an output.
 struct Tensor {
     TensorDesc Desc;
     void* Data = nullptr;
     std::uint64_t DataSizeInBytes = 0;
+    bool ReadOnly = false;  ///< bound through a const pointer: an input only
+
+    Tensor() = default;
+    Tensor(const TensorDesc& desc, void* data, std::uint64_t data_size_in_bytes = 0)
+        : Desc(desc), Data(data), DataSizeInBytes(data_size_in_bytes) {}
+    Tensor(const TensorDesc& desc, const void* data, std::uint64_t data_size_in_bytes = 0)
+        : Desc(desc), Data(const_cast<void*>(data)), DataSizeInBytes(data_size_in_bytes), ReadOnly(true) {}
+    Tensor(const TensorDesc& desc, std::nullptr_t, std::uint64_t data_size_in_bytes = 0)
+        : Desc(desc), DataSizeInBytes(data_size_in_bytes) {}
+};
+
+/// An optional (`_Maybenull_`) member: a std::optional<Tensor> that is also
+/// made from a Tensor's arguments, so `{desc, data}` works wherever a
+/// Tensor member takes it (assignment and aggregate initialization alike).
+struct OptionalTensor : std::optional<Tensor> {
+    using std::optional<Tensor>::optional;
+    OptionalTensor() = default;
+    OptionalTensor(const Tensor& t) : std::optional<Tensor>(t) {}
+    OptionalTensor(const std::optional<Tensor>& t) : std::optional<Tensor>(t) {}
+    template <class P, class = std::enable_if_t<std::is_constructible_v<Tensor, const TensorDesc&, P, std::uint64_t>>>
+    OptionalTensor(const TensorDesc& desc, P data, std::uint64_t data_size_in_bytes = 0)
+        : std::optional<Tensor>(std::in_place, desc, data, data_size_in_bytes) {}
 };
 
 /// Strides actually used: the given ones, or packed row-major.
@@ -100,20 +132,35 @@ inline std::optional<std::uint64_t> calc_buffer_tensor_size(const TensorDesc& d)
     return (*elems * es + 3) & ~std::uint64_t{3};
 }
 
-inline TensorDesc TensorDesc::make(TensorDataType type, std::initializer_list<std::uint32_t> sizes,
-                                   std::initializer_list<std::uint32_t> strides) {
+namespace detail {
+/// Copies the integers of `r` into `out`; false when there are more than
+/// `out` holds or one is outside 0..2^32-1. `n` receives the count.
+template <class Range>
+bool copy_dims(const Range& r, std::array<std::uint32_t, kMaxDimensions>& out, std::size_t& n) {
+    n = 0;
+    for (const auto& x : r) {
+        using T = std::remove_cv_t<std::remove_reference_t<decltype(x)>>;
+        static_assert(std::is_integral_v<T>, "TensorDesc::make: sizes and strides are integers");
+        if constexpr (std::is_signed_v<T>) {
+            if (x < 0) return false;
+        }
+        if (n == kMaxDimensions || static_cast<std::uint64_t>(x) > 0xffffffffu) return false;
+        out[n++] = static_cast<std::uint32_t>(x);
+    }
+    return true;
+}
+}  // namespace detail
+
+template <class SizeRange, class StrideRange>
+TensorDesc TensorDesc::make(TensorDataType type, const SizeRange& sizes, const StrideRange& strides) {
     TensorDesc d;
     d.DataType = type;
-    const bool ok = sizes.size() <= kMaxDimensions && (strides.size() == 0 || strides.size() == sizes.size());
-    if (!ok) return d;
-    d.DimensionCount = static_cast<std::uint32_t>(sizes.size());
-    std::uint32_t i = 0;
-    for (auto s : sizes) d.Sizes[i++] = s;
-    if (strides.size() != 0) {
-        d.Strides.emplace();
-        i = 0;
-        for (auto s : strides) (*d.Strides)[i++] = s;
-    }
+    std::array<std::uint32_t, kMaxDimensions> sz{}, st{};
+    std::size_t n = 0, m = 0;
+    if (!detail::copy_dims(sizes, sz, n) || !detail::copy_dims(strides, st, m) || (m != 0 && m != n)) return d;
+    d.DimensionCount = static_cast<std::uint32_t>(n);
+    d.Sizes = sz;
+    if (m != 0) d.Strides = st;
     d.TotalTensorSizeInBytes = calc_buffer_tensor_size(d).value_or(0);
     return d;
 }

@@ -3,6 +3,7 @@
 // sizes, output layout and overlap. Nothing here reads tensor data.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -12,6 +13,7 @@
 #include "qdml/core/data_type.hpp"
 #include "qdml/core/error.hpp"
 #include "qdml/core/feature_level.hpp"
+#include "qdml/core/overlap.hpp"
 #include "qdml/core/tensor.hpp"
 
 namespace qdml {
@@ -158,8 +160,9 @@ public:
                 "Sizes " + detail::sizes_str(t.Desc) + " must hold exactly one element (per-tensor)");
     }
 
-    /// Output layout: no stride 0 on a dimension of size > 1, no two
-    /// elements at one address, and no overlap with any input unless
+    /// Output layout: bound to writable memory, no stride 0 on a dimension
+    /// of size > 1, no two elements at one address (decided exactly, see
+    /// detail::offsets_distinct), and no overlap with any input unless
     /// `in_place_ok` and the input is the identical region.
     void output(std::string_view m, const Tensor& out,
                 std::initializer_list<std::pair<std::string_view, const Tensor*>> inputs,
@@ -171,8 +174,9 @@ public:
     template <class Inputs>
     void output(std::string_view m, const Tensor& out, const Inputs& inputs, bool in_place_ok = false) const {
         const TensorDesc& d = out.Desc;
+        require(!out.ReadOnly, m, "Data was bound through a const pointer; an output needs writable memory");
         const auto st = effective_strides(d);
-        std::pair<std::uint64_t, std::uint64_t> dims[kMaxDimensions];  // (stride, size) of size>1 dims
+        std::array<detail::StridedDim, kMaxDimensions> dims{};  // the dimensions of size > 1
         std::uint32_t n = 0;
         for (std::uint32_t i = 0; i < d.DimensionCount; ++i) {
             if (d.Sizes[i] == 1) continue;
@@ -180,13 +184,7 @@ public:
                                                "; an output cannot broadcast"));
             dims[n++] = {st[i], d.Sizes[i]};
         }
-        for (std::uint32_t i = 1; i < n; ++i)  // insertion sort by stride (n <= 8)
-            for (std::uint32_t j = i; j > 0 && dims[j] < dims[j - 1]; --j) std::swap(dims[j], dims[j - 1]);
-        std::uint64_t span = 0;  // elements spanned by the inner (smaller-stride) dims
-        for (std::uint32_t i = 0; i < n; ++i) {
-            require(dims[i].first > span, m, "Strides make two output elements share one address");
-            span += (dims[i].second - 1) * dims[i].first;
-        }
+        require(detail::offsets_distinct(dims, n), m, "Strides make two output elements share one address");
         const auto [o0, o1] = detail::byte_extent(out);
         for (const auto& [im, in] : inputs) {
             if (in == nullptr) continue;

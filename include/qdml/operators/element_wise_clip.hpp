@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "qdml/core/bind.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/core/validate.hpp"
 
@@ -29,8 +30,11 @@ struct ElementWiseClipDesc {
     float Max = 0.0f;
 };
 
+/// Checks `d` against SPEC.md sections 1, 7 and 8; throws qdml::Error.
+inline void validate(const ElementWiseClipDesc& d, FeatureLevel level = FeatureLevel::Latest);
+
 /// Typed form. OutputTensor may alias InputTensor (identical region only).
-template <class T, std::size_t Rank>
+template <class T, std::size_t Rank = kMaxDimensions>
 struct ElementWiseClip {
     TensorView<const T, Rank> InputTensor;
     TensorView<T, Rank> OutputTensor;
@@ -38,11 +42,20 @@ struct ElementWiseClip {
     float Min = 0.0f;
     float Max = 0.0f;
 
-    /// Views of a validated desc.
+    /// Views of `d` for these element types and rank: validates `d` (throws
+    /// qdml::Error), then checks that every member's DataType is the
+    /// template's and its DimensionCount at most Rank (views are right-aligned).
     static ElementWiseClip bind(const ElementWiseClipDesc& d) {
+        validate(d);
+        return bind_validated(d);
+    }
+
+    /// The same for a desc that passed validate(): checks only types and rank.
+    static ElementWiseClip bind_validated(const ElementWiseClipDesc& d) {
+        constexpr std::string_view n = ElementWiseClipDesc::OperatorName;
         ElementWiseClip op;
-        op.InputTensor = make_view<const T, Rank>(d.InputTensor);
-        op.OutputTensor = make_view<T, Rank>(d.OutputTensor);
+        op.InputTensor = detail::bind_view<const T, Rank>(n, "InputTensor", d.InputTensor);
+        op.OutputTensor = detail::bind_view<T, Rank>(n, "OutputTensor", d.OutputTensor);
         op.ScaleBias = d.ScaleBias;
         op.Min = d.Min;
         op.Max = d.Max;
@@ -72,8 +85,7 @@ inline MemberSupport clip_support(FeatureLevel level) {
 }
 }  // namespace detail
 
-/// Checks `d` against SPEC.md sections 1, 7 and 8; throws qdml::Error.
-inline void validate(const ElementWiseClipDesc& d, FeatureLevel level = FeatureLevel::Latest) {
+inline void validate(const ElementWiseClipDesc& d, FeatureLevel level) {
     const Validator v(ElementWiseClipDesc::OperatorName, level);
     v.available_since(FeatureLevel::L1_0);
     const auto s = detail::clip_support(level);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "qdml/core/bind.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/core/validate.hpp"
 
@@ -16,25 +17,37 @@ struct ElementWiseDequantizeLinearDesc {
     static constexpr std::string_view OperatorName = "ELEMENT_WISE_DEQUANTIZE_LINEAR";
     Tensor InputTensor;
     Tensor ScaleTensor;
-    std::optional<Tensor> ZeroPointTensor;  // _Maybenull_ from feature level 6.2
+    OptionalTensor ZeroPointTensor;  // _Maybenull_ from feature level 6.2
     Tensor OutputTensor;
 };
 
+/// Checks `d` against SPEC.md sections 1, 3 and 8; throws qdml::Error.
+inline void validate(const ElementWiseDequantizeLinearDesc& d, FeatureLevel level = FeatureLevel::Latest);
+
 /// Typed form: element types and rank resolved at compile time.
-template <class TIn, class TOut, std::size_t Rank>
+template <class TIn, class TOut, std::size_t Rank = kMaxDimensions>
 struct ElementWiseDequantizeLinear {
     TensorView<const TIn, Rank> InputTensor;
     TensorView<const TOut, Rank> ScaleTensor;
     std::optional<TensorView<const TIn, Rank>> ZeroPointTensor;
     TensorView<TOut, Rank> OutputTensor;
 
-    /// Views of a validated desc.
+    /// Views of `d` for these element types and rank: validates `d` (throws
+    /// qdml::Error), then checks that every member's DataType is the
+    /// template's and its DimensionCount at most Rank (views are right-aligned).
     static ElementWiseDequantizeLinear bind(const ElementWiseDequantizeLinearDesc& d) {
+        validate(d);
+        return bind_validated(d);
+    }
+
+    /// The same for a desc that passed validate(): checks only types and rank.
+    static ElementWiseDequantizeLinear bind_validated(const ElementWiseDequantizeLinearDesc& d) {
+        constexpr std::string_view n = ElementWiseDequantizeLinearDesc::OperatorName;
         ElementWiseDequantizeLinear op;
-        op.InputTensor = make_view<const TIn, Rank>(d.InputTensor);
-        op.ScaleTensor = make_view<const TOut, Rank>(d.ScaleTensor);
-        if (d.ZeroPointTensor) op.ZeroPointTensor = make_view<const TIn, Rank>(*d.ZeroPointTensor);
-        op.OutputTensor = make_view<TOut, Rank>(d.OutputTensor);
+        op.InputTensor = detail::bind_view<const TIn, Rank>(n, "InputTensor", d.InputTensor);
+        op.ScaleTensor = detail::bind_view<const TOut, Rank>(n, "ScaleTensor", d.ScaleTensor);
+        op.ZeroPointTensor = detail::bind_view<const TIn, Rank>(n, "ZeroPointTensor", d.ZeroPointTensor);
+        op.OutputTensor = detail::bind_view<TOut, Rank>(n, "OutputTensor", d.OutputTensor);
         return op;
     }
 
@@ -66,8 +79,7 @@ inline DequantizeSupport dequantize_support(FeatureLevel level) {
 }
 }  // namespace detail
 
-/// Checks `d` against SPEC.md sections 1, 3 and 8; throws qdml::Error.
-inline void validate(const ElementWiseDequantizeLinearDesc& d, FeatureLevel level = FeatureLevel::Latest) {
+inline void validate(const ElementWiseDequantizeLinearDesc& d, FeatureLevel level) {
     const Validator v(ElementWiseDequantizeLinearDesc::OperatorName, level);
     v.available_since(FeatureLevel::L1_0);
     const auto s = detail::dequantize_support(level);

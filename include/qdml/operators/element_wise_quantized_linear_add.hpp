@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "qdml/core/bind.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/core/validate.hpp"
 #include "qdml/operators/quantized_binary.hpp"
@@ -18,17 +19,20 @@ struct ElementWiseQuantizedLinearAddDesc {
     static constexpr std::string_view OperatorName = "ELEMENT_WISE_QUANTIZED_LINEAR_ADD";
     Tensor ATensor;
     Tensor AScaleTensor;
-    std::optional<Tensor> AZeroPointTensor;
+    OptionalTensor AZeroPointTensor;
     Tensor BTensor;
     Tensor BScaleTensor;
-    std::optional<Tensor> BZeroPointTensor;
+    OptionalTensor BZeroPointTensor;
     Tensor OutputScaleTensor;
-    std::optional<Tensor> OutputZeroPointTensor;
+    OptionalTensor OutputZeroPointTensor;
     Tensor OutputTensor;
 };
 
+/// Checks `d` against SPEC.md sections 1, 4 and 8; throws qdml::Error.
+inline void validate(const ElementWiseQuantizedLinearAddDesc& d, FeatureLevel level = FeatureLevel::Latest);
+
 /// Typed form. Scales and zero points are per tensor: one element each.
-template <class TA, class TB, class TOut, std::size_t Rank>
+template <class TA, class TB, class TOut, std::size_t Rank = kMaxDimensions>
 struct ElementWiseQuantizedLinearAdd {
     TensorView<const TA, Rank> ATensor;
     TensorView<const float, Rank> AScaleTensor;
@@ -40,19 +44,28 @@ struct ElementWiseQuantizedLinearAdd {
     std::optional<TensorView<const TOut, Rank>> OutputZeroPointTensor;
     TensorView<TOut, Rank> OutputTensor;
 
-    /// Views of a validated desc.
+    /// Views of `d` for these element types and rank: validates `d` (throws
+    /// qdml::Error), then checks that every member's DataType is the
+    /// template's and its DimensionCount at most Rank (views are right-aligned).
     static ElementWiseQuantizedLinearAdd bind(const ElementWiseQuantizedLinearAddDesc& d) {
+        validate(d);
+        return bind_validated(d);
+    }
+
+    /// The same for a desc that passed validate(): checks only types and rank.
+    static ElementWiseQuantizedLinearAdd bind_validated(const ElementWiseQuantizedLinearAddDesc& d) {
+        constexpr std::string_view n = ElementWiseQuantizedLinearAddDesc::OperatorName;
         ElementWiseQuantizedLinearAdd op;
-        op.ATensor = make_view<const TA, Rank>(d.ATensor);
-        op.AScaleTensor = make_view<const float, Rank>(d.AScaleTensor);
-        if (d.AZeroPointTensor) op.AZeroPointTensor = make_view<const TA, Rank>(*d.AZeroPointTensor);
-        op.BTensor = make_view<const TB, Rank>(d.BTensor);
-        op.BScaleTensor = make_view<const float, Rank>(d.BScaleTensor);
-        if (d.BZeroPointTensor) op.BZeroPointTensor = make_view<const TB, Rank>(*d.BZeroPointTensor);
-        op.OutputScaleTensor = make_view<const float, Rank>(d.OutputScaleTensor);
-        if (d.OutputZeroPointTensor)
-            op.OutputZeroPointTensor = make_view<const TOut, Rank>(*d.OutputZeroPointTensor);
-        op.OutputTensor = make_view<TOut, Rank>(d.OutputTensor);
+        op.ATensor = detail::bind_view<const TA, Rank>(n, "ATensor", d.ATensor);
+        op.AScaleTensor = detail::bind_view<const float, Rank>(n, "AScaleTensor", d.AScaleTensor);
+        op.AZeroPointTensor = detail::bind_view<const TA, Rank>(n, "AZeroPointTensor", d.AZeroPointTensor);
+        op.BTensor = detail::bind_view<const TB, Rank>(n, "BTensor", d.BTensor);
+        op.BScaleTensor = detail::bind_view<const float, Rank>(n, "BScaleTensor", d.BScaleTensor);
+        op.BZeroPointTensor = detail::bind_view<const TB, Rank>(n, "BZeroPointTensor", d.BZeroPointTensor);
+        op.OutputScaleTensor = detail::bind_view<const float, Rank>(n, "OutputScaleTensor", d.OutputScaleTensor);
+        op.OutputZeroPointTensor =
+            detail::bind_view<const TOut, Rank>(n, "OutputZeroPointTensor", d.OutputZeroPointTensor);
+        op.OutputTensor = detail::bind_view<TOut, Rank>(n, "OutputTensor", d.OutputTensor);
         return op;
     }
 
@@ -67,8 +80,7 @@ struct ElementWiseQuantizedLinearAdd {
     }
 };
 
-/// Checks `d` against SPEC.md sections 1, 4 and 8; throws qdml::Error.
-inline void validate(const ElementWiseQuantizedLinearAddDesc& d, FeatureLevel level = FeatureLevel::Latest) {
+inline void validate(const ElementWiseQuantizedLinearAddDesc& d, FeatureLevel level) {
     using T = TensorDataType;
     const Validator v(ElementWiseQuantizedLinearAddDesc::OperatorName, level);
     v.available_since(FeatureLevel::L4_0);  // one support table from 4.0 (docs/feature-levels.md)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "qdml/core/bind.hpp"
 #include "qdml/core/shape.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/core/validate.hpp"
@@ -23,13 +24,13 @@ struct QuantizedLinearConvolutionDesc {
     static constexpr std::string_view OperatorName = "QUANTIZED_LINEAR_CONVOLUTION";
     Tensor InputTensor;
     Tensor InputScaleTensor;
-    std::optional<Tensor> InputZeroPointTensor;
+    OptionalTensor InputZeroPointTensor;
     Tensor FilterTensor;
     Tensor FilterScaleTensor;
-    std::optional<Tensor> FilterZeroPointTensor;
-    std::optional<Tensor> BiasTensor;
+    OptionalTensor FilterZeroPointTensor;
+    OptionalTensor BiasTensor;
     Tensor OutputScaleTensor;
-    std::optional<Tensor> OutputZeroPointTensor;
+    OptionalTensor OutputZeroPointTensor;
     Tensor OutputTensor;
     std::uint32_t DimensionCount = 2;
     std::array<std::uint32_t, 2> Strides{1, 1};
@@ -38,6 +39,9 @@ struct QuantizedLinearConvolutionDesc {
     std::array<std::uint32_t, 2> EndPadding{0, 0};
     std::uint32_t GroupCount = 1;
 };
+
+/// Checks `d` against SPEC.md sections 1, 6 and 8; throws qdml::Error.
+inline void validate(const QuantizedLinearConvolutionDesc& d, FeatureLevel level = FeatureLevel::Latest);
 
 /// Typed form. Input {N, Cin, H, W}, Filter {Cout, Cin/GroupCount, kH, kW},
 /// Output {N, Cout, oH, oW}; scale, zero-point and bias views are broadcast
@@ -60,23 +64,31 @@ struct QuantizedLinearConvolution {
     std::array<std::uint32_t, 2> EndPadding{0, 0};
     std::uint32_t GroupCount = 1;
 
-    /// Views of a validated desc.
+    /// Views of `d` for these element types: validates `d` (throws
+    /// qdml::Error), then checks that every member's DataType is the
+    /// template's.
     static QuantizedLinearConvolution bind(const QuantizedLinearConvolutionDesc& d) {
+        validate(d);
+        return bind_validated(d);
+    }
+
+    /// The same for a desc that passed validate(): checks only types.
+    static QuantizedLinearConvolution bind_validated(const QuantizedLinearConvolutionDesc& d) {
+        constexpr std::string_view n = QuantizedLinearConvolutionDesc::OperatorName;
         QuantizedLinearConvolution op;
-        op.OutputTensor = make_view<TOut, 4>(d.OutputTensor);
+        op.OutputTensor = detail::bind_view<TOut, 4>(n, "OutputTensor", d.OutputTensor);
         const auto& out = op.OutputTensor.sizes;
-        op.InputTensor = make_view<const TIn, 4>(d.InputTensor);
-        op.InputScaleTensor = broadcast_to(make_view<const float, 4>(d.InputScaleTensor), out);
-        if (d.InputZeroPointTensor)
-            op.InputZeroPointTensor = broadcast_to(make_view<const TIn, 4>(*d.InputZeroPointTensor), out);
-        op.FilterTensor = make_view<const TFilter, 4>(d.FilterTensor);
-        op.FilterScaleTensor = broadcast_to(make_view<const float, 4>(d.FilterScaleTensor), out);
-        if (d.FilterZeroPointTensor)
-            op.FilterZeroPointTensor = broadcast_to(make_view<const TFilter, 4>(*d.FilterZeroPointTensor), out);
-        if (d.BiasTensor) op.BiasTensor = broadcast_to(make_view<const std::int32_t, 4>(*d.BiasTensor), out);
-        op.OutputScaleTensor = broadcast_to(make_view<const float, 4>(d.OutputScaleTensor), out);
-        if (d.OutputZeroPointTensor)
-            op.OutputZeroPointTensor = broadcast_to(make_view<const TOut, 4>(*d.OutputZeroPointTensor), out);
+        op.InputTensor = detail::bind_view<const TIn, 4>(n, "InputTensor", d.InputTensor);
+        op.InputScaleTensor = detail::bind_param<const float>(n, "InputScaleTensor", d.InputScaleTensor, out);
+        op.InputZeroPointTensor = detail::bind_param<const TIn>(n, "InputZeroPointTensor", d.InputZeroPointTensor, out);
+        op.FilterTensor = detail::bind_view<const TFilter, 4>(n, "FilterTensor", d.FilterTensor);
+        op.FilterScaleTensor = detail::bind_param<const float>(n, "FilterScaleTensor", d.FilterScaleTensor, out);
+        op.FilterZeroPointTensor =
+            detail::bind_param<const TFilter>(n, "FilterZeroPointTensor", d.FilterZeroPointTensor, out);
+        op.BiasTensor = detail::bind_param<const std::int32_t>(n, "BiasTensor", d.BiasTensor, out);
+        op.OutputScaleTensor = detail::bind_param<const float>(n, "OutputScaleTensor", d.OutputScaleTensor, out);
+        op.OutputZeroPointTensor =
+            detail::bind_param<const TOut>(n, "OutputZeroPointTensor", d.OutputZeroPointTensor, out);
         op.Strides = d.Strides;
         op.Dilations = d.Dilations;
         op.StartPadding = d.StartPadding;
@@ -96,8 +108,7 @@ inline std::uint64_t convolution_output_size(std::uint64_t in, std::uint64_t ker
     return 1 + (padded - extent) / stride;
 }
 
-/// Checks `d` against SPEC.md sections 1, 6 and 8; throws qdml::Error.
-inline void validate(const QuantizedLinearConvolutionDesc& d, FeatureLevel level = FeatureLevel::Latest) {
+inline void validate(const QuantizedLinearConvolutionDesc& d, FeatureLevel level) {
     using T = TensorDataType;
     const Validator v(QuantizedLinearConvolutionDesc::OperatorName, level);
     v.available_since(FeatureLevel::L2_1);

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "qdml/core/bind.hpp"
 #include "qdml/core/shape.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/core/validate.hpp"
@@ -20,14 +21,17 @@ struct QuantizedLinearMatrixMultiplyDesc {
     static constexpr std::string_view OperatorName = "QUANTIZED_LINEAR_MATRIX_MULTIPLY";
     Tensor ATensor;
     Tensor AScaleTensor;
-    std::optional<Tensor> AZeroPointTensor;
+    OptionalTensor AZeroPointTensor;
     Tensor BTensor;
     Tensor BScaleTensor;
-    std::optional<Tensor> BZeroPointTensor;
+    OptionalTensor BZeroPointTensor;
     Tensor OutputScaleTensor;
-    std::optional<Tensor> OutputZeroPointTensor;
+    OptionalTensor OutputZeroPointTensor;
     Tensor OutputTensor;
 };
+
+/// Checks `d` against SPEC.md sections 1, 5 and 8; throws qdml::Error.
+inline void validate(const QuantizedLinearMatrixMultiplyDesc& d, FeatureLevel level = FeatureLevel::Latest);
 
 /// Typed form, every tensor right-aligned to {Batch, Channel, rows, cols}.
 /// Scale and zero-point views are broadcast to the output's sizes
@@ -44,26 +48,34 @@ struct QuantizedLinearMatrixMultiply {
     std::optional<TensorView<const TOut, 4>> OutputZeroPointTensor;
     TensorView<TOut, 4> OutputTensor;
 
-    /// Views of a validated desc.
+    /// Views of `d` for these element types: validates `d` (throws
+    /// qdml::Error), then checks that every member's DataType is the
+    /// template's.
     static QuantizedLinearMatrixMultiply bind(const QuantizedLinearMatrixMultiplyDesc& d) {
+        validate(d);
+        return bind_validated(d);
+    }
+
+    /// The same for a desc that passed validate(): checks only types.
+    static QuantizedLinearMatrixMultiply bind_validated(const QuantizedLinearMatrixMultiplyDesc& d) {
+        constexpr std::string_view n = QuantizedLinearMatrixMultiplyDesc::OperatorName;
         QuantizedLinearMatrixMultiply op;
-        op.OutputTensor = make_view<TOut, 4>(d.OutputTensor);
+        op.OutputTensor = detail::bind_view<TOut, 4>(n, "OutputTensor", d.OutputTensor);
         const auto& out = op.OutputTensor.sizes;
-        op.ATensor = make_view<const TA, 4>(d.ATensor);
-        op.AScaleTensor = broadcast_to(make_view<const float, 4>(d.AScaleTensor), out);
-        if (d.AZeroPointTensor) op.AZeroPointTensor = broadcast_to(make_view<const TA, 4>(*d.AZeroPointTensor), out);
-        op.BTensor = make_view<const TB, 4>(d.BTensor);
-        op.BScaleTensor = broadcast_to(make_view<const float, 4>(d.BScaleTensor), out);
-        if (d.BZeroPointTensor) op.BZeroPointTensor = broadcast_to(make_view<const TB, 4>(*d.BZeroPointTensor), out);
-        op.OutputScaleTensor = broadcast_to(make_view<const float, 4>(d.OutputScaleTensor), out);
-        if (d.OutputZeroPointTensor)
-            op.OutputZeroPointTensor = broadcast_to(make_view<const TOut, 4>(*d.OutputZeroPointTensor), out);
+        op.ATensor = detail::bind_view<const TA, 4>(n, "ATensor", d.ATensor);
+        op.AScaleTensor = detail::bind_param<const float>(n, "AScaleTensor", d.AScaleTensor, out);
+        op.AZeroPointTensor = detail::bind_param<const TA>(n, "AZeroPointTensor", d.AZeroPointTensor, out);
+        op.BTensor = detail::bind_view<const TB, 4>(n, "BTensor", d.BTensor);
+        op.BScaleTensor = detail::bind_param<const float>(n, "BScaleTensor", d.BScaleTensor, out);
+        op.BZeroPointTensor = detail::bind_param<const TB>(n, "BZeroPointTensor", d.BZeroPointTensor, out);
+        op.OutputScaleTensor = detail::bind_param<const float>(n, "OutputScaleTensor", d.OutputScaleTensor, out);
+        op.OutputZeroPointTensor =
+            detail::bind_param<const TOut>(n, "OutputZeroPointTensor", d.OutputZeroPointTensor, out);
         return op;
     }
 };
 
-/// Checks `d` against SPEC.md sections 1, 5 and 8; throws qdml::Error.
-inline void validate(const QuantizedLinearMatrixMultiplyDesc& d, FeatureLevel level = FeatureLevel::Latest) {
+inline void validate(const QuantizedLinearMatrixMultiplyDesc& d, FeatureLevel level) {
     using T = TensorDataType;
     const Validator v(QuantizedLinearMatrixMultiplyDesc::OperatorName, level);
     v.available_since(FeatureLevel::L2_1);

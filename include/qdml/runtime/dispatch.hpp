@@ -37,7 +37,7 @@ void visit_typed(const ElementWiseDequantizeLinearDesc& d, F&& f) {
             visit_one_of<float16, float>(d.OutputTensor.Desc.DataType, [&](auto out) {
                 visit_rank<1, 8>(d.InputTensor.Desc.DimensionCount, [&](auto rank) {
                     f(ElementWiseDequantizeLinear<typename decltype(in)::type, typename decltype(out)::type,
-                                                  decltype(rank)::value>::bind(d));
+                                                  decltype(rank)::value>::bind_validated(d));
                 });
             });
         });
@@ -60,7 +60,7 @@ void visit_typed(const ElementWiseQuantizedLinearAddDesc& d, F&& f) {
                    [&](auto a, auto b, auto out) {
                        visit_rank<1, 8>(d.ATensor.Desc.DimensionCount, [&](auto rank) {
                            f(ElementWiseQuantizedLinearAdd<typename decltype(a)::type, typename decltype(b)::type,
-                                                           typename decltype(out)::type, decltype(rank)::value>::bind(d));
+                                                           typename decltype(out)::type, decltype(rank)::value>::bind_validated(d));
                        });
                    });
 }
@@ -70,7 +70,7 @@ void visit_typed(const QuantizedLinearMatrixMultiplyDesc& d, F&& f) {
     visit_q8_types(d.ATensor.Desc.DataType, d.BTensor.Desc.DataType, d.OutputTensor.Desc.DataType,
                    [&](auto a, auto b, auto out) {
                        f(QuantizedLinearMatrixMultiply<typename decltype(a)::type, typename decltype(b)::type,
-                                                       typename decltype(out)::type>::bind(d));
+                                                       typename decltype(out)::type>::bind_validated(d));
                    });
 }
 
@@ -79,7 +79,7 @@ void visit_typed(const QuantizedLinearConvolutionDesc& d, F&& f) {
     visit_q8_types(d.InputTensor.Desc.DataType, d.FilterTensor.Desc.DataType, d.OutputTensor.Desc.DataType,
                    [&](auto in, auto filter, auto out) {
                        f(QuantizedLinearConvolution<typename decltype(in)::type, typename decltype(filter)::type,
-                                                    typename decltype(out)::type>::bind(d));
+                                                    typename decltype(out)::type>::bind_validated(d));
                    });
 }
 
@@ -87,7 +87,7 @@ template <class F>
 void visit_typed(const ElementWiseClipDesc& d, F&& f) {
     visit_data_type(d.InputTensor.Desc.DataType, [&](auto t) {
         visit_rank<1, 8>(d.InputTensor.Desc.DimensionCount, [&](auto rank) {
-            f(ElementWiseClip<typename decltype(t)::type, decltype(rank)::value>::bind(d));
+            f(ElementWiseClip<typename decltype(t)::type, decltype(rank)::value>::bind_validated(d));
         });
     });
 }
