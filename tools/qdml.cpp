@@ -63,12 +63,12 @@ std::uint64_t print_exact_report(const std::string& path, const qdml::exact::Rep
         for (std::size_t k = 0; k < d.index.size(); ++k) std::cout << (k ? "," : "") << d.index[k];
         std::cout << "] got " << fmt(d.got) << ", exact " << fmt(d.exact) << " (value " << fmt(d.value);
         if (std::isfinite(d.boundary_distance)) std::cout << ", " << fmt(d.boundary_distance) << " from a rounding boundary";
-        std::cout << ")" << (d.near_tie ? " near-tie" : " UNEXPLAINED") << (d.accumulator_wrapped ? " int32-wrapped" : "")
-                  << "\n";
+        std::cout << ", binary32 " << fmt(d.binary32) << ") " << qdml::exact::name(d.reason) << "\n";
     }
     std::cout << path << ": exact check: " << r.elements << " elements, " << r.differences.size()
               << " differ from the exactly rounded result (" << r.differences.size() - r.unexplained()
-              << " near a tie, within one ulp or int32-wrapped, " << r.unexplained() << " unexplained); " << r.near_tie_elements
+              << " explained by SPEC.md's binary32 steps: near a tie, rounding, int32 wrap, overflow, underflow or NaN; "
+              << r.unexplained() << " unexplained); " << r.near_tie_elements
               << " elements lie within the tie window\n";
     return r.unexplained();
 }

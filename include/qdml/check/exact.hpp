@@ -1,105 +1,182 @@
-// qdml/check/exact.hpp - the exact checker. Recomputes an operator with
-// exact integer accumulation (int64, no wrap) and binary64 arithmetic, and
-// compares each element of the output tensor qdml computed (in binary32, as
-// SPEC.md prescribes) with the exactly rounded result.
+// qdml/check/exact.hpp - the exact checker. Recomputes an operator twice:
+// exactly (int64 accumulation without wrap, binary64 arithmetic, one final
+// rounding) and as SPEC.md's binary32 steps (a plain mirror written here,
+// independent of the library's code), and compares each element of the
+// output tensor qdml computed with both.
 //
-// Why results differ by one step: SPEC.md computes fp32(acc) * mult with
-// mult = fp32(AScale * BScale) / OutputScale, three binary32 roundings
-// before the final rounding to an integer. When the exact real value lies
-// within about 2^-22 relative of a .5 tie, those roundings can push it to
-// the other side of the tie, and the result differs from the exactly
-// rounded one by one step. Every golden implementation (ONNX Runtime, a
-// GPU driver, TFLite's fixed-point path) makes such choices differently,
-// which is why golden references disagree by one step on exactly these
-// elements. The checker marks each difference as `near_tie` (explained by
-// binary32 rounding) or not (a real discrepancy worth investigating).
+// Why results differ from the exact one: SPEC.md computes in binary32, e.g.
+// fp32(acc) * (fp32(AScale * BScale) / OutputScale), three roundings before
+// the final one. Near a .5 tie those roundings can push a value to the other
+// side, and binary32's range can overflow (to inf), underflow (to 0 or a
+// subnormal) or give NaN (inf - inf) where the exact value is finite and
+// ordinary. Every such difference is explained when qdml's output equals
+// the binary32 mirror; the checker names the reason. A difference where
+// qdml's output is not the mirror's is UNEXPLAINED: a real bug.
 #pragma once
 
-#include <array>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "qdml/runtime/dispatch.hpp"
 
 namespace qdml::exact {
 
-/// Relative distance to a rounding boundary within which binary32
-/// arithmetic may round the other way: 2^-20 of max(1, |value|), far above
-/// the few binary32 roundings (each <= 2^-24 relative) SPEC.md performs.
-inline double tie_window(double value) { return std::ldexp(std::fmax(1.0, std::fabs(value)), -20); }
+/// Distance to a rounding boundary within which another implementation may
+/// round the other way: 2^-20 relative to |value|, at least 2^-20 and at
+/// most 2^-4 absolute (so it never spans the whole half-unit between
+/// boundaries, however large the value).
+inline double tie_window(double value) {
+    return std::fmin(std::ldexp(std::fmax(1.0, std::fabs(value)), -20), 0.0625);
+}
+
+/// Why an element differs from the exactly rounded result.
+enum class Reason {
+    NearTie,      ///< binary32 rounding near a rounding boundary (or within one ulp, float outputs)
+    Binary32,     ///< binary32 rounding elsewhere (e.g. cancellation in an add): qdml follows SPEC.md
+    Int32Wrap,    ///< the exact sum does not fit int32; SPEC.md wraps the accumulator
+    Overflow,     ///< a binary32 (or binary16) step, or the exact result, overflowed to infinity
+    Underflow,    ///< a binary32 step underflowed (lost bits below FLT_MIN, or became 0)
+    NaN,          ///< a binary32 step gave NaN from numbers (inf - inf, 0 * inf, 0 / 0)
+    Unexplained,  ///< qdml's output is not SPEC.md's binary32 result: a bug
+};
+
+inline std::string_view name(Reason r) {
+    switch (r) {
+        case Reason::NearTie: return "near-tie";
+        case Reason::Binary32: return "binary32-rounding";
+        case Reason::Int32Wrap: return "int32-wrapped";
+        case Reason::Overflow: return "overflow";
+        case Reason::Underflow: return "underflow";
+        case Reason::NaN: return "NaN";
+        default: return "UNEXPLAINED";
+    }
+}
 
 /// One output element where qdml's result differs from the exact one.
 struct Difference {
     std::vector<std::uint32_t> index;  ///< logical index into the output tensor (DimensionCount entries)
     double got = 0;                    ///< qdml's output
     double exact = 0;                  ///< the exactly rounded output
+    double binary32 = 0;               ///< SPEC.md's binary32 steps, mirrored by the checker
     double value = 0;                  ///< the exact value before the final rounding (output units, before the zero point)
     double boundary_distance = 0;      ///< |value - nearest rounding boundary| (.5 ties; integers for truncation)
-    bool near_tie = false;             ///< boundary_distance <= tie_window(value): explained by binary32 rounding
+    Reason reason = Reason::Unexplained;
+    bool near_tie = false;             ///< reason == NearTie
     bool accumulator_wrapped = false;  ///< the int32 accumulator wrapped (the exact sum does not fit int32)
 };
 
 struct Report {
     std::string_view operator_name;
-    std::uint64_t elements = 0;          ///< output elements checked
+    std::uint64_t elements = 0;           ///< output elements checked
     std::uint64_t near_tie_elements = 0;  ///< quantized outputs: elements within the tie window (agreeing or not);
                                           ///< float outputs: differing elements within one ulp
     std::vector<Difference> differences;  ///< every element that differs from the exact result
 
-    /// Differences neither near a tie nor caused by the (specified) int32 wrap.
+    /// Differences where qdml's output is not SPEC.md's binary32 result.
     std::uint64_t unexplained() const {
         std::uint64_t n = 0;
-        for (const auto& d : differences) n += !d.near_tie && !d.accumulator_wrapped;
+        for (const auto& d : differences) n += d.reason == Reason::Unexplained;
         return n;
     }
 };
 
 namespace detail {
 
-/// The exact evaluation of one output element.
-struct Exact {
-    double value = 0;      // before the final rounding / conversion
-    double result = 0;     // in the output type's values
-    double boundary = 0;   // distance to the nearest rounding boundary
-    bool wrapped = false;
-    double ulp = 0;        // float outputs: one unit in the last place of `result`
+/// SPEC.md's binary32 arithmetic, one rounding per operation, recording
+/// range effects. Each operation is computed exactly enough in binary64 and
+/// rounded once to binary32, which is the correctly rounded binary32
+/// result (binary64 has more than 2 * 24 + 2 bits).
+struct Binary32 {
+    bool overflow = false, underflow = false, nan = false;
+
+    float round(double exact, bool operands_finite, bool operands_numbers) {
+        const float r = static_cast<float>(exact);
+        if (std::isinf(r) && operands_finite) overflow = true;
+        if (std::isnan(r) && operands_numbers) nan = true;
+        if (exact != 0 && std::fabs(exact) < FLT_MIN && static_cast<double>(r) != exact) underflow = true;
+        return r;
+    }
+    float mul(float a, float b) { return round(double{a} * b, std::isfinite(a) && std::isfinite(b), num(a, b)); }
+    float add(float a, float b) { return round(double{a} + b, std::isfinite(a) && std::isfinite(b), num(a, b)); }
+    float div(float a, float b) { return round(double{a} / b, std::isfinite(a) && std::isfinite(b), num(a, b)); }
+    static bool num(float a, float b) { return !std::isnan(a) && !std::isnan(b); }
+
+    /// Q(v, zp, T) of SPEC.md section 2: clamp in binary32 (NaN -> lo - zp), rne, + zp.
+    template <class T>
+    static double quantize(float v, std::int64_t zp) {
+        const float lo = static_cast<float>(std::numeric_limits<T>::min() - zp);
+        const float hi = static_cast<float>(std::numeric_limits<T>::max() - zp);
+        const float c = std::isnan(v) ? lo : std::fmin(hi, std::fmax(lo, v));
+        return std::nearbyint(static_cast<double>(c)) + static_cast<double>(zp);
+    }
+
+    /// The binary32 value `v` as the float output type T (binary16: rounded once).
+    template <class T>
+    double to_output(float v) {
+        if constexpr (std::is_same_v<T, float16>) {
+            const float h = static_cast<float>(float16::from_double(v));
+            if (std::isinf(h) && std::isfinite(v)) overflow = true;
+            if (v != 0 && std::fabs(v) < 0x1p-14f && h != v) underflow = true;
+            return h;
+        } else {
+            return v;
+        }
+    }
 };
 
-/// Q(v, zp, T) in binary64: rne(v) + zp, saturated.
+/// The two evaluations of one output element.
+struct Exact {
+    double value = 0;      // exact, before the final rounding / conversion
+    double result = 0;     // exact, in the output type's values
+    double boundary = std::numeric_limits<double>::infinity();  // distance to the nearest rounding boundary
+    bool wrapped = false;
+    double ulp = 0;        // float outputs: one unit in the last place at `result`
+    bool exact_overflow = false;  // the exact value rounds to infinity in the output type
+    double binary32 = 0;   // SPEC.md's binary32 result
+    Binary32 steps;        // range effects of the binary32 steps
+};
+
+/// The exact Q(v, zp, T): rne(v) + zp, saturated; `v` in binary64.
 template <class T>
-Exact quantize_exact(double v, std::int64_t zp, bool wrapped = false) {
-    Exact e;
+void quantize_exact(Exact& e, double v, std::int64_t zp) {
     e.value = v;
     const double lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
     e.result = std::fmin(hi, std::fmax(lo, std::nearbyint(v) + static_cast<double>(zp)));
     e.boundary = std::fabs(std::fabs(v - std::floor(v)) - 0.5);
-    e.wrapped = wrapped;
-    return e;
 }
 
-/// Conversion of the exact value `v` to a float output type.
+/// Spacing of the float type T at |x|: the gap to the next value away from
+/// zero; at the largest finite value and at infinity, the gap below the
+/// largest finite value (2^104 for binary32, 32 for binary16).
 template <class T>
-Exact round_exact(double v) {
-    Exact e;
-    e.value = v;
-    // Float outputs have no .5 tie: SPEC.md's binary32 steps may move the
-    // result by one unit in the last place, which counts as explained.
-    if constexpr (std::is_same_v<T, float16>) {
-        const float16 h = float16::from_double(v);
-        e.result = static_cast<float>(h);
-        const float16 next = float16::from_bits(static_cast<std::uint16_t>((h.bits & 0x7fffu) == 0x7bffu ? h.bits : h.bits + 1));
-        e.ulp = std::fabs(static_cast<double>(static_cast<float>(next)) - std::fabs(e.result));
+double ulp_at(double x) {
+    constexpr bool half = std::is_same_v<T, float16>;
+    const double max = half ? 65504.0 : static_cast<double>(FLT_MAX);
+    const double a = std::fabs(x);
+    if (!(a < max)) return half ? 32.0 : 0x1p104;
+    if constexpr (half) {
+        const double next = static_cast<float>(float16::from_bits(static_cast<std::uint16_t>(float16::from_double(a).bits + 1)));
+        return next - static_cast<float>(float16::from_double(a));
     } else {
-        const float f = static_cast<float>(v);
-        e.result = f;
-        e.ulp = static_cast<double>(std::nextafter(std::fabs(f), std::numeric_limits<float>::max())) - std::fabs(f);
+        const float f = static_cast<float>(a);
+        return static_cast<double>(std::nextafter(f, FLT_MAX)) - f;
     }
-    e.boundary = std::numeric_limits<double>::infinity();
-    return e;
+}
+
+/// The exact value `v` rounded once to the float output type T.
+template <class T>
+void round_exact(Exact& e, double v) {
+    e.value = v;
+    e.result = std::is_same_v<T, float16> ? static_cast<double>(static_cast<float>(float16::from_double(v)))
+                                          : static_cast<double>(static_cast<float>(v));
+    e.exact_overflow = std::isinf(e.result) && std::isfinite(v);
+    e.ulp = ulp_at<T>(e.result);
 }
 
 template <class T>
@@ -112,6 +189,24 @@ inline bool fits_int32(std::int64_t v) {
     return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
 }
 
+/// The accumulator SPEC.md keeps: the exact sum modulo 2^32, as int32.
+inline std::int32_t wrapped_int32(std::int64_t v) {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v)));
+}
+
+inline bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+/// Why `got` differs from the exact result.
+inline Reason classify(const Exact& e, double got) {
+    if (!same_value(got, e.binary32)) return Reason::Unexplained;
+    if (e.wrapped) return Reason::Int32Wrap;
+    if (e.steps.nan) return Reason::NaN;
+    if (e.steps.overflow || e.exact_overflow) return Reason::Overflow;
+    if (e.steps.underflow) return Reason::Underflow;
+    const bool near = e.ulp > 0 ? std::fabs(got - e.result) <= e.ulp : e.boundary <= tie_window(e.value);
+    return near ? Reason::NearTie : Reason::Binary32;
+}
+
 /// Compares every element of `out` against exact(i).
 template <class View, class F>
 void compare(const View& out, F&& exact, Report& r) {
@@ -119,17 +214,19 @@ void compare(const View& out, F&& exact, Report& r) {
         const Exact e = exact(i);
         const double got = as_double(out[i]);
         ++r.elements;
-        const bool near = e.ulp > 0 ? std::fabs(got - e.result) <= e.ulp : e.boundary <= tie_window(e.value);
-        const bool same = (std::isnan(got) && std::isnan(e.result)) || got == e.result;
-        if (e.ulp == 0 || !same) r.near_tie_elements += near;
+        const bool same = same_value(got, e.result);
+        if (e.ulp == 0) r.near_tie_elements += e.boundary <= tie_window(e.value);
+        else if (!same) r.near_tie_elements += std::fabs(got - e.result) <= e.ulp;
         if (same) return;
         Difference d;
         for (const auto v : i) d.index.push_back(v);
         d.got = got;
         d.exact = e.result;
+        d.binary32 = e.binary32;
         d.value = e.value;
         d.boundary_distance = e.boundary;
-        d.near_tie = near;
+        d.reason = classify(e, got);
+        d.near_tie = d.reason == Reason::NearTie;
         d.accumulator_wrapped = e.wrapped;
         r.differences.push_back(std::move(d));
     });
@@ -138,9 +235,13 @@ void compare(const View& out, F&& exact, Report& r) {
 template <class TIn, class TOut>
 void check(const ElementWiseDequantizeLinear<TIn, TOut, kMaxDimensions>& op, Report& r) {
     compare(op.OutputTensor, [&](const auto& i) {
+        Exact e;
         const std::int64_t zp = op.ZeroPointTensor ? std::int64_t{(*op.ZeroPointTensor)[i]} : 0;
-        const double v = static_cast<double>(std::int64_t{op.InputTensor[i]} - zp) * as_double(op.ScaleTensor[i]);
-        return round_exact<TOut>(v);
+        const std::int64_t x = std::int64_t{op.InputTensor[i]} - zp;
+        const float scale = static_cast<float>(as_double(op.ScaleTensor[i]));
+        round_exact<TOut>(e, static_cast<double>(x) * scale);  // |x| < 2^33: the product is exact
+        e.binary32 = e.steps.to_output<TOut>(e.steps.mul(static_cast<float>(x), scale));
+        return e;
     }, r);
 }
 
@@ -153,15 +254,20 @@ void check(const ElementWiseDequantizeLinear<TIn, TOut, Rank>& op, Report& r) {
 
 template <class TA, class TB, class TOut>
 void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, kMaxDimensions>& op, Report& r) {
-    const double as = op.AScaleTensor.scalar(), bs = op.BScaleTensor.scalar(), os = op.OutputScaleTensor.scalar();
+    const float as = op.AScaleTensor.scalar(), bs = op.BScaleTensor.scalar(), os = op.OutputScaleTensor.scalar();
     const std::int64_t azp = op.AZeroPointTensor ? op.AZeroPointTensor->scalar() : 0;
     const std::int64_t bzp = op.BZeroPointTensor ? op.BZeroPointTensor->scalar() : 0;
     const std::int64_t ozp = op.OutputZeroPointTensor ? op.OutputZeroPointTensor->scalar() : 0;
     compare(op.OutputTensor, [&](const auto& i) {
-        // (a - azp) * as and (b - bzp) * bs are exact in binary64 (9 + 24 bits);
-        // their sum and the quotient round once each, far below the tie window.
-        const double v = (static_cast<double>(op.ATensor[i] - azp) * as + static_cast<double>(op.BTensor[i] - bzp) * bs) / os;
-        return quantize_exact<TOut>(v, ozp);
+        Exact e;
+        const std::int64_t a = op.ATensor[i] - azp, b = op.BTensor[i] - bzp;
+        // a * as and b * bs are exact in binary64 (9 + 24 bits); the sum and the
+        // quotient round once each, far below the tie window.
+        quantize_exact<TOut>(e, (static_cast<double>(a) * as + static_cast<double>(b) * bs) / os, ozp);
+        Binary32& s = e.steps;
+        e.binary32 = Binary32::quantize<TOut>(
+            s.div(s.add(s.mul(static_cast<float>(a), as), s.mul(static_cast<float>(b), bs)), os), ozp);
+        return e;
     }, r);
 }
 
@@ -170,6 +276,19 @@ void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, kMaxDimensions>& op
 template <class TA, class TB, class TOut, std::size_t Rank>
 void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, Rank>& op, Report& r) {
     check(op.template with_rank<kMaxDimensions>(), r);
+}
+
+/// The requantize epilogue of matmul and convolution, both ways:
+/// exact acc * (sa * sb / so), and fp32(wrapped acc) * (fp32(sa * sb) / so).
+template <class TOut>
+Exact requantize_both(std::int64_t acc, float sa, float sb, float so, std::int64_t ozp) {
+    Exact e;
+    quantize_exact<TOut>(e, static_cast<double>(acc) * (static_cast<double>(sa) * sb / so), ozp);
+    e.wrapped = !fits_int32(acc);
+    Binary32& s = e.steps;
+    const float mult = s.div(s.mul(sa, sb), so);
+    e.binary32 = Binary32::quantize<TOut>(s.mul(static_cast<float>(wrapped_int32(acc)), mult), ozp);
+    return e;
 }
 
 template <class TA, class TB, class TOut>
@@ -183,9 +302,8 @@ void check(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, Report& r) {
         const std::int64_t bzp = op.BZeroPointTensor ? (*op.BZeroPointTensor)[i] : 0;
         std::int64_t acc = 0;
         for (std::uint32_t k = 0; k < K; ++k) acc += (A[{b, c, m, k}] - azp) * (B[{b, c, k, n}] - bzp);
-        const double scale = static_cast<double>(op.AScaleTensor[i]) * op.BScaleTensor[i] / op.OutputScaleTensor[i];
         const std::int64_t ozp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[i] : 0;
-        return quantize_exact<TOut>(static_cast<double>(acc) * scale, ozp, !fits_int32(acc));
+        return requantize_both<TOut>(acc, op.AScaleTensor[i], op.BScaleTensor[i], op.OutputScaleTensor[i], ozp);
     }, r);
 }
 
@@ -210,9 +328,8 @@ void check(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Report& r) 
                     acc += (X[{n, ic, static_cast<std::uint32_t>(y), static_cast<std::uint32_t>(x)}] - xzp) *
                            (F[{oc, icg, ky, kx}] - fzp);
                 }
-        const double scale = static_cast<double>(op.InputScaleTensor[i]) * op.FilterScaleTensor[i] / op.OutputScaleTensor[i];
         const std::int64_t ozp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[i] : 0;
-        return quantize_exact<TOut>(static_cast<double>(acc) * scale, ozp, !fits_int32(acc));
+        return requantize_both<TOut>(acc, op.InputScaleTensor[i], op.FilterScaleTensor[i], op.OutputScaleTensor[i], ozp);
     }, r);
 }
 
@@ -221,25 +338,36 @@ void check(const ElementWiseClip<T, kMaxDimensions>& op, Report& r) {
     constexpr bool is_float_type = std::is_same_v<T, float> || std::is_same_v<T, float16>;
     compare(op.OutputTensor, [&](const auto& i) {
         Exact e;
-        double v = as_double(op.InputTensor[i]);
-        if (op.ScaleBias) v = v * op.ScaleBias->Scale + op.ScaleBias->Bias;  // exact enough in binary64
-        e.value = v;
+        Binary32& s = e.steps;
+        const T x = op.InputTensor[i];
+        double v = as_double(x);
+        float v32 = static_cast<float>(v);  // binary32 g(x): x (FLOAT16 widened, integers fp32(x))
+        if (op.ScaleBias) {
+            v = v * op.ScaleBias->Scale + op.ScaleBias->Bias;  // exact enough in binary64
+            v32 = s.add(s.mul(v32, op.ScaleBias->Scale), op.ScaleBias->Bias);
+        }
         if constexpr (is_float_type) {
-            const double lo = as_double(from_float<T>(op.Min)), hi = as_double(from_float<T>(op.Max));
-            const double c = std::isnan(v) ? v : std::fmax(lo, std::fmin(v, hi));
-            e = round_exact<T>(c);  // fmax(lo, fmin(v, hi)) is lo when Min > Max, as the spec says
-        } else if (!op.ScaleBias) {
-            // Integers without ScaleBias are compared exactly; the reference is exact.
-            const T x = op.InputTensor[i], lo = truncate_saturate<T>(op.Min), hi = truncate_saturate<T>(op.Max);
-            e.result = as_double(lo > hi ? lo : x < lo ? lo : x > hi ? hi : x);
-            e.boundary = std::numeric_limits<double>::infinity();
+            const auto clamp = [&](auto g) {  // max(Min, min(g, Max)); NaN stays; Min > Max gives Min
+                const auto lo = static_cast<decltype(g)>(as_double(from_float<T>(op.Min)));
+                const auto hi = static_cast<decltype(g)>(as_double(from_float<T>(op.Max)));
+                return std::isnan(g) ? g : std::fmax(lo, std::fmin(g, hi));
+            };
+            round_exact<T>(e, clamp(v));
+            e.binary32 = s.to_output<T>(clamp(v32));
         } else {
-            const double lo = static_cast<double>(std::numeric_limits<T>::min());
-            const double hi = static_cast<double>(std::numeric_limits<T>::max());
-            const double t = std::fmin(hi, std::fmax(lo, std::trunc(v)));
-            const double mn = as_double(truncate_saturate<T>(op.Min)), mx = as_double(truncate_saturate<T>(op.Max));
-            e.result = std::fmax(mn, std::fmin(t, mx));
-            e.boundary = std::fabs(v - std::nearbyint(v));  // truncation flips at integers
+            const T lo = truncate_saturate<T>(op.Min), hi = truncate_saturate<T>(op.Max);
+            const auto clamp = [&](T g) { return lo > hi ? lo : g < lo ? lo : g > hi ? hi : g; };
+            if (!op.ScaleBias) {  // compared exactly: no float step at all
+                e.result = e.binary32 = as_double(clamp(x));
+            } else {
+                const double tlo = static_cast<double>(std::numeric_limits<T>::min());
+                const double thi = static_cast<double>(std::numeric_limits<T>::max());
+                e.value = v;
+                const double t = std::isnan(v) ? 0.0 : std::fmin(thi, std::fmax(tlo, std::trunc(v)));
+                e.result = std::fmax(as_double(lo), std::fmin(t, as_double(hi)));  // Min > Max gives Min
+                e.boundary = std::fabs(v - std::nearbyint(v));  // truncation flips at integers
+                e.binary32 = as_double(clamp(truncate_saturate<T>(v32)));
+            }
         }
         return e;
     }, r);
@@ -255,8 +383,8 @@ void check(const ElementWiseClip<T, Rank>& op, Report& r) {
 }  // namespace detail
 
 /// Checks the output tensor of `desc`, as computed by qdml (any
-/// implementation), against the exact result. Validates `desc` first
-/// (throws qdml::Error). Reads only.
+/// implementation), against the exact result and SPEC.md's binary32 steps.
+/// Validates `desc` first (throws qdml::Error). Reads only.
 template <class Desc>
 Report check_exact(const Desc& desc) {
     validate(desc);
