@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -57,7 +58,7 @@ constexpr std::int32_t wrap_int32(std::uint32_t u) noexcept {
 /// Dequantize step: fp32(x - zp) * scale, with x - zp formed exactly. The
 /// product is rounded on its own: a caller's later add never fuses with it.
 inline float dequantize(std::int64_t x, std::int64_t zp, float scale) noexcept {
-    return no_fuse(fp32(x - zp) * scale);
+    return no_fuse(fp32(x - zp) * scale);  // = dequantize_step(fp32(x - zp), scale) below
 }
 
 /// Requantize multiplier of matmul and convolution: fp32(a * b) / out, in that order.
@@ -66,15 +67,117 @@ inline float requantize_multiplier(float scale_a, float scale_b, float scale_out
     return ab / scale_out;
 }
 
+/// The few operations whose spelling differs between a scalar `float` (or
+/// integer) and an `xsimd::batch`: the element-wise steps below are written
+/// once over `V` and call only these. This primary template serves
+/// arithmetic scalars; simd/kernel/vec_ops.hpp specializes it for batches.
+template <class V>
+struct VecOps {
+    static_assert(std::is_arithmetic_v<V>, "VecOps: a scalar here, batches in simd/kernel/vec_ops.hpp");
+    using Int = std::int32_t;
+    static V no_fuse(V v) noexcept { return qdml::no_fuse(v); }
+    static V select(bool c, V a, V b) noexcept { return c ? a : b; }
+    /// The binary32 bits of `v` as an int32.
+    static Int bits(float v) noexcept {
+        std::uint32_t u;
+        std::memcpy(&u, &v, sizeof u);
+        return static_cast<Int>(u);
+    }
+};
+
+/// The parameters of Q(v, zp, T) for one call: the float clamp bounds
+/// lo - zp and hi - zp (exact in binary32 for 8/16-bit T) and zp.
+struct QuantizeParams {
+    float lo = 0.0f;
+    float hi = 0.0f;
+    std::int32_t zp = 0;
+
+    template <class T>
+    static QuantizeParams make(std::int32_t zp) noexcept {
+        static_assert(std::is_integral_v<T> && sizeof(T) <= 2, "Q is defined for 8/16-bit outputs");
+        return {static_cast<float>(std::int32_t{std::numeric_limits<T>::min()} - zp),
+                static_cast<float>(std::int32_t{std::numeric_limits<T>::max()} - zp), zp};
+    }
+};
+
+/// 1.5 * 2^23: adding it to a binary32 |v| <= 2^22 rounds v to an integer
+/// (ties to even, in the default rounding mode) in the low mantissa bits.
+inline constexpr float kRoundMagic = 12582912.0f;
+inline constexpr std::int32_t kRoundMagicBits = 0x4B400000;
+
+/// Q(v, zp, T) of SPEC.md section 2 as an int32 (always within T's range),
+/// over V = float or xsimd::batch<float, A>:
+///   1. clamp v to [lo - zp, hi - zp] in float, NaN becoming lo - zp;
+///   2. rne(v) + zp, rne by the magic-number addition (|v| <= 2^16 after
+///      the clamp), so every arch rounds ties to even the same way.
+template <class V>
+auto quantize_int(V v, const QuantizeParams& q) noexcept {
+    using O = VecOps<V>;
+    const V lo(q.lo), hi(q.hi);
+    v = O::select(v >= lo, v, lo);  // !(v >= lo), NaN included, -> lo
+    v = O::select(v > hi, hi, v);
+    const V t = O::no_fuse(v + V(kRoundMagic));
+    return O::bits(t) - typename O::Int(kRoundMagicBits - q.zp);
+}
+
 /// Q(v, zp, T) of SPEC.md section 2 for an 8-bit (or any up-to-16-bit) T.
 template <class T>
 inline T quantize(float v, std::int32_t zp) noexcept {
-    static_assert(std::is_integral_v<T> && sizeof(T) <= 2, "Q is defined for 8/16-bit outputs");
-    const float lo = static_cast<float>(std::int32_t{std::numeric_limits<T>::min()} - zp);
-    const float hi = static_cast<float>(std::int32_t{std::numeric_limits<T>::max()} - zp);
-    if (!(v >= lo)) v = lo;  // also maps NaN to lo - zp
-    if (v > hi) v = hi;
-    return static_cast<T>(static_cast<std::int32_t>(round_half_even(v)) + zp);
+    return static_cast<T>(quantize_int(v, QuantizeParams::make<T>(zp)));
+}
+
+/// The dequantize step's product, fp32(x - zp) * scale, given the exact
+/// difference already converted (`diff` = fp32(x - zp)); V = float or batch.
+template <class V>
+V dequantize_step(V diff, V scale) noexcept {
+    return VecOps<V>::no_fuse(diff * scale);
+}
+
+/// The per-call parameters of ELEMENT_WISE_QUANTIZED_LINEAR_ADD (SPEC.md
+/// section 4), read once from the one-element scale and zero-point tensors:
+/// the scales as given (no reciprocal: the spec divides by OutputScale).
+struct AddParams {
+    float a_scale = 1.0f, b_scale = 1.0f, out_scale = 1.0f;
+    std::int32_t a_zp = 0, b_zp = 0;
+    QuantizeParams out;  ///< Q's bounds and OutputZeroPoint
+
+    /// From a typed add (any rank; absent zero points are 0).
+    template <class Op>
+    static AddParams derive(const Op& op) noexcept {
+        using TOut = std::remove_const_t<std::remove_reference_t<decltype(op.OutputTensor.scalar())>>;
+        AddParams p;
+        p.a_scale = op.AScaleTensor.scalar();
+        p.b_scale = op.BScaleTensor.scalar();
+        p.out_scale = op.OutputScaleTensor.scalar();
+        p.a_zp = op.AZeroPointTensor ? op.AZeroPointTensor->scalar() : 0;
+        p.b_zp = op.BZeroPointTensor ? op.BZeroPointTensor->scalar() : 0;
+        p.out = QuantizeParams::make<TOut>(op.OutputZeroPointTensor ? op.OutputZeroPointTensor->scalar() : 0);
+        return p;
+    }
+};
+
+/// The add's float part in SPEC.md's order, (va + vb) / OutputScale, from
+/// the two exact differences fp32(A - AZP) and fp32(B - BZP); V = float or batch.
+template <class V>
+V add_step(V a_diff, V b_diff, const AddParams& p) noexcept {
+    const V va = dequantize_step(a_diff, V(p.a_scale));
+    const V vb = dequantize_step(b_diff, V(p.b_scale));
+    return (va + vb) / V(p.out_scale);
+}
+
+/// Clip's g(x) = x * Scale + Bias: two binary32 roundings, never fused.
+template <class V>
+V scale_bias_step(V x, float scale, float bias) noexcept {
+    return VecOps<V>::no_fuse(x * V(scale)) + V(bias);
+}
+
+/// max(lo, min(v, hi)) as SPEC.md section 7 orders it: a value equal to a
+/// bound passes unchanged, NaN passes, lo > hi gives lo. V = any scalar or batch.
+template <class V>
+V clamp_min_max(V v, V lo, V hi) noexcept {
+    using O = VecOps<V>;
+    const V r = O::select(v > hi, hi, v);
+    return O::select(r < lo, lo, r);
 }
 
 /// Requantize epilogue of matmul and convolution: Q(fp32(acc) * multiplier, zp, T).
@@ -107,6 +210,51 @@ inline T truncate_saturate(float v) noexcept {
     if (t < lo) return std::numeric_limits<T>::min();
     if (t >= hi_excl) return std::numeric_limits<T>::max();
     return static_cast<T>(t);
+}
+
+/// The per-call parameters of ELEMENT_WISE_CLIP on element type T (SPEC.md
+/// section 7): float types compare in binary32 against Min/Max rounded to T
+/// first (FLOAT16: to binary16); integer types against Min/Max truncated and
+/// saturated to T. `scale_bias` says whether g(x) = x * scale + bias applies.
+template <class T>
+struct ClipParams {
+    static constexpr bool is_float = std::is_same_v<T, float> || std::is_same_v<T, float16>;
+    using Bound = std::conditional_t<is_float, float, T>;
+    Bound lo{}, hi{};
+    bool scale_bias = false;
+    float scale = 1.0f, bias = 0.0f;
+
+    template <class Op>
+    static ClipParams derive(const Op& op) noexcept {
+        ClipParams p;
+        if constexpr (is_float) {
+            p.lo = to_float(from_float<T>(op.Min));
+            p.hi = to_float(from_float<T>(op.Max));
+        } else {
+            p.lo = truncate_saturate<T>(op.Min);
+            p.hi = truncate_saturate<T>(op.Max);
+        }
+        p.scale_bias = op.ScaleBias.has_value();
+        if (op.ScaleBias) {
+            p.scale = op.ScaleBias->Scale;
+            p.bias = op.ScaleBias->Bias;
+        }
+        return p;
+    }
+};
+
+/// One element of ELEMENT_WISE_CLIP (SPEC.md section 7), as the reference
+/// computes it and the SIMD tails finish a row.
+template <class T>
+T clip_element(T x, const ClipParams<T>& p) noexcept {
+    if constexpr (ClipParams<T>::is_float) {
+        float v = to_float(x);
+        if (p.scale_bias) v = scale_bias_step(v, p.scale, p.bias);
+        return from_float<T>(clamp_min_max(v, p.lo, p.hi));
+    } else {
+        if (p.scale_bias) x = truncate_saturate<T>(scale_bias_step(static_cast<float>(x), p.scale, p.bias));
+        return clamp_min_max(x, p.lo, p.hi);
+    }
 }
 
 }  // namespace qdml

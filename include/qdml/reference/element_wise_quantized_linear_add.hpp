@@ -13,16 +13,11 @@ namespace qdml::reference {
 
 template <class TA, class TB, class TOut>
 void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, kMaxDimensions>& op) {
-    const float a_scale = op.AScaleTensor.scalar();
-    const float b_scale = op.BScaleTensor.scalar();
-    const float out_scale = op.OutputScaleTensor.scalar();
-    const std::int32_t a_zp = op.AZeroPointTensor ? op.AZeroPointTensor->scalar() : 0;
-    const std::int32_t b_zp = op.BZeroPointTensor ? op.BZeroPointTensor->scalar() : 0;
-    const std::int32_t out_zp = op.OutputZeroPointTensor ? op.OutputZeroPointTensor->scalar() : 0;
+    const AddParams p = AddParams::derive(op);  // scales and zero points: per tensor
     for_each_index(op.OutputTensor.sizes, [&](const auto& i) {
-        const float va = dequantize(op.ATensor[i], a_zp, a_scale);
-        const float vb = dequantize(op.BTensor[i], b_zp, b_scale);
-        op.OutputTensor[i] = quantize<TOut>((va + vb) / out_scale, out_zp);
+        const float a_diff = fp32(std::int64_t{op.ATensor[i]} - p.a_zp);  // va = a_diff * AScale, ...
+        const float b_diff = fp32(std::int64_t{op.BTensor[i]} - p.b_zp);
+        op.OutputTensor[i] = static_cast<TOut>(quantize_int(add_step(a_diff, b_diff, p), p.out));
     });
 }
 
