@@ -40,7 +40,7 @@ struct Outcome {
 };
 
 struct Options {
-    qdml::RunOptions run;
+    qdml::RunOptions run{qdml::Implementation::Reference};  // the runner's default: the oracle
     std::string out;
     bool check_exact = false;
     std::uint64_t max_work = kDefaultMaxWork;
@@ -224,7 +224,11 @@ int main(int argc, char** argv) {
     run->add_option("--out", o.out,
                     "output .npy (packed, shape = output sizes); without it, a summary line on stdout and no file");
     std::string impl = "reference";
-    run->add_option("--impl", impl, "implementation (reference)")->check(CLI::IsMember({"reference"}));
+    auto add_impl = [&](CLI::App* c) {
+        c->add_option("--impl", impl, "implementation: reference (default) or simd (the fast path, bit-identical)")
+            ->check(CLI::IsMember({"reference", "simd"}));
+    };
+    add_impl(run);
     auto add_work = [&](CLI::App* c) {
         c->add_option("--max-work", o.max_work,
                       "refuse a case needing more multiply-adds (matmul, convolution) or output elements "
@@ -248,6 +252,7 @@ int main(int argc, char** argv) {
     chk->add_flag("-v,--verbose", verbose, "print a line for every case");
     add_level(chk);
     add_work(chk);
+    add_impl(chk);
 
     try {
         app.parse(argc, argv);
@@ -264,6 +269,7 @@ int main(int argc, char** argv) {
         return kBadInput;
     }
     o.run.feature_level = *fl;
+    o.run.implementation = impl == "simd" ? qdml::Implementation::Simd : qdml::Implementation::Reference;
 
     try {
         if (chk->parsed()) return check(paths, o, verbose);

@@ -12,16 +12,20 @@
 #include "qdml/reference/element_wise_quantized_linear_add.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_matrix_multiply.hpp"
+#include "qdml/simd/element_wise_clip.hpp"
+#include "qdml/simd/element_wise_dequantize_linear.hpp"
+#include "qdml/simd/element_wise_quantized_linear_add.hpp"
 
 namespace qdml {
 
 /// Which implementation computes the operator.
 enum class Implementation {
     Reference,  ///< the scalar oracle (qdml::reference)
+    Simd,       ///< the fastest bit-identical path (qdml::simd; matmul and convolution: the reference for now)
 };
 
 struct RunOptions {
-    Implementation implementation = Implementation::Reference;
+    Implementation implementation = Implementation::Simd;
     FeatureLevel feature_level = FeatureLevel::Latest;  ///< validation target
 };
 
@@ -95,12 +99,18 @@ void visit_typed(const ElementWiseClipDesc& d, F&& f) {
 /// Validates `d` (throws qdml::Error, touching no data), then computes it.
 inline void run(const ElementWiseDequantizeLinearDesc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level);
-    visit_typed(d, [](const auto& op) { reference::element_wise_dequantize_linear(op); });
+    if (o.implementation == Implementation::Simd)
+        visit_typed(d, [](const auto& op) { simd::element_wise_dequantize_linear(op); });
+    else
+        visit_typed(d, [](const auto& op) { reference::element_wise_dequantize_linear(op); });
 }
 
 inline void run(const ElementWiseQuantizedLinearAddDesc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level);
-    visit_typed(d, [](const auto& op) { reference::element_wise_quantized_linear_add(op); });
+    if (o.implementation == Implementation::Simd)
+        visit_typed(d, [](const auto& op) { simd::element_wise_quantized_linear_add(op); });
+    else
+        visit_typed(d, [](const auto& op) { reference::element_wise_quantized_linear_add(op); });
 }
 
 inline void run(const QuantizedLinearMatrixMultiplyDesc& d, const RunOptions& o = {}) {
@@ -115,7 +125,10 @@ inline void run(const QuantizedLinearConvolutionDesc& d, const RunOptions& o = {
 
 inline void run(const ElementWiseClipDesc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level);
-    visit_typed(d, [](const auto& op) { reference::element_wise_clip(op); });
+    if (o.implementation == Implementation::Simd)
+        visit_typed(d, [](const auto& op) { simd::element_wise_clip(op); });
+    else
+        visit_typed(d, [](const auto& op) { reference::element_wise_clip(op); });
 }
 
 }  // namespace qdml

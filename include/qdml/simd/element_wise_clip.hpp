@@ -1,0 +1,95 @@
+// qdml/simd/element_wise_clip.hpp - the fast path of ELEMENT_WISE_CLIP,
+// bit-identical to reference/element_wise_clip.hpp (SPEC.md section 7):
+//   Output[i] = max(Min, min(g(Input[i]), Max)),  g(x) = x * Scale + Bias or x
+// Float types: binary32 lanes (FLOAT16 widened and rounded back once), core's
+// scale_bias_step and clamp_min_max. Integers without ScaleBias: compared in
+// their own type (INT64/UINT64 exact). 8/16-bit integers with ScaleBias: g
+// in binary32, then NaN -> 0, clamp to the type's range and truncate (the
+// value truncate_saturate gives). 32/64-bit integers with ScaleBias: core's
+// clip_element per element.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "qdml/core/quantize.hpp"
+#include "qdml/operators/element_wise_clip.hpp"
+#include "qdml/reference/element_wise_clip.hpp"
+#include "qdml/simd/arch.hpp"
+#include "qdml/simd/kernel/convert.hpp"
+#include "qdml/simd/kernel/vec_ops.hpp"
+#include "qdml/simd/loops.hpp"
+
+namespace qdml::simd {
+
+namespace detail {
+
+template <class T, bool ScaleBias>
+struct ClipRow {
+    ClipParams<T> p;
+    void operator()(T* out, RowIn<T> x, std::size_t n) const noexcept {
+        using A = Arch;
+        std::size_t i = 0;
+        if constexpr (ClipParams<T>::is_float) {
+            using F = kernel::fbatch<A>;
+            const F lo(p.lo), hi(p.hi);
+            for (; i + F::size <= n; i += F::size) {
+                F v = kernel::load_float<A>(x.at(i));
+                if constexpr (ScaleBias) v = scale_bias_step(v, p.scale, p.bias);
+                kernel::store_float<A>(out + i, clamp_min_max(v, lo, hi));
+            }
+        } else if constexpr (!ScaleBias) {
+            using B = xsimd::batch<T, A>;
+            const B lo(p.lo), hi(p.hi);
+            for (; i + B::size <= n; i += B::size)
+                clamp_min_max(B::load_unaligned(x.at(i)), lo, hi).store_unaligned(out + i);
+        } else if constexpr (sizeof(T) <= 2) {
+            using F = kernel::fbatch<A>;
+            using I = kernel::ibatch<A>;
+            const F t_lo(static_cast<float>(std::numeric_limits<T>::min()));
+            const F t_hi(static_cast<float>(std::numeric_limits<T>::max()));
+            const I lo(p.lo), hi(p.hi);
+            for (; i + F::size <= n; i += F::size) {
+                F g = scale_bias_step(kernel::load_float<A>(x.at(i)), p.scale, p.bias);
+                g = xsimd::select(g == g, g, F(0.0f));      // truncate_saturate: NaN -> 0 (ordered ==),
+                g = clamp_min_max(g, t_lo, t_hi);            // saturate (T's range is exact in binary32),
+                const I t = kernel::truncate_to_int<A>(g);       // truncate toward zero
+                kernel::store_int<A>(out + i, clamp_min_max(t, lo, hi));
+            }
+        }
+        for (; i < n; ++i) out[i] = clip_element(*x.at(i), p);
+    }
+};
+
+/// The rank-free part: every row of the plan (operands: output, input).
+template <class T>
+void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const ClipParams<T>& p) {
+    if (p.scale_bias)
+        for_each_row(plan, base, [&](const auto& ptrs, const auto& st, std::uint64_t n) {
+            run_row<T, T>(ptrs, st, n, ClipRow<T, true>{p});
+        });
+    else
+        for_each_row(plan, base, [&](const auto& ptrs, const auto& st, std::uint64_t n) {
+            run_row<T, T>(ptrs, st, n, ClipRow<T, false>{p});
+        });
+}
+
+}  // namespace detail
+
+/// Same signature and bits as reference::element_wise_clip; may run in place.
+template <class T, std::size_t Rank>
+void element_wise_clip(const ElementWiseClip<T, Rank>& op) {
+    if constexpr (!kAvailable) {
+        reference::element_wise_clip(op);
+    } else {
+        const auto plan = make_plan<2, Rank>(op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides},
+                                             {sizeof(T), sizeof(T)});
+        detail::clip_rows<T>(plan,
+                             {reinterpret_cast<char*>(op.OutputTensor.data),
+                              const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data))},
+                             ClipParams<T>::derive(op));
+    }
+}
+
+}  // namespace qdml::simd

@@ -1,0 +1,79 @@
+// qdml/simd/element_wise_dequantize_linear.hpp - the fast path of
+// ELEMENT_WISE_DEQUANTIZE_LINEAR, bit-identical to
+// reference/element_wise_dequantize_linear.hpp (SPEC.md section 3):
+//   Output[i] = fp32(Input[i] - ZeroPoint[i]) * Scale[i]
+// The exact difference comes from kernel::load_float (8/16-bit: both
+// operands exact in binary32, so is their difference) or
+// kernel::load_diff_float (32-bit: formed in binary64, rounded once); the
+// product is core's dequantize_step; FLOAT16 outputs are rounded once.
+#pragma once
+
+#include <cstdint>
+
+#include "qdml/core/quantize.hpp"
+#include "qdml/operators/element_wise_dequantize_linear.hpp"
+#include "qdml/reference/element_wise_dequantize_linear.hpp"
+#include "qdml/simd/arch.hpp"
+#include "qdml/simd/kernel/convert.hpp"
+#include "qdml/simd/kernel/vec_ops.hpp"
+#include "qdml/simd/loops.hpp"
+
+namespace qdml::simd {
+
+namespace detail {
+
+/// fp32(x - zp) for W lanes, exactly as fp32(int64(x) - int64(zp)).
+template <class A, class TIn>
+kernel::fbatch<A> diff_float(const TIn* x, const TIn* zp) noexcept {
+    if constexpr (sizeof(TIn) <= 2)
+        return kernel::load_float<A>(x) - kernel::load_float<A>(zp);  // |x - zp| < 2^17: exact
+    else
+        return kernel::load_diff_float<A>(x, zp);
+}
+
+template <class TIn, class TOut>
+struct DequantizeRow {
+    void operator()(TOut* out, RowIn<TIn> x, RowIn<TOut> scale, RowIn<TIn> zp, std::size_t n) const noexcept {
+        using A = Arch;
+        constexpr std::size_t W = kernel::fbatch<A>::size;
+        std::size_t i = 0;
+        for (; i + W <= n; i += W) {
+            const auto diff = diff_float<A>(x.at(i), zp.at(i));
+            kernel::store_float<A>(out + i, dequantize_step(diff, kernel::load_float<A>(scale.at(i))));
+        }
+        for (; i < n; ++i) out[i] = from_float<TOut>(dequantize(*x.at(i), *zp.at(i), to_float(*scale.at(i))));
+    }
+};
+
+/// The rank-free part: every row of the plan (operands: output, input, scale, zero point).
+template <class TIn, class TOut>
+void dequantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base) {
+    for_each_row(plan, base, [](const auto& ptrs, const auto& st, std::uint64_t n) {
+        run_row<TOut, TIn, TOut, TIn>(ptrs, st, n, DequantizeRow<TIn, TOut>{});
+    });
+}
+
+}  // namespace detail
+
+/// Same signature and bits as reference::element_wise_dequantize_linear.
+template <class TIn, class TOut, std::size_t Rank>
+void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut, Rank>& op) {
+    if constexpr (!kAvailable) {
+        reference::element_wise_dequantize_linear(op);
+    } else {
+        static const TIn zero{};  // an absent zero point: 0 repeated through zero strides
+        static const std::array<std::uint64_t, Rank> zero_strides{};
+        const auto* zp_strides = op.ZeroPointTensor ? &op.ZeroPointTensor->strides : &zero_strides;
+        const TIn* zp_data = op.ZeroPointTensor ? op.ZeroPointTensor->data : &zero;
+        const auto plan = make_plan<4, Rank>(
+            op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides, &op.ScaleTensor.strides, zp_strides},
+            {sizeof(TOut), sizeof(TIn), sizeof(TOut), sizeof(TIn)});
+        detail::dequantize_rows<TIn, TOut>(
+            plan, {reinterpret_cast<char*>(op.OutputTensor.data),
+                   const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data)),
+                   const_cast<char*>(reinterpret_cast<const char*>(op.ScaleTensor.data)),
+                   const_cast<char*>(reinterpret_cast<const char*>(zp_data))});
+    }
+}
+
+}  // namespace qdml::simd

@@ -1,0 +1,184 @@
+// qdml/simd/loops.hpp - the loop plan shared by the element-wise kernels:
+// right-aligned operands, dimensions merged where every operand allows, an
+// odometer over the outer nest that advances byte offsets by strides (64-bit,
+// no per-element index arithmetic), and the innermost row in one of three
+// forms: all contiguous, some operands stride 0 (a value repeated along the
+// row), or general strided (gathered into / scattered from a small
+// contiguous chunk). Row kernels therefore only ever see contiguous or
+// repeated operands.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
+#include <utility>
+
+#include "qdml/core/tensor.hpp"
+
+namespace qdml::simd {
+
+/// The loop nest of K operands (operand 0 is the output) after merging.
+template <std::size_t K>
+struct LoopPlan {
+    std::uint32_t outer_rank = 0;                                  ///< dimensions outside the row
+    std::array<std::uint64_t, kMaxDimensions> outer_sizes{};       ///< outermost first
+    std::array<std::array<std::int64_t, kMaxDimensions>, K> outer_strides{};  ///< in bytes
+    std::uint64_t row = 1;                                         ///< elements per innermost row
+    std::array<std::int64_t, K> row_stride{};                      ///< in bytes
+};
+
+/// Builds the plan of K operands of equal `sizes` (rank N) with the given
+/// element strides and element sizes. Dimensions of size 1 are dropped;
+/// neighbours i, i+1 merge when every operand has
+/// stride[i] == stride[i+1] * size[i+1] (two stride-0 dimensions included).
+template <std::size_t K, std::size_t N>
+LoopPlan<K> make_plan(const std::array<std::uint32_t, N>& sizes,
+                      const std::array<const std::array<std::uint64_t, N>*, K>& strides,
+                      const std::array<std::size_t, K>& elem_bytes) noexcept {
+    std::array<std::uint64_t, kMaxDimensions> sz{};
+    std::array<std::array<std::int64_t, kMaxDimensions>, K> st{};
+    std::uint32_t n = 0;  // merged dimensions so far, outermost first
+    for (std::size_t d = 0; d < N; ++d) {
+        if (sizes[d] == 1) continue;
+        bool merge = n > 0;
+        for (std::size_t k = 0; k < K && merge; ++k)
+            merge = st[k][n - 1] == static_cast<std::int64_t>((*strides[k])[d] * sizes[d]);
+        if (merge) {
+            sz[n - 1] *= sizes[d];
+            for (std::size_t k = 0; k < K; ++k) st[k][n - 1] = static_cast<std::int64_t>((*strides[k])[d]);
+        } else {
+            sz[n] = sizes[d];
+            for (std::size_t k = 0; k < K; ++k) st[k][n] = static_cast<std::int64_t>((*strides[k])[d]);
+            ++n;
+        }
+    }
+    LoopPlan<K> p;
+    if (n == 0) {  // a single element
+        p.row = 1;
+        for (std::size_t k = 0; k < K; ++k) p.row_stride[k] = static_cast<std::int64_t>(elem_bytes[k]);
+        return p;
+    }
+    p.outer_rank = n - 1;
+    p.row = sz[n - 1];
+    for (std::size_t k = 0; k < K; ++k) {
+        p.row_stride[k] = st[k][n - 1] * static_cast<std::int64_t>(elem_bytes[k]);
+        for (std::uint32_t d = 0; d + 1 < n; ++d) {
+            p.outer_strides[k][d] = st[k][d] * static_cast<std::int64_t>(elem_bytes[k]);
+        }
+    }
+    for (std::uint32_t d = 0; d + 1 < n; ++d) p.outer_sizes[d] = sz[d];
+    return p;
+}
+
+/// Calls row(ptrs, row_strides, n) once per innermost row, with each
+/// operand's address of the row's first element (odometer over the outer
+/// dimensions, offsets in 64 bits).
+template <std::size_t K, class Row>
+void for_each_row(const LoopPlan<K>& p, const std::array<char*, K>& base, Row&& row) {
+    std::array<std::uint64_t, kMaxDimensions> idx{};
+    std::array<std::int64_t, K> off{};
+    for (;;) {
+        std::array<char*, K> ptrs;
+        for (std::size_t k = 0; k < K; ++k) ptrs[k] = base[k] + off[k];
+        row(ptrs, p.row_stride, p.row);
+        std::uint32_t d = p.outer_rank;
+        for (;;) {
+            if (d == 0) return;
+            --d;
+            for (std::size_t k = 0; k < K; ++k) off[k] += p.outer_strides[k][d];
+            if (++idx[d] < p.outer_sizes[d]) break;
+            for (std::size_t k = 0; k < K; ++k)
+                off[k] -= p.outer_strides[k][d] * static_cast<std::int64_t>(p.outer_sizes[d]);
+            idx[d] = 0;
+        }
+    }
+}
+
+/// One operand of a row kernel: `p` points at element 0; `step` is 1 for a
+/// contiguous operand and 0 for a value repeated along the row (whose
+/// element 0 is then followed by at least `kRepeat` copies, see RowForms).
+template <class T>
+struct RowIn {
+    const T* p;
+    std::size_t step;
+    const T* at(std::size_t i) const noexcept { return p + i * step; }
+};
+
+/// Elements per chunk of the gathered (general strided) form, and copies of a
+/// repeated value a row kernel may read at once (>= the widest vector of 8-bit lanes).
+inline constexpr std::size_t kChunk = 256;
+inline constexpr std::size_t kRepeat = 64;
+
+namespace detail {
+template <class T>
+struct alignas(64) Staging {
+    T v[kChunk];
+};
+}  // namespace detail
+
+/// Runs a row of n elements through `kernel(out, ins..., n)` (contiguous
+/// output, each input a RowIn), after bringing every operand into a form
+/// it accepts: a stride-0 input becomes a repeated buffer, a strided input is
+/// gathered chunk by chunk, a strided output is computed into a chunk and
+/// scattered. The output may be the same memory as an input (in-place clip):
+/// each chunk is read before it is written.
+namespace detail {
+/// Operand k of type T, elements [start, start + count) of the row, as a RowIn.
+template <class T, std::size_t K>
+RowIn<T> prepare_operand(Staging<T>& buf, const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st,
+                         std::size_t k, std::uint64_t start, std::uint64_t count) noexcept {
+    const char* src = ptrs[k] + static_cast<std::int64_t>(start) * st[k];
+    if (st[k] == 0) {  // the same value along the row: kRepeat copies
+        T v;
+        std::memcpy(&v, src, sizeof(T));
+        for (std::size_t i = 0; i < kRepeat; ++i) buf.v[i] = v;
+        return {buf.v, 0};
+    }
+    if (st[k] == static_cast<std::int64_t>(sizeof(T))) return {reinterpret_cast<const T*>(src), 1};
+    for (std::uint64_t i = 0; i < count; ++i)  // strided: gather the chunk
+        std::memcpy(&buf.v[i], src + static_cast<std::int64_t>(i) * st[k], sizeof(T));
+    return {buf.v, 1};
+}
+
+template <class TOut, class... TIn, std::size_t... I, class Kernel>
+void run_row_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std::array<std::int64_t, 1 + sizeof...(TIn)>& st,
+             std::uint64_t n, std::index_sequence<I...>, Kernel& kernel) {
+    const bool out_direct = st[0] == static_cast<std::int64_t>(sizeof(TOut));
+    const bool direct =
+        out_direct && ((st[I + 1] == 0 || st[I + 1] == static_cast<std::int64_t>(sizeof(TIn))) && ...);
+    std::tuple<Staging<TIn>...> stage;  // per input: its repeated value or a gathered chunk
+    if (direct) {  // contiguous and repeated operands: the whole row at once
+        kernel(reinterpret_cast<TOut*>(ptrs[0]), prepare_operand(std::get<I>(stage), ptrs, st, I + 1, 0, n)...,
+               static_cast<std::size_t>(n));
+        return;
+    }
+    Staging<TOut> out_stage;
+    for (std::uint64_t start = 0; start < n; start += kChunk) {
+        const std::uint64_t count = n - start < kChunk ? n - start : kChunk;
+        TOut* out = out_direct ? reinterpret_cast<TOut*>(ptrs[0]) + start : out_stage.v;
+        kernel(out, prepare_operand(std::get<I>(stage), ptrs, st, I + 1, start, count)...,
+               static_cast<std::size_t>(count));
+        if (!out_direct) {  // scatter the chunk
+            char* dst = ptrs[0] + static_cast<std::int64_t>(start) * st[0];
+            for (std::uint64_t i = 0; i < count; ++i)
+                std::memcpy(dst + static_cast<std::int64_t>(i) * st[0], &out_stage.v[i], sizeof(TOut));
+        }
+    }
+}
+}  // namespace detail
+
+/// Runs a row of n elements through `kernel(out, ins..., n)` (contiguous
+/// output, each input a RowIn), after bringing every operand into a form it
+/// accepts: a stride-0 input becomes a repeated buffer, a strided input is
+/// gathered chunk by chunk (kChunk elements), a strided output is computed
+/// into a chunk and scattered. The output may be the same memory as an input
+/// (in-place clip): each chunk is read before it is written.
+template <class TOut, class... TIn, class Kernel>
+void run_row(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std::array<std::int64_t, 1 + sizeof...(TIn)>& st,
+             std::uint64_t n, Kernel&& kernel) {
+    detail::run_row_impl<TOut, TIn...>(ptrs, st, n, std::index_sequence_for<TIn...>{}, kernel);
+}
+
+}  // namespace qdml::simd

@@ -1,0 +1,62 @@
+// Differential test of ELEMENT_WISE_DEQUANTIZE_LINEAR: random cases through
+// the reference and the SIMD path, identical bits required (tests/support/differential.hpp).
+#include <catch2/catch.hpp>
+
+#include "support/differential.hpp"
+
+namespace {
+using namespace qtest::diff;
+
+/// Scale or zero-point strides: per tensor, per axis, or any layout with broadcasts.
+std::vector<std::uint32_t> param_strides(Rng& r, const std::vector<std::uint32_t>& sizes, std::string& why) {
+    const auto form = r.range(0, 2);
+    if (form == 2) return random_strides(r, sizes, true, why);
+    std::vector<bool> bc(sizes.size(), true);
+    if (form == 1) bc[static_cast<std::size_t>(r.range(0, static_cast<std::int64_t>(sizes.size()) - 1))] = false;
+    why = form == 0 ? "per-tensor" : "per-axis";
+    return make_strides(r, sizes, Layout::Packed, bc);
+}
+
+template <class TIn, class TOut>
+void one_case(Rng& r, std::uint64_t seed) {
+    Arena arena;
+    const auto rank = static_cast<std::uint32_t>(r.range(1, 8));
+    const auto sizes = random_sizes(r, rank);
+    std::string l_in, l_scale, l_zp = "absent", l_out;
+    qdml::ElementWiseDequantizeLinearDesc d;
+    d.InputTensor = arena.tensor(qdml::data_type_of<TIn>, sizes, random_strides(r, sizes, true, l_in), r.range(0, 7));
+    d.ScaleTensor = arena.tensor(qdml::data_type_of<TOut>, sizes, param_strides(r, sizes, l_scale), r.range(0, 7));
+    if (r.chance(80))
+        d.ZeroPointTensor = arena.tensor(qdml::data_type_of<TIn>, sizes, param_strides(r, sizes, l_zp), r.range(0, 7));
+    d.OutputTensor = arena.tensor(qdml::data_type_of<TOut>, sizes, random_strides(r, sizes, false, l_out), r.range(0, 7));
+    Arena::fill<TIn>(d.InputTensor, [&] { return r.value<TIn>(); });
+    const float mag = r.chance(50) ? 1.0f : std::ldexp(1.0f, static_cast<int>(r.range(-30, 30)));
+    Arena::fill<TOut>(d.ScaleTensor, [&] { return r.value<TOut>(mag); });
+    if (d.ZeroPointTensor) Arena::fill<TIn>(*d.ZeroPointTensor, [&] { return r.value<TIn>(); });
+
+    qdml::ElementWiseDequantizeLinearDesc s = d;
+    s.OutputTensor = arena.clone(d.OutputTensor);
+    qdml::run(d, {qdml::Implementation::Reference});
+    qdml::run(s, {qdml::Implementation::Simd});
+    std::ostringstream ctx;
+    ctx << "seed " << seed << "; input " << l_in << ", scale " << l_scale << ", zero point " << l_zp << ", output "
+        << l_out << "\n"
+        << describe("InputTensor", d.InputTensor) << describe("ScaleTensor", d.ScaleTensor)
+        << (d.ZeroPointTensor ? describe("ZeroPointTensor", *d.ZeroPointTensor) : "")
+        << describe("OutputTensor", d.OutputTensor);
+    compare(d.OutputTensor, s.OutputTensor, ctx.str());
+}
+
+using CaseFn = void (*)(Rng&, std::uint64_t);
+template <class TOut>
+constexpr CaseFn kCases[] = {one_case<std::int8_t, TOut>,  one_case<std::uint8_t, TOut>, one_case<std::int16_t, TOut>,
+                             one_case<std::uint16_t, TOut>, one_case<std::int32_t, TOut>, one_case<std::uint32_t, TOut>};
+}  // namespace
+
+TEST_CASE("SIMD dequantize equals the reference: every input type, FLOAT32 and FLOAT16, random layouts",
+          "[simd][dequantize]") {
+    for_each_case(1, 36000, [](Rng& r, std::uint64_t seed) {
+        const auto t = static_cast<std::size_t>(r.range(0, 11));
+        (t < 6 ? kCases<float>[t] : kCases<qdml::float16>[t - 6])(r, seed);
+    });
+}
