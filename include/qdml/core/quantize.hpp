@@ -77,6 +77,7 @@ struct VecOps {
     using Int = std::int32_t;
     static V no_fuse(V v) noexcept { return qdml::no_fuse(v); }
     static V select(bool c, V a, V b) noexcept { return c ? a : b; }
+    static V div(V a, V b) noexcept { return a / b; }
     /// The binary32 bits of `v` as an int32.
     static Int bits(float v) noexcept {
         std::uint32_t u;
@@ -162,7 +163,7 @@ template <class V>
 V add_step(V a_diff, V b_diff, const AddParams& p) noexcept {
     const V va = dequantize_step(a_diff, V(p.a_scale));
     const V vb = dequantize_step(b_diff, V(p.b_scale));
-    return (va + vb) / V(p.out_scale);
+    return VecOps<V>::div(va + vb, V(p.out_scale));  // a true division
 }
 
 /// Clip's g(x) = x * Scale + Bias: two binary32 roundings, never fused.

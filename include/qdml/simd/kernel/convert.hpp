@@ -133,7 +133,7 @@ template <class A, class T>
 fbatch<A> load_diff_float(const T* x, const T* zp) noexcept {
     static_assert(std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t>, "32-bit integers");
     [[maybe_unused]] constexpr Isa isa = isa_of<A>();
-    constexpr std::int32_t flip = std::is_same_v<T, std::uint32_t> ? INT32_MIN : 0;
+    [[maybe_unused]] constexpr std::int32_t flip = std::is_same_v<T, std::uint32_t> ? INT32_MIN : 0;
 #if XSIMD_WITH_AVX512F
     if constexpr (isa == Isa::Avx512) {
         const __m512i f = _mm512_set1_epi32(flip);
