@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the DML-struct tests and example against DirectML's own DirectML.h
 # instead of qdml's declarations (-DQDML_USE_DIRECTML_H), on Linux, with the
-# WSL stubs of a DirectX-Headers checkout (github.com/microsoft/DirectX-Headers,
+# WSL stubs of a DirectX-Headers checkout (microsoft/DirectX-Headers,
 # which ships include/directx/DirectML.h and include/wsl/), and runs them.
 # The layout asserts of qdml/directml/types.hpp then check the real header.
 #   tools/check_directml_h.sh PATH/TO/DirectX-Headers [BUILD_DIR]

@@ -15,13 +15,14 @@
 #include "qdml/simd/element_wise_clip.hpp"
 #include "qdml/simd/element_wise_dequantize_linear.hpp"
 #include "qdml/simd/element_wise_quantized_linear_add.hpp"
+#include "qdml/simd/quantized_linear_matrix_multiply.hpp"
 
 namespace qdml {
 
 /// Which implementation computes the operator.
 enum class Implementation {
     Reference,  ///< the scalar oracle (qdml::reference)
-    Simd,       ///< the fastest bit-identical path (qdml::simd; matmul and convolution: the reference for now)
+    Simd,       ///< the fastest bit-identical path (qdml::simd; convolution: the reference for now)
 };
 
 struct RunOptions {
@@ -115,7 +116,10 @@ inline void run(const ElementWiseQuantizedLinearAddDesc& d, const RunOptions& o 
 
 inline void run(const QuantizedLinearMatrixMultiplyDesc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level);
-    visit_typed(d, [](const auto& op) { reference::quantized_linear_matrix_multiply(op); });
+    if (o.implementation == Implementation::Simd)
+        visit_typed(d, [](const auto& op) { simd::quantized_linear_matrix_multiply(op); });
+    else
+        visit_typed(d, [](const auto& op) { reference::quantized_linear_matrix_multiply(op); });
 }
 
 inline void run(const QuantizedLinearConvolutionDesc& d, const RunOptions& o = {}) {
