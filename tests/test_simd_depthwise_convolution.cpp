@@ -1,0 +1,277 @@
+// The depthwise convolution path (qdml::simd::conv::depthwise) against the
+// reference, bit for bit, once per depthwise path this CPU runs (generic,
+// AVX2, AVX-512 VNNI; the others are named in a warning). Random cases:
+// kernels 1x1 to 7x7 and 1xK / Kx1, strides and dilations 1-3, asymmetric
+// padding up to beyond the kernel extent, output sizes of 1, N > 1, channel
+// multipliers 1-3, all eight INT8/UINT8 mixes, per-tensor and per-channel
+// filter parameters, bias present or absent (at the int32 extremes, so
+// accumulators wrap), zero points absent or at the extremes, NCHW, NHWC
+// through strides and padded layouts with misaligned bases; outputs
+// sentinel-filled with guards (tests/support/differential.hpp).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "qdml/qdml.hpp"
+#include "qdml/simd/conv/depthwise.hpp"
+#include "support/differential.hpp"
+
+namespace {
+
+namespace diff = qtest::diff;
+using DT = qdml::TensorDataType;
+using qdml::simd::gemm::Isa;
+
+/// The distinct depthwise paths this CPU runs (each cap that selects a new
+/// one); warns once about the paths it cannot run.
+std::vector<Isa> depthwise_paths() {
+    std::vector<Isa> paths;
+    for (Isa cap : qdml::simd::gemm::kAllIsas) {
+        const Isa got = qdml::simd::conv::depthwise_isa(cap);
+        if (paths.empty() || paths.back() != got) paths.push_back(got);
+    }
+    static bool warned = false;
+    if (!warned) {
+        std::string missing;
+        for (Isa i : {Isa::Generic, Isa::Avx2, Isa::Avx512Vnni})
+            if (std::find(paths.begin(), paths.end(), i) == paths.end())
+                missing += std::string(" ") + std::string(qdml::simd::gemm::isa_name(i));
+        if (!missing.empty()) WARN("depthwise paths this CPU cannot run (not tested here):" << missing);
+        warned = true;
+    }
+    return paths;
+}
+
+/// Memory order of a {N, C, H, W} tensor: NCHW or NHWC, maybe with gaps.
+enum class Order { Nchw, Nhwc };
+
+std::vector<std::uint32_t> conv_strides(diff::Rng& r, const std::vector<std::uint32_t>& s, Order order, bool pad) {
+    const auto gap = [&] { return pad && r.chance(50) ? static_cast<std::uint32_t>(r.range(1, 3)) : 0u; };
+    std::vector<std::uint32_t> st(4);
+    if (order == Order::Nchw) {
+        st[3] = 1 + (pad && r.chance(20) ? 1u : 0u);  // sometimes every other element
+        st[2] = st[3] * s[3] + gap();
+        st[1] = st[2] * s[2] + gap();
+        st[0] = st[1] * s[1] + gap();
+    } else {
+        st[1] = 1;
+        st[3] = s[1] + gap();
+        st[2] = st[3] * s[3] + gap();
+        st[0] = st[2] * s[2] + gap();
+    }
+    return st;
+}
+
+/// One random depthwise problem.
+struct Case {
+    DT tin = DT::UInt8, tf = DT::Int8, tout = DT::UInt8;
+    std::uint32_t n = 1, cin = 1, m = 1, h = 1, w = 1, kh = 1, kw = 1;
+    std::uint32_t stride[2] = {1, 1}, dil[2] = {1, 1}, pad0[2] = {0, 0}, pad1[2] = {0, 0};
+    bool per_channel = false, bias = true, zps = true;
+    Order in_order = Order::Nchw, out_order = Order::Nchw;
+    bool in_pad = false, out_pad = false;
+    bool wrap = false;  ///< input and filter at their maxima, Bias 2^31 - 100: the accumulator wraps
+
+    std::uint32_t cout() const { return cin * m; }
+    std::uint32_t out_size(int i) const {
+        const std::uint32_t in = i ? w : h, k = i ? kw : kh;
+        return static_cast<std::uint32_t>(
+            qdml::convolution_output_size(in, k, stride[i], dil[i], pad0[i], pad1[i]));
+    }
+    std::string describe(std::uint64_t seed) const {
+        std::ostringstream s;
+        s << qdml::name(tin) << " x " << qdml::name(tf) << " -> " << qdml::name(tout) << " N" << n << " Cin" << cin
+          << " m" << m << " " << h << "x" << w << " k" << kh << "x" << kw << " s" << stride[0] << "," << stride[1]
+          << " d" << dil[0] << "," << dil[1] << " pad " << pad0[0] << "," << pad0[1] << "," << pad1[0] << ","
+          << pad1[1] << " per_channel " << per_channel << " bias " << bias << " zps " << zps << " in "
+          << (in_order == Order::Nchw ? "nchw" : "nhwc") << (in_pad ? "+pad" : "") << " out "
+          << (out_order == Order::Nchw ? "nchw" : "nhwc") << (out_pad ? "+pad" : "") << " seed " << seed;
+        return s.str();
+    }
+};
+
+Case random_case(diff::Rng& r) {
+    static constexpr DT q8[] = {DT::UInt8, DT::Int8};
+    Case c;
+    c.tin = q8[r.range(0, 1)];
+    c.tf = q8[r.range(0, 1)];
+    c.tout = q8[r.range(0, 1)];
+    c.n = r.chance(20) ? static_cast<std::uint32_t>(r.range(2, 3)) : 1;
+    c.cin = r.chance(10) ? static_cast<std::uint32_t>(r.range(6, 40)) : static_cast<std::uint32_t>(r.range(1, 5));
+    c.m = r.chance(30) ? static_cast<std::uint32_t>(r.range(2, 3)) : 1;
+    c.kh = static_cast<std::uint32_t>(r.range(1, 7));
+    c.kw = static_cast<std::uint32_t>(r.range(1, 7));
+    if (r.chance(15)) c.kh = 1;  // 1xK
+    if (r.chance(15)) c.kw = 1;  // Kx1
+    static const std::vector<std::uint32_t> widths = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 80, 112, 129};
+    for (int i = 0; i < 2; ++i) {
+        c.stride[i] = r.chance(60) ? 1 : static_cast<std::uint32_t>(r.range(2, 3));
+        c.dil[i] = r.chance(60) ? 1 : static_cast<std::uint32_t>(r.range(2, 3));
+        const std::uint32_t k = i ? c.kw : c.kh, extent = 1 + (k - 1) * c.dil[i];
+        const auto pad = [&] {
+            return r.chance(40) ? 0u : r.chance(80) ? static_cast<std::uint32_t>(r.range(0, (k - 1) / 2 + 1))
+                                                    : static_cast<std::uint32_t>(r.range(extent, extent + 3));
+        };
+        c.pad0[i] = pad();
+        c.pad1[i] = pad();
+        std::uint32_t in = i ? r.pick(widths) : static_cast<std::uint32_t>(r.range(1, 24));
+        while (std::uint64_t{in} + c.pad0[i] + c.pad1[i] < extent) ++in;  // valid: extent fits the padded input
+        (i ? c.w : c.h) = in;
+    }
+    c.per_channel = r.chance(50);
+    c.bias = !r.chance(20);
+    c.zps = !r.chance(15);
+    c.in_order = r.chance(30) ? Order::Nhwc : Order::Nchw;
+    c.out_order = r.chance(30) ? Order::Nhwc : Order::Nchw;
+    c.in_pad = r.chance(25);
+    c.out_pad = r.chance(25);
+    return c;
+}
+
+/// Fills an 8-bit tensor's buffer with values of its type (extremes favoured).
+void fill_q8(diff::Rng& r, const qdml::Tensor& t) {
+    if (t.Desc.DataType == DT::Int8)
+        diff::Arena::fill<std::int8_t>(t, [&] { return r.integer<std::int8_t>(); });
+    else
+        diff::Arena::fill<std::uint8_t>(t, [&] { return r.integer<std::uint8_t>(); });
+}
+
+/// Fills an 8-bit tensor's buffer with its type's maximum.
+void fill_max(const qdml::Tensor& t) {
+    if (t.Desc.DataType == DT::Int8)
+        diff::Arena::fill<std::int8_t>(t, [] { return std::int8_t{127}; });
+    else
+        diff::Arena::fill<std::uint8_t>(t, [] { return std::uint8_t{255}; });
+}
+
+/// Builds the case's desc (buffers in `arena`), runs the reference and each
+/// depthwise path into fresh sentinel-filled outputs, and compares.
+void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
+    diff::Arena arena;
+    const std::string context = c.describe(seed);
+    INFO(context);
+    const std::uint32_t cout = c.cout(), oh = c.out_size(0), ow = c.out_size(1);
+    const std::vector<std::uint32_t> in_sizes = {c.n, c.cin, c.h, c.w}, out_sizes = {c.n, cout, oh, ow},
+                                     f_sizes = {cout, 1, c.kh, c.kw};
+    const auto misalign = [&] { return static_cast<std::size_t>(r.range(0, 5)); };
+    const std::vector<std::uint32_t> param = {1, c.per_channel ? cout : 1, 1, 1}, one = {1, 1, 1, 1};
+    const std::vector<std::uint32_t> none;
+
+    qdml::QuantizedLinearConvolutionDesc d;
+    d.InputTensor = arena.tensor(c.tin, in_sizes, conv_strides(r, in_sizes, c.in_order, c.in_pad), misalign());
+    d.FilterTensor = arena.tensor(c.tf, f_sizes, none, misalign());
+    d.OutputTensor = arena.tensor(c.tout, out_sizes, conv_strides(r, out_sizes, c.out_order, c.out_pad), misalign());
+    fill_q8(r, d.InputTensor);
+    fill_q8(r, d.FilterTensor);
+
+    // Scales: OutputScale from the typical accumulator (about sqrt(taps) * 100^2),
+    // sometimes powers of two (ties), sometimes per-channel spread.
+    const float in_scale = r.chance(30) ? 0.5f : 0.01f * static_cast<float>(r.range(1, 100));
+    d.InputScaleTensor = arena.tensor(DT::Float32, one, none, 0);
+    *static_cast<float*>(d.InputScaleTensor.Data) = in_scale;
+    d.FilterScaleTensor = arena.tensor(DT::Float32, param, none, 0);
+    const std::uint32_t scales = c.per_channel ? cout : 1;
+    for (std::uint32_t i = 0; i < scales; ++i)
+        static_cast<float*>(d.FilterScaleTensor.Data)[i] =
+            r.chance(30) ? 0.25f : r.chance(3) ? r.real(0.01f) : 0.001f * static_cast<float>(r.range(1, 100));
+    const float typical = std::sqrt(static_cast<float>(c.kh * c.kw)) * 10000.0f / 60.0f;
+    d.OutputScaleTensor = arena.tensor(DT::Float32, one, none, 0);
+    *static_cast<float*>(d.OutputScaleTensor.Data) =
+        r.chance(30) ? 64.0f : in_scale * 0.01f * typical * static_cast<float>(r.range(20, 200)) / 100.0f;
+    if (c.zps) {
+        d.InputZeroPointTensor = arena.tensor(c.tin, one, none, 0);
+        d.FilterZeroPointTensor = arena.tensor(c.tf, param, none, 0);
+        d.OutputZeroPointTensor = arena.tensor(c.tout, one, none, 0);
+        fill_q8(r, *d.InputZeroPointTensor);
+        fill_q8(r, *d.FilterZeroPointTensor);
+        fill_q8(r, *d.OutputZeroPointTensor);
+    }
+    if (c.bias) {
+        d.BiasTensor = arena.tensor(DT::Int32, {1, cout, 1, 1}, none, 0);
+        diff::Arena::fill<std::int32_t>(*d.BiasTensor, [&] {
+            return r.chance(30) ? r.integer<std::int32_t>() : static_cast<std::int32_t>(r.range(-20000, 20000));
+        });
+    }
+    if (c.wrap) {
+        fill_max(d.InputTensor);
+        fill_max(d.FilterTensor);
+        diff::Arena::fill<std::int32_t>(*d.BiasTensor, [] { return std::int32_t{0x7fffffff - 100}; });
+    }
+    d.Strides = {c.stride[0], c.stride[1]};
+    d.Dilations = {c.dil[0], c.dil[1]};
+    d.StartPadding = {c.pad0[0], c.pad0[1]};
+    d.EndPadding = {c.pad1[0], c.pad1[1]};
+    d.GroupCount = c.cin;
+    qdml::validate(d);
+
+    const qdml::Tensor out = d.OutputTensor;
+    qdml::visit_typed(d, [](const auto& op) {
+        REQUIRE(qdml::simd::conv::is_depthwise(op));
+        qdml::reference::quantized_linear_convolution(op);
+    });
+    for (Isa isa : depthwise_paths()) {
+        d.OutputTensor = arena.clone(out);
+        std::memset(d.OutputTensor.Data, diff::kSentinel, static_cast<std::size_t>(out.Desc.TotalTensorSizeInBytes));
+        qdml::visit_typed(d, [&](const auto& op) { qdml::simd::conv::depthwise(op, isa); });
+        REQUIRE(diff::compare(out, d.OutputTensor,
+                              context + " path " + std::string(qdml::simd::gemm::isa_name(isa))));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("simd depthwise: random kernels, strides, dilations, paddings, layouts and type mixes equal the reference "
+          "on every path",
+          "[simd][conv][depthwise]") {
+    diff::for_each_case(0xd3, diff::case_count(1500), [](diff::Rng& r, std::uint64_t seed) {
+        const Case c = random_case(r);
+        check(r, c, seed);
+    });
+}
+
+TEST_CASE("simd depthwise: the benchmark's shape (3x3, 32 channels, 112^2, padding 1) in NCHW and NHWC, every mix",
+          "[simd][conv][depthwise]") {
+    diff::for_each_case(0xd4, 16, [](diff::Rng& r, std::uint64_t seed) {
+        Case c;
+        static constexpr DT q8[] = {DT::UInt8, DT::Int8};
+        const std::size_t mix = seed % 8;
+        c.tin = q8[mix & 1];
+        c.tf = q8[(mix >> 1) & 1];
+        c.tout = q8[(mix >> 2) & 1];
+        c.cin = 32;
+        c.h = c.w = 112;
+        c.kh = c.kw = 3;
+        c.pad0[0] = c.pad0[1] = c.pad1[0] = c.pad1[1] = 1;
+        c.per_channel = (seed >> 3) & 1;
+        c.in_order = c.out_order = (seed >> 3) & 1 ? Order::Nhwc : Order::Nchw;
+        check(r, c, seed);
+    });
+}
+
+TEST_CASE("simd depthwise: accumulators that wrap modulo 2^32 and saturating outputs", "[simd][conv][depthwise]") {
+    // Bias 2^31 - 100 plus a positive sum of 4 to 9 taps of 255 * 255 (or
+    // 255 * 127) passes 2^31: the reference's int32 accumulator wraps to a large negative
+    // value; every path must give the same bits (outputs at the low bound).
+    diff::for_each_case(0xd5, 24, [](diff::Rng& r, std::uint64_t seed) {
+        Case c;
+        c.tin = DT::UInt8;
+        c.tf = seed % 2 ? DT::UInt8 : DT::Int8;
+        c.tout = seed % 4 < 2 ? DT::UInt8 : DT::Int8;
+        c.cin = 3;
+        c.m = 2;
+        c.h = 5;
+        c.w = 37;
+        c.kh = c.kw = 3;
+        c.pad0[1] = 1;
+        c.pad1[1] = 2;
+        c.zps = false;
+        c.wrap = true;
+        check(r, c, seed);
+    });
+}
