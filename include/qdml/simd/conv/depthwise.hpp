@@ -167,8 +167,7 @@ void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const D
     std::vector<TIn> xrow(row_len + 16, x_zp);  // padding columns keep XZP
     const std::size_t copy_at = std::min(pad_left, row_len), copy_n = std::min(W, row_len - copy_at);
     const std::size_t slots = std::min((kh - 1) * dy + 1, H);
-    gemm::AlignedArray<std::uint32_t> ring;
-    ring.resize_zero((slots + 1) * slot_len);
+    std::vector<std::uint32_t> ring((slots + 1) * slot_len);
     std::uint32_t* const pad_row = ring.data() + slots * slot_len;
     std::fill(pad_row, pad_row + slot_len, kernel::pair_word(x_zp, x_zp));
     std::vector<std::size_t> tag(slots);
