@@ -7,7 +7,7 @@
 // implementation. Outputs must be identical bit for bit, rejections
 // identical message for message. Then every validation rule: each case at
 // every feature level, and mutated member by member (type, rank, sizes,
-// strides, sizes in bytes, alignment, binding, overlap, parameters), must get
+// strides, sizes in bytes, flags, alignment, binding, overlap, parameters), must get
 // the same verdict and message from qdml::validate and qdml::dml::validate.
 #include <catch2/catch.hpp>
 
@@ -193,6 +193,8 @@ std::vector<std::function<void(Tensor&, const Tensor& first_input)>> tensor_muta
     m.push_back([](Tensor& t, const Tensor&) {
         if (t.Desc.TotalTensorSizeInBytes >= 4) t.Desc.TotalTensorSizeInBytes -= 4;
     });
+    m.push_back([](Tensor& t, const Tensor&) { t.Desc.Flags = qdml::kTensorFlagOwnedByDml; });  // outputs: rejected
+    m.push_back([](Tensor& t, const Tensor&) { t.Desc.Flags = 6; });
     m.push_back([](Tensor& t, const Tensor&) { t.Desc.GuaranteedBaseOffsetAlignment = 3; });
     m.push_back([](Tensor& t, const Tensor&) { t.Desc.GuaranteedBaseOffsetAlignment = 1u << 20; });
     m.push_back([](Tensor& t, const Tensor&) { t.DataSizeInBytes = t.Desc.TotalTensorSizeInBytes - 1; });

@@ -95,7 +95,7 @@ private:
         const auto& d = t.Desc;
         DML_BUFFER_TENSOR_DESC& b = buffers_.emplace_back();
         b.DataType = static_cast<DML_TENSOR_DATA_TYPE>(d.DataType);
-        b.Flags = DML_TENSOR_FLAG_NONE;
+        b.Flags = static_cast<DML_TENSOR_FLAGS>(d.Flags);
         b.DimensionCount = d.DimensionCount;
         b.Sizes = array(d.Sizes.data(), d.Sizes.size());
         b.Strides = d.Strides ? array(d.Strides->data(), d.Strides->size()) : nullptr;

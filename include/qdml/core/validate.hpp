@@ -160,7 +160,8 @@ public:
                 "Sizes " + detail::sizes_str(t.Desc) + " must hold exactly one element (per-tensor)");
     }
 
-    /// Output layout: bound to writable memory, no stride 0 on a dimension
+    /// Output layout: bound to writable memory, not OWNED_BY_DML (DirectML:
+    /// "only input tensors"), no stride 0 on a dimension
     /// of size > 1, no two elements at one address (decided exactly, see
     /// detail::offsets_distinct), and no overlap with any input unless
     /// `in_place_ok` and the input is the identical region.
@@ -175,6 +176,8 @@ public:
     void output(std::string_view m, const Tensor& out, const Inputs& inputs, bool in_place_ok = false) const {
         const TensorDesc& d = out.Desc;
         require(!out.ReadOnly, m, "Data was bound through a const pointer; an output needs writable memory");
+        require((d.Flags & kTensorFlagOwnedByDml) == 0, m,
+                "Flags has DML_TENSOR_FLAG_OWNED_BY_DML, which only input tensors may have");
         const auto st = effective_strides(d);
         std::array<detail::StridedDim, kMaxDimensions> dims{};  // the dimensions of size > 1
         std::uint32_t n = 0;

@@ -1,7 +1,7 @@
 // qdml/directml/convert.hpp - DirectML's structs to qdml's descs: reads a
 // DML_OPERATOR_DESC and its bindings, checks what DirectML checks before
 // qdml's own validation can (null required members, tensor Type tags, null
-// Sizes, DimensionCount, Flags, binding count and emptiness), and builds the
+// Sizes, DimensionCount, binding count and emptiness), and builds the
 // operator's qdml desc bound to the caller's buffers. Reads nothing but the
 // structs; writes nothing.
 #pragma once
@@ -109,16 +109,6 @@ public:
         return *optional(member, t);
     }
 
-    /// The output member: required, and DML_TENSOR_FLAG_OWNED_BY_DML is for
-    /// input tensors only (DML_TENSOR_FLAGS reference page).
-    Tensor output(std::string_view member, const DML_TENSOR_DESC* t) {
-        Tensor r = required(member, t);
-        const auto& d = *static_cast<const DML_BUFFER_TENSOR_DESC*>(t->Desc);
-        if ((static_cast<std::uint32_t>(d.Flags) & static_cast<std::uint32_t>(DML_TENSOR_FLAG_OWNED_BY_DML)) != 0)
-            fail(member, "Flags has DML_TENSOR_FLAG_OWNED_BY_DML, which only input tensors may have");
-        return r;
-    }
-
     std::optional<Tensor> optional(std::string_view member, const DML_TENSOR_DESC* t) {
         const Binding& b = bindings_[next_++];
         const bool bound = b.Data != nullptr || b.SizeInBytes != 0;
@@ -130,9 +120,6 @@ public:
             fail(member, cat("Type ", static_cast<long long>(t->Type), " is not DML_TENSOR_TYPE_BUFFER (1)"));
         if (t->Desc == nullptr) fail(member, "Desc is null (DML_TENSOR_TYPE_BUFFER needs a DML_BUFFER_TENSOR_DESC)");
         const auto& d = *static_cast<const DML_BUFFER_TENSOR_DESC*>(t->Desc);
-        const auto flags = static_cast<std::uint32_t>(d.Flags);
-        if ((flags & ~static_cast<std::uint32_t>(DML_TENSOR_FLAG_OWNED_BY_DML)) != 0)
-            fail(member, "Flags " + hex(flags) + " has bits DML_TENSOR_FLAGS does not define");
         const auto type = static_cast<std::uint32_t>(d.DataType);
         if (type == 12 || type == 13)
             fail(member, std::string("DataType ") + (type == 12 ? "UINT4" : "INT4") + " is not supported by qdml");
@@ -149,7 +136,7 @@ public:
         }
         r.Desc.TotalTensorSizeInBytes = d.TotalTensorSizeInBytes;
         r.Desc.GuaranteedBaseOffsetAlignment = d.GuaranteedBaseOffsetAlignment;
-        r.Desc.Flags = flags;
+        r.Desc.Flags = static_cast<std::uint32_t>(d.Flags);  // validation: defined bits, inputs only
         if (b.Data == nullptr || b.SizeInBytes == 0)
             fail(member, cat("has no buffer bound (binding ", next_ - 1, " is empty)"));
         r.Data = b.Data;
@@ -203,7 +190,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             d.InputTensor = r.required("InputTensor", s.InputTensor);
             d.ScaleTensor = r.required("ScaleTensor", s.ScaleTensor);
             d.ZeroPointTensor = r.optional("ZeroPointTensor", s.ZeroPointTensor);
-            d.OutputTensor = r.output("OutputTensor", s.OutputTensor);
+            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
             return f(d);
         }
         case DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD:
@@ -223,7 +210,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
                 desc.BZeroPointTensor = r.optional("BZeroPointTensor", s.BZeroPointTensor);
                 desc.OutputScaleTensor = r.required("OutputScaleTensor", s.OutputScaleTensor);
                 desc.OutputZeroPointTensor = r.optional("OutputZeroPointTensor", s.OutputZeroPointTensor);
-                desc.OutputTensor = r.output("OutputTensor", s.OutputTensor);
+                desc.OutputTensor = r.required("OutputTensor", s.OutputTensor);
                 return f(desc);
             };
             using Add = ElementWiseQuantizedLinearAddDesc;
@@ -245,7 +232,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             d.BiasTensor = r.optional("BiasTensor", s.BiasTensor);
             d.OutputScaleTensor = r.required("OutputScaleTensor", s.OutputScaleTensor);
             d.OutputZeroPointTensor = r.optional("OutputZeroPointTensor", s.OutputZeroPointTensor);
-            d.OutputTensor = r.output("OutputTensor", s.OutputTensor);
+            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
             d.DimensionCount = s.DimensionCount;
             d.Strides = r.pair("Strides", s.Strides, s.DimensionCount);
             d.Dilations = r.pair("Dilations", s.Dilations, s.DimensionCount);
@@ -260,7 +247,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             Reader r(D::OperatorName, b, 2);
             D d;
             d.InputTensor = r.required("InputTensor", s.InputTensor);
-            d.OutputTensor = r.output("OutputTensor", s.OutputTensor);
+            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
             if (s.ScaleBias != nullptr) d.ScaleBias = ScaleBiasDesc{s.ScaleBias->Scale, s.ScaleBias->Bias};
             d.Min = s.Min;
             d.Max = s.Max;
