@@ -77,6 +77,7 @@ struct Case {
     Order in_order = Order::Nchw, out_order = Order::Nchw;
     bool in_pad = false, out_pad = false;
     bool wrap = false;  ///< input and filter at their maxima, Bias 2^31 - 100: the accumulator wraps
+    bool int8_weights = false;  ///< FilterZeroPoint 128 (UINT8) or 0 (INT8): every F - FZP fits int8
 
     std::uint32_t cout() const { return cin * m; }
     std::uint32_t out_size(int i) const {
@@ -131,6 +132,7 @@ Case random_case(diff::Rng& r) {
     c.out_order = r.chance(30) ? Order::Nhwc : Order::Nchw;
     c.in_pad = r.chance(25);
     c.out_pad = r.chance(25);
+    c.int8_weights = r.chance(50);
     return c;
 }
 
@@ -141,6 +143,11 @@ void fill_q8(diff::Rng& r, const qdml::Tensor& t) {
     else
         diff::Arena::fill<std::uint8_t>(t, [&] { return r.integer<std::uint8_t>(); });
 }
+
+/// How many cases had weights that fit int8 (the AVX-512 path's byte quads) and how many not (int16 pairs).
+struct FormCount {
+    std::size_t quads = 0, pairs = 0;
+} forms;
 
 /// Fills an 8-bit tensor's buffer with its type's maximum.
 void fill_max(const qdml::Tensor& t) {
@@ -190,6 +197,8 @@ void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
         d.OutputZeroPointTensor = arena.tensor(c.tout, one, none, 0);
         fill_q8(r, *d.InputZeroPointTensor);
         fill_q8(r, *d.FilterZeroPointTensor);
+        if (c.int8_weights)
+            diff::Arena::fill<std::uint8_t>(*d.FilterZeroPointTensor, [&] { return c.tf == DT::UInt8 ? 128 : 0; });
         fill_q8(r, *d.OutputZeroPointTensor);
     }
     if (c.bias) {
@@ -213,6 +222,7 @@ void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
     const qdml::Tensor out = d.OutputTensor;
     qdml::visit_typed(d, [](const auto& op) {
         REQUIRE(qdml::simd::conv::is_depthwise(op));
+        ++(qdml::simd::conv::prepare_depthwise(op).quads ? forms.quads : forms.pairs);
         qdml::reference::quantized_linear_convolution(op);
     });
     for (Isa isa : depthwise_paths()) {
@@ -233,6 +243,9 @@ TEST_CASE("simd depthwise: random kernels, strides, dilations, paddings, layouts
         const Case c = random_case(r);
         check(r, c, seed);
     });
+    INFO("filters whose F - FZP fit int8: " << forms.quads << ", others: " << forms.pairs);
+    CHECK(forms.quads > 100);
+    CHECK(forms.pairs > 100);
 }
 
 TEST_CASE("simd depthwise: the benchmark's shape (3x3, 32 channels, 112^2, padding 1) in NCHW and NHWC, every mix",

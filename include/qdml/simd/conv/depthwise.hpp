@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "qdml/core/quantize.hpp"
@@ -47,18 +48,18 @@ bool is_depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op) noex
     return op.FilterTensor.sizes[1] == 1;
 }
 
-/// The filter side of a depthwise convolution, derived once: weight pairs
-/// w'[oc][ky][t] = (F - FZP at kx = 2t, at kx = 2t+1 or 0) as int16 halves,
-/// sum(w') per output channel (mod 2^32) and FilterScale per output channel.
+/// The filter side of a depthwise convolution, derived once: the weights
+/// w' = F - FZP of output channel oc, row ky, grouped by two (int16 halves of
+/// a word: kx = 2t, 2t+1) and, when every w' fits int8, by four (bytes of a
+/// word: kx = 4t..4t+3); a missing tap's weight is 0. Also sum(w') per
+/// output channel (mod 2^32) and FilterScale per output channel.
 struct DepthwiseFilter {
-    std::uint32_t cout = 0, kh = 0, kw = 0, pairs = 0;  ///< pairs = ceil(kW / 2)
-    std::vector<std::uint32_t> weights;                 ///< [oc][ky][t]
-    std::vector<std::uint32_t> sum;                     ///< [oc]
-    std::vector<float> scale;                           ///< [oc]
-
-    const std::uint32_t* channel(std::uint32_t oc) const noexcept {
-        return weights.data() + std::size_t{oc} * kh * pairs;
-    }
+    std::uint32_t cout = 0, kh = 0, kw = 0;
+    bool quads = false;                       ///< every w' is in [-128, 127]: quad_weights is filled
+    std::vector<std::uint32_t> pair_weights;  ///< [oc][ky][t], t < ceil(kW / 2)
+    std::vector<std::uint32_t> quad_weights;  ///< [oc][ky][t], t < ceil(kW / 4)
+    std::vector<std::uint32_t> sum;           ///< [oc]
+    std::vector<float> scale;                 ///< [oc]
 };
 
 /// Reads FilterTensor, FilterScaleTensor and FilterZeroPointTensor of a
@@ -70,47 +71,74 @@ DepthwiseFilter prepare_depthwise(const QuantizedLinearConvolution<TIn, TFilter,
     f.cout = F.sizes[0];
     f.kh = F.sizes[2];
     f.kw = F.sizes[3];
-    f.pairs = (f.kw + 1) / 2;
-    f.weights.resize(std::size_t{f.cout} * f.kh * f.pairs);
+    const std::uint32_t pairs = (f.kw + 1) / 2, quads = (f.kw + 3) / 4;
+    f.pair_weights.resize(std::size_t{f.cout} * f.kh * pairs);
+    f.quad_weights.assign(std::size_t{f.cout} * f.kh * quads, 0u);
     f.sum.assign(f.cout, 0u);
     f.scale.resize(f.cout);
+    f.quads = true;
+    std::vector<std::int32_t> w(f.kw + 3);  // one filter row, w' with zeros past kW
     for (std::uint32_t oc = 0; oc < f.cout; ++oc) {
         const std::int32_t zp = op.FilterZeroPointTensor ? (*op.FilterZeroPointTensor)[{0, oc, 0, 0}] : 0;
-        std::uint32_t* w = f.weights.data() + std::size_t{oc} * f.kh * f.pairs;
-        for (std::uint32_t ky = 0; ky < f.kh; ++ky)
-            for (std::uint32_t t = 0; t < f.pairs; ++t) {
-                const std::int32_t lo = F[{oc, 0, ky, 2 * t}] - zp;
-                const std::int32_t hi = 2 * t + 1 < f.kw ? F[{oc, 0, ky, 2 * t + 1}] - zp : 0;
-                w[ky * f.pairs + t] = kernel::pair_word(lo, hi);
-                f.sum[oc] += static_cast<std::uint32_t>(lo + hi);
+        for (std::uint32_t ky = 0; ky < f.kh; ++ky) {
+            for (std::uint32_t kx = 0; kx < f.kw; ++kx) {
+                w[kx] = F[{oc, 0, ky, kx}] - zp;
+                f.sum[oc] += static_cast<std::uint32_t>(w[kx]);
+                f.quads = f.quads && w[kx] >= -128 && w[kx] <= 127;
             }
+            const std::size_t row = std::size_t{oc} * f.kh + ky;
+            for (std::uint32_t t = 0; t < pairs; ++t) f.pair_weights[row * pairs + t] = kernel::pair_word(w[2 * t], w[2 * t + 1]);
+            for (std::uint32_t t = 0; t < quads; ++t)
+                for (std::uint32_t b = 0; b < 4; ++b)
+                    f.quad_weights[row * quads + t] |= std::uint32_t{static_cast<std::uint8_t>(w[4 * t + b])} << (8 * b);
+        }
         f.scale[oc] = op.FilterScaleTensor[{0, oc, 0, 0}];
     }
+    if (!f.quads) f.quad_weights.clear();
     return f;
 }
 
 namespace detail {
 
-/// The row kernels of one ISA path.
+/// The kernels of one ISA path and word form: `group` input elements per
+/// word (2: int16 pairs of TIn, 4: bytes of x, INT8 inputs offset by +128 to
+/// UINT8, for vpdpbusd's unsigned operand).
 template <class TIn, class TOut>
 struct DepthwiseKernels {
-    void (*pair_row)(const TIn*, std::size_t, std::uint32_t*, std::size_t) noexcept;
+    void (*word_row)(const std::uint8_t*, std::size_t, std::uint32_t*, std::size_t) noexcept;
+    std::uint32_t (*word_at)(const std::uint8_t*, std::size_t) noexcept;
     void (*row)(const DepthwiseTaps&, const DepthwiseChannel&, TOut*, std::size_t) noexcept;
+    /// Quads with dx = 1 from an input row of stride 1 in place (no row buffer), or null.
+    void (*direct)(const std::uint8_t*, std::size_t, std::size_t, std::uint8_t, std::uint8_t, std::uint32_t*,
+                   std::size_t) noexcept;
+    /// A whole plane with dx = sx = sy = 1 (quads), or null.
+    void (*plane)(const std::uint8_t*, const std::size_t*, const std::uint32_t*, std::size_t, const DepthwiseChannel&,
+                  TOut*, std::size_t) noexcept;
+    std::size_t group;
     gemm::Isa isa;  ///< the path these run: Generic, Avx2 or Avx512Vnni
 };
 
-/// The best row kernels at or below `cap` (AMX has nothing for depthwise:
-/// it runs the AVX-512 VNNI kernels; AVX-VNNI runs the AVX2 ones).
+/// The best kernels at or below `cap` (AMX has nothing for depthwise: it
+/// runs the AVX-512 VNNI kernels; AVX-VNNI runs the AVX2 ones); byte quads
+/// where the path has them and the weights fit int8.
 template <class TIn, class TOut>
-DepthwiseKernels<TIn, TOut> depthwise_kernels(gemm::Isa cap) noexcept {
+DepthwiseKernels<TIn, TOut> depthwise_kernels(gemm::Isa cap, bool quads) noexcept {
     const gemm::Isa isa = gemm::select_isa(cap);
 #if QDML_GEMM_X86
+    if (isa >= gemm::Isa::Avx512Vnni && quads)
+        return {kernel::quad_row_generic, kernel::quad_at, kernel::row_avx512<TOut, true>,
+                kernel::quad_row_direct_avx512, kernel::plane_quads_avx512<TOut>, 4, gemm::Isa::Avx512Vnni};
     if (isa >= gemm::Isa::Avx512Vnni)
-        return {kernel::pair_row_avx512<TIn>, kernel::row_avx512<TOut>, gemm::Isa::Avx512Vnni};
-    if (isa >= gemm::Isa::Avx2) return {kernel::pair_row_avx2<TIn>, kernel::row_avx2<TOut>, gemm::Isa::Avx2};
+        return {kernel::pair_row_avx512<TIn>, kernel::pair_at<TIn>, kernel::row_avx512<TOut, false>, nullptr, nullptr, 2,
+                gemm::Isa::Avx512Vnni};
+    if (isa >= gemm::Isa::Avx2)
+        return {kernel::pair_row_avx2<TIn>, kernel::pair_at<TIn>, kernel::row_avx2<TOut>, nullptr, nullptr, 2,
+                gemm::Isa::Avx2};
 #endif
     (void)isa;
-    return {kernel::pair_row_generic<TIn>, kernel::row_generic<TOut>, gemm::Isa::Generic};
+    (void)quads;
+    return {kernel::pair_row_generic<TIn>, kernel::pair_at<TIn>, kernel::row_generic<TOut>, nullptr, nullptr, 2,
+            gemm::Isa::Generic};
 }
 
 inline std::size_t round_up(std::size_t n, std::size_t m) noexcept { return (n + m - 1) / m * m; }
@@ -119,11 +147,70 @@ inline std::size_t round_up(std::size_t n, std::size_t m) noexcept { return (n +
 /// one (a huge dilation or padding) runs the reference instead.
 inline constexpr std::size_t kMaxRowElements = std::size_t{1} << 24;
 
+/// Copies `count` input elements (stride `stride`) as row-buffer bytes (x ^ flip).
+template <class TIn>
+void copy_row(const TIn* src, std::uint64_t stride, std::uint8_t flip, std::uint8_t* dst, std::size_t count) noexcept {
+    if (stride == 1 && !flip)
+        std::memcpy(dst, src, count);
+    else
+        for (std::size_t j = 0; j < count; ++j) dst[j] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(src[j * stride]) ^ flip);
+}
+
+/// Writes `count` outputs of `src` to `dst` with element stride `stride`.
+template <class TOut>
+void store_row(const TOut* src, TOut* dst, std::uint64_t stride, std::size_t count) noexcept {
+    if (stride == 1)
+        std::memcpy(dst, src, count);
+    else
+        for (std::size_t o = 0; o < count; ++o) dst[o * stride] = src[o];
+}
+
+/// The plane form (kernels with `plane`; dx = sx = sy = 1): per input
+/// channel, the padded input plane as bytes with pitch P = padLeft + W +
+/// padRight (padding bytes XZP'), one kernel call per output channel over
+/// oH * P outputs (P - oW of them per row are not outputs), then the rows
+/// to the output. False when the plane would be too large (the row form runs).
+template <class TIn, class TFilter, class TOut>
+bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                     const DepthwiseKernels<TIn, TOut>& k, const std::vector<DepthwiseChannel>& channels,
+                     std::uint8_t zp_byte, std::uint8_t flip) {
+    const auto& X = op.InputTensor;
+    const auto& Out = op.OutputTensor;
+    const std::size_t N = Out.sizes[0], Cout = Out.sizes[1], oH = Out.sizes[2], oW = Out.sizes[3];
+    const std::size_t Cin = X.sizes[1], H = X.sizes[2], W = X.sizes[3];
+    const std::size_t m = Cout / Cin, kh = f.kh, groups = (f.kw + 3) / 4, dy = op.Dilations[0];
+    const std::size_t pad_top = op.StartPadding[0], pad_left = op.StartPadding[1];
+    const std::size_t P = oW + f.kw - 1, count = oH * P, computed = round_up(count, 128);
+    std::vector<std::size_t> offsets(kh * groups);
+    for (std::size_t ky = 0; ky < kh; ++ky)
+        for (std::size_t t = 0; t < groups; ++t) offsets[ky * groups + t] = ky * dy * P + 4 * t;
+    if (computed + offsets.back() > kMaxRowElements * 16) return false;
+    std::vector<std::uint8_t> plane(computed + offsets.back() + 128, zp_byte);  // padding stays XZP'
+    std::vector<TOut> out_plane(computed);
+    const std::size_t filter_len = kh * groups;
+    for (std::size_t n = 0; n < N; ++n)
+        for (std::size_t ic = 0; ic < Cin; ++ic) {
+            const auto nn = static_cast<std::uint32_t>(n);
+            for (std::size_t y = 0; y < H; ++y)
+                copy_row(&X[{nn, static_cast<std::uint32_t>(ic), static_cast<std::uint32_t>(y), 0}], X.strides[3], flip,
+                         plane.data() + (pad_top + y) * P + pad_left, W);
+            for (std::size_t j = 0; j < m; ++j) {
+                const auto oc = static_cast<std::uint32_t>(ic * m + j);
+                k.plane(plane.data(), offsets.data(), f.quad_weights.data() + oc * filter_len, filter_len,
+                        channels[oc], out_plane.data(), count);
+                for (std::size_t oy = 0; oy < oH; ++oy)
+                    store_row(out_plane.data() + oy * P, &Out[{nn, oc, static_cast<std::uint32_t>(oy), 0}],
+                              Out.strides[3], oW);
+            }
+        }
+    return true;
+}
+
 }  // namespace detail
 
 /// The path depthwise() runs under `cap` (Generic, Avx2 or Avx512Vnni).
 inline gemm::Isa depthwise_isa(gemm::Isa cap = gemm::Isa::Best) noexcept {
-    return detail::depthwise_kernels<std::uint8_t, std::uint8_t>(cap).isa;
+    return detail::depthwise_kernels<std::uint8_t, std::uint8_t>(cap, true).isa;
 }
 
 /// Computes a validated depthwise `op` (is_depthwise) with the filter `f`
@@ -134,93 +221,119 @@ void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const D
                gemm::Isa cap = gemm::Isa::Best) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
-    const auto k = detail::depthwise_kernels<TIn, TOut>(cap);
+    const auto k = detail::depthwise_kernels<TIn, TOut>(cap, f.quads);
     const std::size_t N = Out.sizes[0], Cout = Out.sizes[1], oH = Out.sizes[2], oW = Out.sizes[3];
     const std::size_t Cin = X.sizes[1], H = X.sizes[2], W = X.sizes[3];
-    const std::size_t m = Cout / Cin, kh = f.kh, pairs = f.pairs;
+    const std::size_t m = Cout / Cin, kh = f.kh, G = k.group, groups = (f.kw + G - 1) / G;
     const std::size_t sy = op.Strides[0], sx = op.Strides[1], dy = op.Dilations[0], dx = op.Dilations[1];
     const std::size_t pad_top = op.StartPadding[0], pad_left = op.StartPadding[1];
+    const std::uint32_t* const weights = G == 4 ? f.quad_weights.data() : f.pair_weights.data();
+
+    // Word rows: one shared row when sx == 1 (group t reads it at +t*G*dx),
+    // else one row per group; every row readable to the width rounded up to 16.
+    const std::size_t width = detail::round_up(oW, 16);
+    const bool shared = sx == 1;
+    const std::size_t slot_len = shared ? detail::round_up(width + (groups - 1) * G * dx, 16) : groups * width;
+    const std::size_t row_len = shared ? slot_len + (G - 1) * dx : (width - 1) * sx + (groups * G - 1) * dx + 1;
+    if (row_len > detail::kMaxRowElements) {  // a dilation in the millions: no row buffer, the reference's loop
+        reference::quantized_linear_convolution(op);
+        return;
+    }
+
+    // The row buffer holds TIn bytes (pairs) or x + 128 for INT8 (quads); its
+    // padding columns hold XZP in that form.
+    const std::uint8_t flip = G == 4 && std::is_signed_v<TIn> ? 0x80 : 0;
+    const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
+    const std::uint8_t zp_byte = static_cast<std::uint8_t>(static_cast<std::uint8_t>(x_zp) ^ flip);
+    const std::int32_t zp_form = G == 4 ? std::int32_t{zp_byte} : std::int32_t{x_zp};
+    std::vector<std::uint8_t> xrow(row_len + 64, zp_byte);
+    const std::size_t copy_at = std::min(pad_left, row_len), copy_n = std::min(W, row_len - copy_at);
 
     // Per output channel: bias with XZP folded in, multiplier, Q's bounds.
-    const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
     const std::int32_t out_zp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[{0, 0, 0, 0}] : 0;
     std::vector<DepthwiseChannel> channels(Cout);
     for (std::uint32_t oc = 0; oc < Cout; ++oc) {
         DepthwiseChannel& c = channels[oc];
         const std::uint32_t bias = op.BiasTensor ? static_cast<std::uint32_t>((*op.BiasTensor)[{0, oc, 0, 0}]) : 0u;
-        c.bias = bias - static_cast<std::uint32_t>(std::int32_t{x_zp}) * f.sum[oc];
+        c.bias = bias - static_cast<std::uint32_t>(zp_form) * f.sum[oc];
         c.mult = requantize_multiplier(op.InputScaleTensor[{0, 0, 0, 0}], f.scale[oc], op.OutputScaleTensor[{0, 0, 0, 0}]);
         c.q = QuantizeParams::make<TOut>(out_zp);
     }
+    if (k.plane && dx == 1 && sx == 1 && sy == 1 && detail::depthwise_plane(op, f, k, channels, zp_byte, flip)) return;
 
-    // Pair rows: one shared row when sx == 1 (tap pair t reads it at +2t*dx),
-    // else one row per tap pair; every row readable to the width rounded up to 16.
-    const std::size_t width = detail::round_up(oW, 16);
-    const bool shared = sx == 1;
-    const std::size_t slot_len =
-        shared ? detail::round_up(width + 2 * (pairs - 1) * dx, 16) : pairs * width;
-    const std::size_t row_len = shared ? slot_len + dx : (width - 1) * sx + (2 * pairs - 1) * dx + 1;
-    if (row_len > detail::kMaxRowElements) {  // a dilation in the millions: no row buffer, the reference's loop
-        reference::quantized_linear_convolution(op);
-        return;
-    }
-    std::vector<TIn> xrow(row_len + 16, x_zp);  // padding columns keep XZP
-    const std::size_t copy_at = std::min(pad_left, row_len), copy_n = std::min(W, row_len - copy_at);
-    const std::size_t slots = std::min((kh - 1) * dy + 1, H);
+    // Ring slots: rows of one output row's window and the next one's (those
+    // are built one output row ahead, so a row's stores are done when it is read).
+    const std::size_t slots = std::min((kh - 1) * dy + 1 + sy, pad_top + H);
     std::vector<std::uint32_t> ring((slots + 1) * slot_len);
     std::uint32_t* const pad_row = ring.data() + slots * slot_len;
-    std::fill(pad_row, pad_row + slot_len, kernel::pair_word(x_zp, x_zp));
+    std::fill(pad_row, pad_row + slot_len, k.word_at(xrow.data(), 0));  // words of XZP only
     std::vector<std::size_t> tag(slots);
-    std::vector<const std::uint32_t*> taps(kh * pairs);
+    const bool direct = k.direct && shared && dx == 1 && X.strides[3] == 1;
+    std::vector<const std::uint32_t*> taps(kh * groups);
     std::vector<TOut> out_row(Out.strides[3] == 1 ? 0 : width);
 
-    // Pair row(s) of input row y of channel (n, ic) into `slot`.
+    // Word row(s) of input row y of channel (n, ic) into `slot`.
     const auto build = [&](std::uint32_t* slot, std::size_t n, std::size_t ic, std::size_t y) {
         const TIn* src = &X[{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(ic), static_cast<std::uint32_t>(y), 0}];
         const std::uint64_t xs = X.strides[3];
-        if (xs == 1)
-            std::memcpy(xrow.data() + copy_at, src, copy_n * sizeof(TIn));
-        else
-            for (std::size_t j = 0; j < copy_n; ++j) xrow[copy_at + j] = src[j * xs];
-        if (shared) {
-            k.pair_row(xrow.data(), dx, slot, slot_len);
+        if (direct) {
+            k.direct(reinterpret_cast<const std::uint8_t*>(src), pad_left, W, static_cast<std::uint8_t>(x_zp), flip,
+                     slot, slot_len);
             return;
         }
-        for (std::size_t t = 0; t < pairs; ++t)
-            for (std::size_t o = 0; o < width; ++o)
-                slot[t * width + o] = kernel::pair_word(xrow[o * sx + 2 * t * dx], xrow[o * sx + (2 * t + 1) * dx]);
+        detail::copy_row(src, xs, flip, xrow.data() + copy_at, copy_n);
+        if (shared) {
+            k.word_row(xrow.data(), dx, slot, slot_len);
+            return;
+        }
+        for (std::size_t t = 0; t < groups; ++t)
+            for (std::size_t o = 0; o < width; ++o) slot[t * width + o] = k.word_at(xrow.data() + o * sx + t * G * dx, dx);
     };
 
+    // The slot of padded-input row yp is yp % slots; `first` walks it per ky.
+    std::vector<std::size_t> first(kh);
+    const std::size_t step = sy % slots;
+    const auto ensure = [&](std::size_t yp, std::size_t s, std::size_t n, std::size_t ic) -> const std::uint32_t* {
+        if (yp < pad_top || yp - pad_top >= H) return pad_row;
+        std::uint32_t* slot = ring.data() + s * slot_len;
+        if (tag[s] != yp) {
+            build(slot, n, ic, yp - pad_top);
+            tag[s] = yp;
+        }
+        return slot;
+    };
+    const auto advance = [&](std::size_t& s, std::size_t by) {
+        s += by;
+        if (s >= slots) s -= slots;
+    };
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t ic = 0; ic < Cin; ++ic) {
-            std::fill(tag.begin(), tag.end(), H);  // no row built
+            std::fill(tag.begin(), tag.end(), ~std::size_t{0});  // no row built
+            for (std::size_t ky = 0; ky < kh; ++ky) first[ky] = (ky * dy) % slots;
             for (std::size_t oy = 0; oy < oH; ++oy) {
                 for (std::size_t ky = 0; ky < kh; ++ky) {
-                    const std::size_t yp = oy * sy + ky * dy;  // row in the padded input
-                    const std::uint32_t* row = pad_row;
-                    if (yp >= pad_top && yp - pad_top < H) {
-                        const std::size_t y = yp - pad_top, s = y % slots;
-                        std::uint32_t* slot = ring.data() + s * slot_len;
-                        if (tag[s] != y) {
-                            build(slot, n, ic, y);
-                            tag[s] = y;
-                        }
-                        row = slot;
-                    }
-                    for (std::size_t t = 0; t < pairs; ++t)
-                        taps[ky * pairs + t] = row == pad_row ? row : shared ? row + 2 * t * dx : row + t * width;
+                    const std::uint32_t* row = ensure(oy * sy + ky * dy, first[ky], n, ic);
+                    for (std::size_t t = 0; t < groups; ++t)
+                        taps[ky * groups + t] = row == pad_row ? row : shared ? row + t * G * dx : row + t * width;
                 }
+                if (oy + 1 < oH)  // the next output row's rows, ahead
+                    for (std::size_t ky = 0; ky < kh; ++ky) {
+                        std::size_t s = first[ky];
+                        advance(s, step);
+                        ensure((oy + 1) * sy + ky * dy, s, n, ic);
+                    }
                 for (std::size_t j = 0; j < m; ++j) {
                     const auto oc = static_cast<std::uint32_t>(ic * m + j);
-                    const DepthwiseTaps t{taps.data(), f.channel(oc), taps.size()};
+                    const DepthwiseTaps t{taps.data(), weights + std::size_t{oc} * kh * groups, taps.size()};
                     TOut* dst = &Out[{static_cast<std::uint32_t>(n), oc, static_cast<std::uint32_t>(oy), 0}];
                     if (out_row.empty()) {
                         k.row(t, channels[oc], dst, oW);
                     } else {
                         k.row(t, channels[oc], out_row.data(), oW);
-                        for (std::size_t o = 0; o < oW; ++o) dst[o * Out.strides[3]] = out_row[o];
+                        detail::store_row(out_row.data(), dst, Out.strides[3], oW);
                     }
                 }
+                for (std::size_t ky = 0; ky < kh; ++ky) advance(first[ky], step);
             }
         }
 }

@@ -24,6 +24,7 @@
 // padding columns (x = XZP) contribute XZP*w' - XZP*w' = 0.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -63,10 +64,27 @@ inline std::uint32_t pair_word(std::int32_t lo, std::int32_t hi) noexcept {
 
 // --- generic ---------------------------------------------------------------
 
+/// The pair word of x[0] and x[dx] (the row holds TIn elements).
+template <class TIn>
+inline std::uint32_t pair_at(const std::uint8_t* x, std::size_t dx) noexcept {
+    const TIn* e = reinterpret_cast<const TIn*>(x);
+    return pair_word(e[0], e[dx]);
+}
+
+/// The quad word of bytes x[0], x[dx], x[2dx], x[3dx] (the row holds u8).
+inline std::uint32_t quad_at(const std::uint8_t* x, std::size_t dx) noexcept {
+    return x[0] | std::uint32_t{x[dx]} << 8 | std::uint32_t{x[2 * dx]} << 16 | std::uint32_t{x[3 * dx]} << 24;
+}
+
 /// P[j] = pair(x[j], x[j + dx]) for j < n.
 template <class TIn>
-void pair_row_generic(const TIn* x, std::size_t dx, std::uint32_t* p, std::size_t n) noexcept {
-    for (std::size_t j = 0; j < n; ++j) p[j] = pair_word(x[j], x[j + dx]);
+void pair_row_generic(const std::uint8_t* x, std::size_t dx, std::uint32_t* p, std::size_t n) noexcept {
+    for (std::size_t j = 0; j < n; ++j) p[j] = pair_at<TIn>(x + j, dx);
+}
+
+/// Q[j] = quad(x + j, dx) for j < n.
+inline void quad_row_generic(const std::uint8_t* x, std::size_t dx, std::uint32_t* q, std::size_t n) noexcept {
+    for (std::size_t j = 0; j < n; ++j) q[j] = quad_at(x + j, dx);
 }
 
 template <class TOut>
@@ -87,7 +105,7 @@ void row_generic(const DepthwiseTaps& t, const DepthwiseChannel& c, TOut* out, s
 // --- AVX2: 8 lanes, vpmaddwd + vpaddd ----------------------------------------
 
 template <class TIn>
-QDML_TARGET_AVX2 inline __m256i widen8_avx2(const TIn* x) noexcept {
+QDML_TARGET_AVX2 inline __m256i widen8_avx2(const std::uint8_t* x) noexcept {
     const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x));
     if constexpr (std::is_signed_v<TIn>)
         return _mm256_cvtepi8_epi32(b);
@@ -97,9 +115,9 @@ QDML_TARGET_AVX2 inline __m256i widen8_avx2(const TIn* x) noexcept {
 
 /// P[j] for j < n (n a multiple of 8; x readable to n + dx + 7).
 template <class TIn>
-QDML_TARGET_AVX2 void pair_row_avx2(const TIn* x, std::size_t dx, std::uint32_t* p, std::size_t n) noexcept {
+QDML_TARGET_AVX2 void pair_row_avx2(const std::uint8_t* x, std::size_t dx, std::uint32_t* p, std::size_t n) noexcept {
     for (std::size_t j = 0; j < n; j += 8) {
-        const __m256i a = widen8_avx2(x + j), b = _mm256_slli_epi32(widen8_avx2(x + j + dx), 16);
+        const __m256i a = widen8_avx2<TIn>(x + j), b = _mm256_slli_epi32(widen8_avx2<TIn>(x + j + dx), 16);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + j), _mm256_blend_epi16(a, b, 0xAA));
     }
 }
@@ -149,10 +167,10 @@ QDML_TARGET_AVX2 void row_avx2(const DepthwiseTaps& t, const DepthwiseChannel& c
     }
 }
 
-// --- AVX-512 VNNI: 16 lanes, vpdpwssd ----------------------------------------
+// --- AVX-512 VNNI: 16 lanes; vpdpbusd on byte quads, vpdpwssd on int16 pairs ---
 
 template <class TIn>
-QDML_TARGET_AVX512 inline __m512i widen16_avx512(const TIn* x) noexcept {
+QDML_TARGET_AVX512 inline __m512i widen16_avx512(const std::uint8_t* x) noexcept {
     // (The all-lanes maskz forms: g++ 12's unmasked ones warn -Wuninitialized inside its own header.)
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
     if constexpr (std::is_signed_v<TIn>)
@@ -163,52 +181,148 @@ QDML_TARGET_AVX512 inline __m512i widen16_avx512(const TIn* x) noexcept {
 
 /// P[j] for j < n (n a multiple of 16; x readable to n + dx + 15).
 template <class TIn>
-QDML_TARGET_AVX512 void pair_row_avx512(const TIn* x, std::size_t dx, std::uint32_t* p, std::size_t n) noexcept {
+QDML_TARGET_AVX512 void pair_row_avx512(const std::uint8_t* x, std::size_t dx, std::uint32_t* p,
+                                        std::size_t n) noexcept {
     for (std::size_t j = 0; j < n; j += 16) {
-        const __m512i a = widen16_avx512(x + j), b = _mm512_maskz_slli_epi32(0xffff, widen16_avx512(x + j + dx), 16);
+        const __m512i a = widen16_avx512<TIn>(x + j);
+        const __m512i b = _mm512_maskz_slli_epi32(0xffff, widen16_avx512<TIn>(x + j + dx), 16);
         _mm512_storeu_si512(p + j, _mm512_mask_blend_epi16(0xAAAAAAAAu, a, b));
     }
 }
 
-/// Q of 16 accumulators, stored as the first `count` bytes at `out`.
-template <class TOut>
-QDML_TARGET_AVX512 inline void store16_avx512(__m512i acc, const DepthwiseChannel& c, TOut* out,
-                                              __mmask16 mask) noexcept {
-    constexpr __mmask16 all = 0xffff;
-    __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), _mm512_set1_ps(c.mult));
-    v = _mm512_maskz_max_ps(all, v, _mm512_set1_ps(c.q.lo));  // max(NaN, lo) is lo
-    v = _mm512_maskz_min_ps(all, v, _mm512_set1_ps(c.q.hi));
-    const __m512i q = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), _mm512_set1_epi32(c.q.zp));  // rne
-    _mm512_mask_cvtepi32_storeu_epi8(out, mask, q);
+/// The quad row of one input row read in place: Q[j] = bytes xp[j..j+3] for
+/// j < n (n a multiple of 16), xp the row padded on the left by `pad` and on
+/// the right by any amount, padding bytes `zp` (in TIn's bits); UINT8 out
+/// (INT8 inputs offset by +128 with `flip` 0x80). `src` is the row (stride 1,
+/// `w` elements); the loads are masked to it, so nothing outside is read.
+QDML_TARGET_AVX512 inline void quad_row_direct_avx512(const std::uint8_t* src, std::size_t pad, std::size_t w,
+                                                      std::uint8_t zp, std::uint8_t flip, std::uint32_t* q,
+                                                      std::size_t n) noexcept {
+    // Lane k of 16 words takes source dwords k and k+1 (bytes 4k..4k+7), then
+    // bytes (i, i+1, i+2, i+3) for word i of the lane.
+    const __m512i dwords = _mm512_setr_epi32(0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4);
+    const __m512i bytes = _mm512_set4_epi32(0x06050403, 0x05040302, 0x04030201, 0x03020100);
+    const __m512i fill = _mm512_set1_epi8(static_cast<char>(zp)), flips = _mm512_set1_epi8(static_cast<char>(flip));
+    const auto base = reinterpret_cast<std::uintptr_t>(src);
+    for (std::size_t j = 0; j < n; j += 16) {
+        // Bytes b < 20 of the chunk are xp[j + b] = src[j + b - pad] where 0 <= j + b - pad < w.
+        const std::size_t lo = j < pad ? std::min<std::size_t>(pad - j, 20) : 0;
+        const std::size_t hi = j + 20 <= pad ? 0 : std::min<std::size_t>(pad + w > j ? pad + w - j : 0, 20);
+        const __mmask64 mask = hi > lo ? ((std::uint64_t{1} << hi) - 1) & ~((std::uint64_t{1} << lo) - 1) : 0;
+        // Masked-off bytes are never accessed (AVX-512 fault suppression), so the
+        // address may lie outside the row where the mask excludes those bytes.
+        const auto at = reinterpret_cast<const void*>(base + j - pad);
+        const __m512i x = _mm512_xor_si512(_mm512_mask_loadu_epi8(fill, mask, at), flips);
+        const __m512i v = _mm512_maskz_permutexvar_epi32(0xffff, dwords, x);
+        _mm512_storeu_si512(q + j, _mm512_shuffle_epi8(v, bytes));
+    }
 }
 
-template <int U>
+/// Q of 4 x 16 accumulators as 64 output bytes. Per lane:
+/// v = min(hi - zp, fp32(acc) * mult) keeps NaN; rne by vcvtps2dq (NaN and
+/// v < -2^31 give INT_MIN); then int16 saturation, + zp with int16
+/// saturation, and 8-bit saturation: Q's clamp from below (NaN to the low
+/// bound) done by the saturations, equal to Q because the bounds are integers.
+/// Byte order: acc[0] then acc[1], ... (Phased false), or output 4i + p from
+/// lane i of acc[p] (Phased: the four phases of plane_quads_avx512).
+template <class TOut, bool Phased = false>
+QDML_TARGET_AVX512 inline __m512i requantize64_avx512(const __m512i* acc, const DepthwiseChannel& c) noexcept {
+    constexpr __mmask16 all = 0xffff;
+    const __m512 mult = _mm512_set1_ps(c.mult), hi = _mm512_set1_ps(c.q.hi);
+    __m512i q[4];
+    for (int u = 0; u < 4; ++u) {
+        const __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[u]), mult);
+        q[u] = _mm512_maskz_cvtps_epi32(all, _mm512_maskz_min_ps(all, hi, v));  // min(hi, NaN) is NaN
+    }
+    const __m512i zp = _mm512_set1_epi16(static_cast<short>(c.q.zp));
+    const __m512i w01 = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), zp);
+    const __m512i w23 = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), zp);
+    // Per 128-bit lane k, dwords: acc[0] lanes 4k..4k+3, acc[1] .., acc[2] .., acc[3] ...
+    const __m512i b = std::is_signed_v<TOut> ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
+    if constexpr (Phased)  // byte 4p + i of each lane to 4i + p
+        return _mm512_shuffle_epi8(b, _mm512_set4_epi32(0x0f0b0703, 0x0e0a0602, 0x0d090501, 0x0c080400));
+    else
+        return _mm512_maskz_permutexvar_epi32(all, _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), b);
+}
+
+/// A whole channel plane at once (dx = sx = sy = 1, weights in int8): `in`
+/// is the padded input plane as UINT8 bytes with row pitch P, `out` the
+/// output plane with the same pitch (columns from oW on are not outputs),
+/// tap i (ky, quad t) at byte offset offsets[i] = ky*dy*P + 4t. Output f
+/// reads the quad at in + f + offsets[i]: 16 outputs f + p, f + p + 4, ...
+/// (phase p) are one unaligned load of 64 bytes, so no quad row is built.
+/// Computes `count` rounded up to 128 outputs (in readable to that plus the
+/// largest offset + 67; out writable to it).
+template <class TOut>
+QDML_TARGET_AVX512 void plane_quads_avx512(const std::uint8_t* in, const std::size_t* offsets,
+                                           const std::uint32_t* weights, std::size_t taps, const DepthwiseChannel& c,
+                                           TOut* out, std::size_t count) noexcept {
+    for (std::size_t f = 0; f < count; f += 128) {
+        __m512i acc[8];
+        for (int u = 0; u < 8; ++u) acc[u] = _mm512_set1_epi32(static_cast<int>(c.bias));
+        for (std::size_t i = 0; i < taps; ++i) {
+            const __m512i w = _mm512_set1_epi32(static_cast<int>(weights[i]));
+            const std::uint8_t* p = in + f + offsets[i];
+            QDML_UNROLL for (int u = 0; u < 8; ++u) acc[u] =
+                _mm512_dpbusd_epi32(acc[u], _mm512_loadu_si512(p + 64 * (u / 4) + u % 4), w);
+        }
+        _mm512_storeu_si512(out + f, requantize64_avx512<TOut, true>(acc, c));
+        _mm512_storeu_si512(out + f + 64, requantize64_avx512<TOut, true>(acc + 4, c));
+    }
+}
+
+/// acc[0..U) = bias + the taps' dot products at outputs o.. (the rest 0).
+template <bool Quads, int U>
 QDML_TARGET_AVX512 inline void accumulate_avx512(const DepthwiseTaps& t, std::size_t o, std::uint32_t bias,
-                                                 __m512i (&acc)[U]) noexcept {
-    for (int u = 0; u < U; ++u) acc[u] = _mm512_set1_epi32(static_cast<int>(bias));
+                                                 __m512i (&acc)[8]) noexcept {
+    for (int u = 0; u < 8; ++u) acc[u] = u < U ? _mm512_set1_epi32(static_cast<int>(bias)) : _mm512_setzero_si512();
     for (std::size_t i = 0; i < t.count; ++i) {
         const __m512i w = _mm512_set1_epi32(static_cast<int>(t.weights[i]));
         const std::uint32_t* p = t.rows[i] + o;
-        QDML_UNROLL for (int u = 0; u < U; ++u) acc[u] =
-            _mm512_dpwssd_epi32(acc[u], _mm512_loadu_si512(p + 16 * u), w);
+        QDML_UNROLL for (int u = 0; u < U; ++u) {
+            const __m512i x = _mm512_loadu_si512(p + 16 * u);
+            if constexpr (Quads)
+                acc[u] = _mm512_dpbusd_epi32(acc[u], x, w);
+            else
+                acc[u] = _mm512_dpwssd_epi32(acc[u], x, w);
+        }
     }
 }
 
-template <class TOut>
+/// `count` outputs from o (1 <= count <= 128), U = ceil(count / 16) vectors.
+template <class TOut, bool Quads, int U>
+QDML_TARGET_AVX512 inline void block_avx512(const DepthwiseTaps& t, const DepthwiseChannel& c, TOut* out,
+                                            std::size_t o, std::size_t count) noexcept {
+    __m512i acc[8];
+    accumulate_avx512<Quads, U>(t, o, c.bias, acc);
+    for (int h = 0; h < (U + 3) / 4; ++h) {
+        const __m512i q = requantize64_avx512<TOut>(acc + 4 * h, c);
+        const std::size_t n = count - 64 * h;
+        if (n >= 64)
+            _mm512_storeu_si512(out + o + 64 * h, q);
+        else
+            _mm512_mask_storeu_epi8(out + o + 64 * h, (std::uint64_t{1} << n) - 1u, q);
+    }
+}
+
+/// One output row of `width` outputs (exactly `width` bytes stored), in
+/// blocks of up to 128.
+template <class TOut, bool Quads>
 QDML_TARGET_AVX512 void row_avx512(const DepthwiseTaps& t, const DepthwiseChannel& c, TOut* out,
                                    std::size_t width) noexcept {
-    constexpr int U = 4;
     std::size_t o = 0;
-    for (; o + 16 * U <= width; o += 16 * U) {
-        __m512i acc[U];
-        accumulate_avx512<U>(t, o, c.bias, acc);
-        for (int u = 0; u < U; ++u) store16_avx512(acc[u], c, out + o + 16 * u, 0xffff);
-    }
-    for (; o < width; o += 16) {
-        __m512i acc[1];
-        accumulate_avx512<1>(t, o, c.bias, acc);
-        const std::size_t n = width - o < 16 ? width - o : 16;
-        store16_avx512(acc[0], c, out + o, static_cast<__mmask16>((1u << n) - 1u));
+    for (; o + 128 <= width; o += 128) block_avx512<TOut, Quads, 8>(t, c, out, o, 128);
+    const std::size_t rest = width - o;
+    switch ((rest + 15) / 16) {
+        case 0: break;
+        case 1: block_avx512<TOut, Quads, 1>(t, c, out, o, rest); break;
+        case 2: block_avx512<TOut, Quads, 2>(t, c, out, o, rest); break;
+        case 3: block_avx512<TOut, Quads, 3>(t, c, out, o, rest); break;
+        case 4: block_avx512<TOut, Quads, 4>(t, c, out, o, rest); break;
+        case 5: block_avx512<TOut, Quads, 5>(t, c, out, o, rest); break;
+        case 6: block_avx512<TOut, Quads, 6>(t, c, out, o, rest); break;
+        case 7: block_avx512<TOut, Quads, 7>(t, c, out, o, rest); break;
+        default: block_avx512<TOut, Quads, 8>(t, c, out, o, rest); break;
     }
 }
 
