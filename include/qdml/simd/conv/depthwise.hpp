@@ -7,22 +7,23 @@
 //   Output = Q(fp32(acc) * (fp32(InputScale * FilterScale[oc]) / OutputScale), OutputZP)
 // with ic = oc / m.
 //
-// Each channel is a 2-D plane, vectorized along the output width:
-//   - an input row is copied once into a row buffer whose padding columns
-//     hold XZP (any DML strides: a contiguous row is a memcpy, else a gather),
-//     then widened once into a pair row P[j] = (x[j], x[j + dx]) of int16
-//     pairs; with stride sx > 1, one row per tap pair t holds
-//     (x[o*sx + 2t*dx], x[o*sx + (2t+1)*dx]) at o, so every tap reads P at o;
-//   - pair rows live in a ring of (kH-1)*dy + 1 slots (an input row is built
-//     once and serves every output row and every output channel of its
-//     input channel that reads it); rows of the top/bottom padding read a
-//     constant row of (XZP, XZP) pairs;
-//   - a row kernel (simd/conv/depthwise_kernels.hpp) multiplies and adds
-//     the kH * ceil(kW/2) tap pairs per output with vpmaddwd / vpdpwssd and
-//     requantizes; XZP is folded into the bias (Bias - XZP * sum(w')), so
-//     the padding contributes XZP*w' - XZP*w' = 0 exactly (the ranges are
-//     checked in depthwise_kernels.hpp).
-// The filter part (weight pairs w' = F - FZP, their sums, FilterScale) is a
+// Each channel is a 2-D plane, vectorized along the output width; words of
+// two (int16 pairs) or four (bytes) of an output's taps are multiplied by the
+// matching weights and summed (depthwise_kernels.hpp: the forms, the zero
+// point folded into the bias, the ranges). Two drivers:
+//   - plane (AVX-512 VNNI, weights in int8, dx = sx = sy = 1): the padded
+//     input plane of a channel is staged once as bytes with pitch P =
+//     padLeft + W + padRight; output (oy, ox) is flat index f = oy * P + ox
+//     (P - oW garbage columns per row, never stored), whose quad of row ky is
+//     the 4 bytes at f + ky*dy*P + 4t: 16 outputs f, f+4, ... are one
+//     unaligned 64-byte load, four loads give 64 outputs; no per-row work;
+//   - rows (every other case): an input row is copied once into a row buffer
+//     (any DML strides), widened into a word row W[j] = word at x[j] (one row
+//     per tap group when sx > 1), kept in a ring of (kH-1)*dy + 1 + sy slots
+//     (built one output row ahead; rows of the top/bottom padding read a
+//     constant row of XZP words), and a row kernel sums kH * ceil(kW / G)
+//     words per output.
+// The filter part (the weight words, sum(w'), FilterScale) is a
 // DepthwiseFilter, built once by prepare_depthwise (the prepared form keeps it).
 #pragma once
 
@@ -112,8 +113,7 @@ struct DepthwiseKernels {
     void (*direct)(const std::uint8_t*, std::size_t, std::size_t, std::uint8_t, std::uint8_t, std::uint32_t*,
                    std::size_t) noexcept;
     /// A whole plane with dx = sx = sy = 1 (quads), or null.
-    void (*plane)(const std::uint8_t*, const std::size_t*, const std::uint32_t*, std::size_t, const DepthwiseChannel&,
-                  TOut*, std::size_t) noexcept;
+    void (*plane)(const kernel::PlaneArgs<TOut>&, const DepthwiseChannel&) noexcept;
     std::size_t group;
     gemm::Isa isa;  ///< the path these run: Generic, Avx2 or Avx512Vnni
 };
@@ -148,10 +148,12 @@ inline std::size_t round_up(std::size_t n, std::size_t m) noexcept { return (n +
 inline constexpr std::size_t kMaxRowElements = std::size_t{1} << 24;
 
 /// Copies `count` input elements (stride `stride`) as row-buffer bytes (x ^ flip).
+/// (Loops, not memcpy: rows are short, and the compiler vectorizes the
+/// stride-1 loop inline where a library call would cost more than the copy.)
 template <class TIn>
 void copy_row(const TIn* src, std::uint64_t stride, std::uint8_t flip, std::uint8_t* dst, std::size_t count) noexcept {
-    if (stride == 1 && !flip)
-        std::memcpy(dst, src, count);
+    if (stride == 1)
+        for (std::size_t j = 0; j < count; ++j) dst[j] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(src[j]) ^ flip);
     else
         for (std::size_t j = 0; j < count; ++j) dst[j] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(src[j * stride]) ^ flip);
 }
@@ -160,7 +162,7 @@ void copy_row(const TIn* src, std::uint64_t stride, std::uint8_t flip, std::uint
 template <class TOut>
 void store_row(const TOut* src, TOut* dst, std::uint64_t stride, std::size_t count) noexcept {
     if (stride == 1)
-        std::memcpy(dst, src, count);
+        for (std::size_t o = 0; o < count; ++o) dst[o] = src[o];
     else
         for (std::size_t o = 0; o < count; ++o) dst[o * stride] = src[o];
 }
@@ -186,8 +188,17 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
         for (std::size_t t = 0; t < groups; ++t) offsets[ky * groups + t] = ky * dy * P + 4 * t;
     if (computed + offsets.back() > kMaxRowElements * 16) return false;
     std::vector<std::uint8_t> plane(computed + offsets.back() + 128, zp_byte);  // padding stays XZP'
-    std::vector<TOut> out_plane(computed);
-    const std::size_t filter_len = kh * groups;
+    // Output rows of element stride 1 are written in place; others through a plane of pitch P.
+    const bool in_place = Out.strides[3] == 1;
+    std::vector<TOut> out_plane(in_place ? 0 : computed);
+    kernel::PlaneArgs<TOut> a;
+    a.in = plane.data();
+    a.offsets = offsets.data();
+    a.taps = offsets.size();
+    a.pitch = P;
+    a.ow = in_place ? oW : P;
+    a.oh = oH;
+    a.out_row_stride = in_place ? Out.strides[2] : P;
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t ic = 0; ic < Cin; ++ic) {
             const auto nn = static_cast<std::uint32_t>(n);
@@ -196,11 +207,13 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                          plane.data() + (pad_top + y) * P + pad_left, W);
             for (std::size_t j = 0; j < m; ++j) {
                 const auto oc = static_cast<std::uint32_t>(ic * m + j);
-                k.plane(plane.data(), offsets.data(), f.quad_weights.data() + oc * filter_len, filter_len,
-                        channels[oc], out_plane.data(), count);
-                for (std::size_t oy = 0; oy < oH; ++oy)
-                    store_row(out_plane.data() + oy * P, &Out[{nn, oc, static_cast<std::uint32_t>(oy), 0}],
-                              Out.strides[3], oW);
+                a.weights = f.quad_weights.data() + oc * a.taps;
+                a.out = in_place ? &Out[{nn, oc, 0, 0}] : out_plane.data();
+                k.plane(a, channels[oc]);
+                if (!in_place)
+                    for (std::size_t oy = 0; oy < oH; ++oy)
+                        store_row(out_plane.data() + oy * P, &Out[{nn, oc, static_cast<std::uint32_t>(oy), 0}],
+                                  Out.strides[3], oW);
             }
         }
     return true;

@@ -1,27 +1,31 @@
-// qdml/simd/conv/depthwise_kernels.hpp - the row kernels of the depthwise
+// qdml/simd/conv/depthwise_kernels.hpp - the kernels of the depthwise
 // convolution (simd/conv/depthwise.hpp), one family per ISA path: generic
 // (portable C++, every CPU), AVX2 (vpmaddwd + vpaddd, 8 lanes) and AVX-512
-// VNNI (vpdpwssd, 16 lanes). Raw intrinsics live in functions with GCC/Clang
-// target attributes (simd/gemm/isa.hpp), chosen at run time.
+// VNNI (16 lanes: vpdpbusd on byte quads, vpdpwssd on int16 pairs). Raw
+// intrinsics live in functions with GCC/Clang target attributes
+// (simd/gemm/isa.hpp), chosen at run time.
 //
-// The data they read (built by the driver):
-//   - a pair row P of one input row: P[j] = int16(x[j]) | int16(x[j + dx]) << 16,
-//     x the input row with its padding columns holding the input zero point;
-//   - a tap list: for each (ky, pair t) a pointer into a pair row (or the
-//     padding row) and the weight pair w'[ky][2t] | w'[ky][2t+1] << 16 as
-//     int16, w' = F - FZP (the odd tap's partner weight is 0).
-// One output row of one channel is then
-//   acc[o] = bias' + sum_i lo(P_i[o]) * lo(w_i) + hi(P_i[o]) * hi(w_i)   (mod 2^32)
-// with bias' = Bias - XZP * sum(w') folding the input zero point, and
-//   out[o] = Q(fp32(acc[o]) * mult, OutputZP).
+// A word holds `G` input elements of one output's taps, x[j], x[j + dx], ...:
+//   - pairs (G = 2): int16(x[j]) | int16(x[j + dx]) << 16, TIn sign-extended,
+//     against the weight pair w'[2t] | w'[2t+1] << 16 (int16), w' = F - FZP;
+//   - quads (G = 4, AVX-512 VNNI, when every w' fits int8): the bytes x'[j..],
+//     x' = x (UINT8) or x + 128 (INT8, so vpdpbusd's unsigned operand), against
+//     the int8 weights w'[4t..4t+3];
+// a missing tap's weight is 0. The input row's padding columns hold the
+// input zero point in the same form (XZP' = XZP, or XZP + 128 for INT8 quads).
+// One output is then
+//   acc = bias' + sum over words of the element products   (mod 2^32)
+// with bias' = Bias - XZP' * sum(w') folding the zero point, and
+//   out = Q(fp32(acc) * mult, OutputZP).
 //
-// Ranges (why no 16-bit saturation can occur): x is int8 or uint8, so
-// |x| <= 255 fits int16; |w'| = |F - FZP| <= 255 fits int16; each product
-// |x * w'| <= 65025, a pair sum <= 130050 in int32 (vpmaddwd saturates only
-// for two products of -32768 * -32768). The sum over taps and bias' wraps
-// modulo 2^32 in vpaddd / vpdpwssd, which is the spec's int32 accumulator:
-// sum x*w' - XZP*sum w' = sum (x - XZP) * w' exactly in the integers, and
-// padding columns (x = XZP) contribute XZP*w' - XZP*w' = 0.
+// Ranges (why nothing saturates): pairs: |x| <= 255 and |w'| <= 255 fit
+// int16, each product |x * w'| <= 65025, a pair sum <= 130050 in int32
+// (vpmaddwd saturates only for two products of -32768 * -32768); quads:
+// 0 <= x' <= 255, -128 <= w' <= 127, vpdpbusd adds the four products in
+// int32 without saturation (vpdpbusds would saturate). The sums and bias'
+// wrap modulo 2^32 in vpaddd / vpdpwssd / vpdpbusd, the spec's int32
+// accumulator: sum x'*w' - XZP'*sum w' = sum (x - XZP) * w' exactly in the
+// integers, and padding (x' = XZP') contributes XZP'*w' - XZP'*w' = 0.
 #pragma once
 
 #include <algorithm>
@@ -51,6 +55,18 @@ struct DepthwiseTaps {
 };
 
 namespace kernel {
+
+/// One channel plane for plane_quads_avx512.
+template <class TOut>
+struct PlaneArgs {
+    const std::uint8_t* in = nullptr;       ///< padded input plane, UINT8 form, row pitch `pitch`
+    const std::size_t* offsets = nullptr;   ///< byte offset of tap i (ky, quad t): ky*dy*pitch + 4t
+    const std::uint32_t* weights = nullptr; ///< quad weights of tap i
+    std::size_t taps = 0, pitch = 0, ow = 0, oh = 0;
+    TOut* out = nullptr;                    ///< output row 0 (element stride 1)
+    std::uint64_t out_row_stride = 0;       ///< elements between output rows
+};
+
 
 /// The int16 in the low (hi = false) or high half of a pair word.
 inline std::int32_t half(std::uint32_t p, bool hi) noexcept {
@@ -245,29 +261,56 @@ QDML_TARGET_AVX512 inline __m512i requantize64_avx512(const __m512i* acc, const 
         return _mm512_maskz_permutexvar_epi32(all, _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), b);
 }
 
-/// A whole channel plane at once (dx = sx = sy = 1, weights in int8): `in`
-/// is the padded input plane as UINT8 bytes with row pitch P, `out` the
-/// output plane with the same pitch (columns from oW on are not outputs),
-/// tap i (ky, quad t) at byte offset offsets[i] = ky*dy*P + 4t. Output f
-/// reads the quad at in + f + offsets[i]: 16 outputs f + p, f + p + 4, ...
-/// (phase p) are one unaligned load of 64 bytes, so no quad row is built.
-/// Computes `count` rounded up to 128 outputs (in readable to that plus the
-/// largest offset + 67; out writable to it).
+/// The bytes b of the 64 outputs from flat index f that are outputs (row r,
+/// column f + b - r*pitch < ow), stored to their rows; `row`/`row_start`
+/// track the row of f. Masked-off bytes are never accessed (AVX-512 fault
+/// suppression), so a row's base address may be formed below its first byte.
 template <class TOut>
-QDML_TARGET_AVX512 void plane_quads_avx512(const std::uint8_t* in, const std::size_t* offsets,
-                                           const std::uint32_t* weights, std::size_t taps, const DepthwiseChannel& c,
-                                           TOut* out, std::size_t count) noexcept {
+QDML_TARGET_AVX512 inline void store_plane64(const PlaneArgs<TOut>& a, std::size_t f, __m512i bytes,
+                                             std::size_t& row, std::size_t& row_start) noexcept {
+    while (row_start + a.pitch <= f) {
+        ++row;
+        row_start += a.pitch;
+    }
+    for (std::size_t r = row, s = row_start; s < f + 64 && r < a.oh; ++r, s += a.pitch) {
+        const std::size_t lo = s > f ? s - f : 0, end = s + a.ow;  // bytes [lo, hi) of the vector
+        const std::size_t hi = end > f ? std::min<std::size_t>(end - f, 64) : 0;
+        if (hi <= lo) continue;
+        const __mmask64 mask = (hi == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << hi) - 1) & ~((std::uint64_t{1} << lo) - 1);
+        const auto base = reinterpret_cast<std::uintptr_t>(a.out + r * a.out_row_stride) + f - s;
+        _mm512_mask_storeu_epi8(reinterpret_cast<void*>(base), mask, bytes);
+    }
+}
+
+/// A whole channel plane at once (dx = sx = sy = 1, weights in int8).
+/// Output f (row f / pitch, column f % pitch; columns from ow on are not
+/// outputs) reads the quad at in + f + offsets[i]: 16 outputs f + p, f + p + 4,
+/// ... (phase p) are one unaligned load of 64 bytes, so no quad row is
+/// built. Computes oh * pitch outputs rounded up to 128 (`in` readable to
+/// that plus the largest offset + 67).
+template <class TOut>
+QDML_TARGET_AVX512 void plane_quads_avx512(const PlaneArgs<TOut>& a, const DepthwiseChannel& c) noexcept {
+    const std::size_t count = a.oh * a.pitch;
+    std::size_t row = 0, row_start = 0;
     for (std::size_t f = 0; f < count; f += 128) {
-        __m512i acc[8];
-        for (int u = 0; u < 8; ++u) acc[u] = _mm512_set1_epi32(static_cast<int>(c.bias));
-        for (std::size_t i = 0; i < taps; ++i) {
-            const __m512i w = _mm512_set1_epi32(static_cast<int>(weights[i]));
-            const std::uint8_t* p = in + f + offsets[i];
-            QDML_UNROLL for (int u = 0; u < 8; ++u) acc[u] =
-                _mm512_dpbusd_epi32(acc[u], _mm512_loadu_si512(p + 64 * (u / 4) + u % 4), w);
+        // Eight named accumulators: g++ 12 copies an array's elements around vpdpbusd.
+        __m512i a0 = _mm512_set1_epi32(static_cast<int>(c.bias)), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0,
+                a6 = a0, a7 = a0;
+        for (std::size_t i = 0; i < a.taps; ++i) {
+            const __m512i w = _mm512_set1_epi32(static_cast<int>(a.weights[i]));
+            const std::uint8_t* p = a.in + f + a.offsets[i];
+            a0 = _mm512_dpbusd_epi32(a0, _mm512_loadu_si512(p), w);
+            a1 = _mm512_dpbusd_epi32(a1, _mm512_loadu_si512(p + 1), w);
+            a2 = _mm512_dpbusd_epi32(a2, _mm512_loadu_si512(p + 2), w);
+            a3 = _mm512_dpbusd_epi32(a3, _mm512_loadu_si512(p + 3), w);
+            a4 = _mm512_dpbusd_epi32(a4, _mm512_loadu_si512(p + 64), w);
+            a5 = _mm512_dpbusd_epi32(a5, _mm512_loadu_si512(p + 65), w);
+            a6 = _mm512_dpbusd_epi32(a6, _mm512_loadu_si512(p + 66), w);
+            a7 = _mm512_dpbusd_epi32(a7, _mm512_loadu_si512(p + 67), w);
         }
-        _mm512_storeu_si512(out + f, requantize64_avx512<TOut, true>(acc, c));
-        _mm512_storeu_si512(out + f + 64, requantize64_avx512<TOut, true>(acc + 4, c));
+        const __m512i lo[4] = {a0, a1, a2, a3}, hi[4] = {a4, a5, a6, a7};
+        store_plane64(a, f, requantize64_avx512<TOut, true>(lo, c), row, row_start);
+        store_plane64(a, f + 64, requantize64_avx512<TOut, true>(hi, c), row, row_start);
     }
 }
 
