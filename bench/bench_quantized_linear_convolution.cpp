@@ -1,16 +1,51 @@
 // QUANTIZED_LINEAR_CONVOLUTION rows of qdml-bench (issue 9), u8 input, s8
 // filter, int32 bias, u8 output: conv/<impl>/u8s8u8/<shape> for the shapes of
-// conv_shapes(). OPS = 2 * N * OH * OW * COUT * CIN/G * KH * KW. The
-// reference only: convolution has no SIMD path yet (issue 9).
+// conv_shapes(). OPS = 2 * N * OH * OW * COUT * CIN/G * KH * KW.
+//   reference  qdml::run with Implementation::Reference;
+//   simd       validation, then qdml::simd::quantized_linear_convolution (the
+//              filter packed in every call, the implicit GEMM on the path
+//              QDML_ISA allows);
+//   simd_prepared  the filter flagged constant (DML_TENSOR_FLAG_OWNED_BY_DML)
+//              and packed once outside the timed loop
+//              (qdml::simd::PreparedQuantizedLinearConvolution); execute
+//              streams the input; the label names the path.
+// The depthwise shapes' simd rows are bench_depthwise_convolution.cpp's.
+#include <memory>
+#include <string>
+
 #include "problems.hpp"
+#include "qdml/simd/quantized_linear_convolution_prepared.hpp"
 
 namespace qdml_bench {
 namespace {
 
+using Desc = qdml::QuantizedLinearConvolutionDesc;
+
+void simd_conv(const Desc& d) {
+    qdml::validate(d);
+    qdml::visit_typed(d, [](const auto& op) { qdml::simd::quantized_linear_convolution(op); });
+}
+
 [[maybe_unused]] const bool registered = [] {
-    for (const ConvShape& c : conv_shapes())
-        register_qdml_rows<ConvProblem>("conv", "u8s8u8", c.name(), benchmark::kMillisecond,
-                                        qdml_runners<qdml::QuantizedLinearConvolutionDesc>(false), c);
+    for (const ConvShape& c : conv_shapes()) {
+        const bool depthwise = c.groups == c.cin && c.groups > 1;
+        auto runners = qdml_runners<Desc>(false);
+        if (!depthwise) runners.emplace_back("simd", simd_conv);
+        register_qdml_rows<ConvProblem>("conv", "u8s8u8", c.name(), benchmark::kMillisecond, runners, c);
+        if (depthwise) continue;
+        register_peer_row<ConvProblem>(
+            "conv/simd_prepared/u8s8u8/" + c.name(), benchmark::kMillisecond,
+            [](ConvProblem& p) {
+                auto desc = std::make_shared<Desc>(p.desc);
+                desc->FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+                auto prepared = std::make_shared<qdml::simd::PreparedQuantizedLinearConvolution>(*desc);
+                Peer peer;
+                peer.info = std::string("gemm ") + std::string(qdml::simd::gemm::isa_name(prepared->isa()));
+                peer.call = [desc, prepared] { prepared->execute(*desc); };
+                return peer;
+            },
+            c);
+    }
     return true;
 }();
 

@@ -20,6 +20,7 @@
 #include "qdml/qdml.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"
+#include "support/gemm_paths.hpp"
 
 namespace {
 
@@ -27,26 +28,10 @@ using qdml::TensorDesc;
 using DT = qdml::TensorDataType;
 using qdml::simd::gemm::Isa;
 
-constexpr std::uint8_t kSentinel = 0xA5;
-constexpr std::size_t kGuard = 64;
-
-/// The paths of this CPU; warns once about the others.
-std::vector<Isa> runnable_isas() {
-    std::vector<Isa> r;
-    std::string missing;
-    for (Isa i : qdml::simd::gemm::kAllIsas) {
-        if (qdml::simd::gemm::isa_available(i))
-            r.push_back(i);
-        else
-            missing += std::string(" ") + std::string(qdml::simd::gemm::isa_name(i));
-    }
-    static bool warned = false;
-    if (!missing.empty() && !warned) {
-        WARN("GEMM paths this CPU cannot run (not tested here):" << missing);
-        warned = true;
-    }
-    return r;
-}
+using qtest::gemm_paths::kGuard;
+using qtest::gemm_paths::kSentinel;
+using qtest::gemm_paths::Rng;
+using qtest::gemm_paths::runnable_isas;
 
 /// A 4-D layout (right-aligned to `rank` dims): transposed (the two matrix
 /// dimensions swapped in memory), padded rows, broadcast batch / channel.
@@ -149,53 +134,22 @@ struct Problem {
     }
 };
 
-/// Runs the reference, then every path; requires identical output buffers
-/// (guards and unaddressed bytes included: both must leave them alone).
+/// Runs the reference, then every path; requires identical output buffers.
 void check_all_paths(Problem& p) {
     p.build();
     INFO(p.describe());
     qdml::validate(p.d);
-    std::fill(p.out.begin(), p.out.end(), kSentinel);
-    qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); });
-    const std::vector<std::uint8_t> expected = p.out;
-    for (std::size_t i = 0; i < kGuard; ++i) {
-        REQUIRE(expected[i] == kSentinel);
-        REQUIRE(expected[expected.size() - 1 - i] == kSentinel);
-    }
-    for (Isa isa : runnable_isas()) {
-        INFO("path " << qdml::simd::gemm::isa_name(isa));
-        std::fill(p.out.begin(), p.out.end(), kSentinel);
-        qdml::visit_typed(p.d, [&](const auto& op) {
-            qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{isa});
+    qtest::gemm_paths::require_same_on_every_path(
+        p.out,
+        [&] { qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); }); },
+        [&](Isa isa) {
+            qdml::visit_typed(p.d, [&](const auto& op) {
+                qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{isa});
+            });
         });
-        std::size_t first = p.out.size();
-        for (std::size_t i = 0; i < p.out.size() && first == p.out.size(); ++i)
-            if (p.out[i] != expected[i]) first = i;
-        INFO("first differing byte " << first << " of " << p.out.size() << " (guard " << kGuard << ")");
-        REQUIRE(first == p.out.size());
-    }
 }
 
 constexpr DT kQ8[] = {DT::UInt8, DT::Int8};
-
-struct Rng {
-    std::mt19937 gen{Catch::rngSeed() + 8u};
-    std::uint32_t uniform(std::uint32_t lo, std::uint32_t hi) {
-        return std::uniform_int_distribution<std::uint32_t>(lo, hi)(gen);
-    }
-    bool coin(std::uint32_t one_in) { return uniform(1, one_in) == 1; }
-    /// Bytes: mostly uniform, sometimes the extremes 0, 127, 128, 255.
-    std::uint8_t byte() {
-        static constexpr std::uint8_t extremes[] = {0, 127, 128, 255};
-        return coin(8) ? extremes[uniform(0, 3)] : static_cast<std::uint8_t>(uniform(0, 255));
-    }
-    /// Sizes around the tile sizes (1, 4, 6, 8, 16, 32, 64) and odd ones.
-    std::uint32_t size(std::uint32_t max) {
-        static constexpr std::uint32_t around[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129};
-        const std::uint32_t v = coin(2) ? around[uniform(0, 19)] : uniform(1, max);
-        return v > max ? max : v;
-    }
-};
 
 /// Scales that keep outputs mostly unsaturated: OutputScale from the typical
 /// accumulator magnitude (about sqrt(K) * 100 * 100).
@@ -250,7 +204,7 @@ Problem random_problem(Rng& rng, int mix, bool big) {
 
 TEST_CASE("simd matmul: random shapes, layouts, parameters and type mixes equal the reference on every path",
           "[simd][matmul]") {
-    Rng rng;
+    Rng rng(8);
     for (int iter = 0; iter < 160; ++iter) {
         Problem p = random_problem(rng, iter, iter % 16 == 15);
         check_all_paths(p);
@@ -259,7 +213,7 @@ TEST_CASE("simd matmul: random shapes, layouts, parameters and type mixes equal 
 
 TEST_CASE("simd matmul: odd sizes of the issue (7x13x5, 33x65x17, K not a multiple of 4 or 64) on every path",
           "[simd][matmul]") {
-    Rng rng;
+    Rng rng(8);
     const std::uint32_t shapes[][3] = {{7, 13, 5}, {33, 65, 17}, {1, 100, 3}, {50, 1, 67}, {17, 33, 130}, {1, 64, 1}};
     for (auto& s : shapes)
         for (int mix = 0; mix < 8; ++mix) {
@@ -277,7 +231,7 @@ TEST_CASE("simd matmul: odd sizes of the issue (7x13x5, 33x65x17, K not a multip
 }
 
 TEST_CASE("simd matmul: extreme zero points (0, 255, -128, 127) per tensor, row and column", "[simd][matmul]") {
-    Rng rng;
+    Rng rng(8);
     for (int mix = 0; mix < 8; ++mix)
         for (int z = 0; z < 4; ++z) {
             Problem p;
@@ -327,7 +281,7 @@ TEST_CASE("simd matmul: accumulators that wrap modulo 2^32 (large K, extreme val
 }
 
 TEST_CASE("simd matmul: ties, NaN and infinite scales", "[simd][matmul]") {
-    Rng rng;
+    Rng rng(8);
     for (int variant = 0; variant < 6; ++variant) {
         Problem p;
         p.ta = kQ8[variant & 1];
@@ -408,22 +362,20 @@ namespace {
 
 /// FNV-1a over every packed panel and column sum of a prepared operator.
 std::uint64_t packed_hash(const qdml::simd::PreparedQuantizedLinearMatrixMultiply& prepared) {
-    std::uint64_t h = 1469598103934665603ull;
-    const auto mix = [&h](const void* p, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<const std::uint8_t*>(p)[i]) * 1099511628211ull;
-    };
+    qtest::gemm_paths::Fnv h;
+    const auto mix = [&h](const void* p, std::size_t n) { h.mix(p, n); };
     for (const auto& slice : prepared.packed()) {
         mix(slice.data.data(), slice.data.size());
         mix(slice.col_sum.data(), slice.col_sum.size() * 4);
     }
-    return h;
+    return h.h;
 }
 
 }  // namespace
 
 TEST_CASE("simd matmul prepared: B packed once, execute with new A many times, same bits as the reference",
           "[simd][matmul][prepared]") {
-    Rng rng;
+    Rng rng(8);
     for (int iter = 0; iter < 24; ++iter) {
         Problem p = random_problem(rng, iter, false);
         for (Isa isa : runnable_isas()) {
@@ -463,18 +415,11 @@ TEST_CASE("simd matmul prepared: errors name the member and the rule", "[simd][m
     p.M = 5;
     p.N = 7;
     p.K = 9;
-    Rng rng;
+    Rng rng(8);
     p.fill([&] { return rng.byte(); });
     random_scales(p, rng);
     p.build();
-    const auto error_of = [](auto&& f) -> std::string {
-        try {
-            f();
-        } catch (const qdml::Error& e) {
-            return e.what();
-        }
-        return "no error";
-    };
+    using qtest::gemm_paths::error_of;
     using Prepared = qdml::simd::PreparedQuantizedLinearMatrixMultiply;
     CHECK_THAT(error_of([&] { Prepared prepared(p.d); }),
                Catch::Matchers::Contains("BTensor: Flags must include DML_TENSOR_FLAG_OWNED_BY_DML"));

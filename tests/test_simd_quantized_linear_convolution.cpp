@@ -1,0 +1,447 @@
+// qdml::simd::quantized_linear_convolution (the GEMM engine's implicit GEMM)
+// against the reference, bit for bit, once per micro-kernel family this CPU
+// runs (the others are named in a warning): kernels 1x1 to 7x7, 1xK and Kx1,
+// strides and dilations 1-3, asymmetric and oversized padding, output size 1,
+// groups (1, 2, several, depthwise, depthwise x2), Cin/Cout around the tile
+// sizes, per-tensor and per-channel filter parameters, bias present or
+// absent, all eight INT8/UINT8 mixes, NCHW / NHWC-by-strides / padded
+// layouts, N > 1, wrapping accumulators; outputs sentinel-filled with guards.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "qdml/qdml.hpp"
+#include "qdml/simd/quantized_linear_convolution.hpp"
+#include "qdml/simd/quantized_linear_convolution_prepared.hpp"
+#include "support/gemm_paths.hpp"
+
+namespace {
+
+using qdml::TensorDesc;
+using DT = qdml::TensorDataType;
+using qdml::simd::gemm::Isa;
+
+using qtest::gemm_paths::kGuard;
+using qtest::gemm_paths::kSentinel;
+using qtest::gemm_paths::Rng;
+using qtest::gemm_paths::runnable_isas;
+
+/// Memory layout of a {N, C, H, W} tensor: packed NCHW, NHWC through strides,
+/// or NCHW with padded rows and planes.
+enum class Layout { Nchw, Nhwc, Padded };
+
+const char* layout_name(Layout l) { return l == Layout::Nchw ? "nchw" : l == Layout::Nhwc ? "nhwc" : "padded"; }
+
+TensorDesc tensor_desc(DT t, const std::uint32_t (&s)[4], Layout l) {
+    std::uint64_t st[4];
+    if (l == Layout::Nhwc) {
+        st[1] = 1;
+        st[3] = s[1];
+        st[2] = st[3] * s[3];
+        st[0] = st[2] * s[2];
+    } else {
+        const std::uint64_t pad = l == Layout::Padded ? 3 : 0;
+        st[3] = 1;
+        st[2] = s[3] + pad;
+        st[1] = st[2] * s[2] + pad;
+        st[0] = st[1] * s[1] + pad;
+    }
+    TensorDesc d;
+    d.DataType = t;
+    d.DimensionCount = 4;
+    d.Strides.emplace();
+    for (int i = 0; i < 4; ++i) {
+        d.Sizes[i] = s[i];
+        (*d.Strides)[i] = static_cast<std::uint32_t>(st[i]);
+    }
+    d.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(d).value_or(0);
+    return d;
+}
+
+/// {1, C, 1, 1} (per channel) or {1, 1, 1, 1}.
+TensorDesc param_desc(DT t, std::uint32_t channels) {
+    TensorDesc d;
+    d.DataType = t;
+    d.DimensionCount = 4;
+    d.Sizes = {1, channels, 1, 1};
+    d.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(d).value_or(0);
+    return d;
+}
+
+/// One convolution problem with its buffers.
+struct Problem {
+    DT tin = DT::UInt8, tf = DT::Int8, tout = DT::UInt8;
+    std::uint32_t batch = 1, cin = 1, cout = 1, H = 1, W = 1, kH = 1, kW = 1, groups = 1;
+    std::uint32_t stride[2] = {1, 1}, dilation[2] = {1, 1}, start[2] = {0, 0}, end[2] = {0, 0};
+    Layout lin = Layout::Nchw, lf = Layout::Nchw, lout = Layout::Nchw;
+    bool per_channel = false, bias = true, zps = true;
+    std::vector<std::uint8_t> x, f, out, x_zp, f_zp, out_zp;
+    std::vector<std::int32_t> b;
+    std::vector<float> x_scale, f_scale, out_scale;
+    qdml::QuantizedLinearConvolutionDesc d;
+
+    std::uint32_t out_size(int i) const {
+        return static_cast<std::uint32_t>(qdml::convolution_output_size(i ? W : H, i ? kW : kH, stride[i], dilation[i],
+                                                                         start[i], end[i]));
+    }
+    std::string describe() const {
+        std::ostringstream os;
+        os << name(tin) << " * " << name(tf) << " -> " << name(tout) << " N" << batch << " Cin" << cin << " Cout" << cout
+           << " G" << groups << " " << H << "x" << W << " k" << kH << "x" << kW << " s" << stride[0] << "," << stride[1]
+           << " d" << dilation[0] << "," << dilation[1] << " pad " << start[0] << "," << start[1] << "," << end[0] << ","
+           << end[1] << " in " << layout_name(lin) << " filter " << layout_name(lf) << " out " << layout_name(lout)
+           << " per_channel " << per_channel << " bias " << bias << " zps " << zps;
+        return os.str();
+    }
+
+    /// Sizes every buffer and fills it with `byte()`; the output buffer has
+    /// kGuard sentinel bytes on each side.
+    template <class Byte>
+    void fill(Byte&& byte) {
+        const std::uint32_t si[4] = {batch, cin, H, W}, sf[4] = {cout, cin / groups, kH, kW},
+                            so[4] = {batch, cout, out_size(0), out_size(1)};
+        x.resize(*qdml::min_buffer_elements(tensor_desc(tin, si, lin)));
+        f.resize(*qdml::min_buffer_elements(tensor_desc(tf, sf, lf)));
+        out.assign(*qdml::min_buffer_elements(tensor_desc(tout, so, lout)) + 2 * kGuard, kSentinel);
+        for (auto& v : x) v = byte();
+        for (auto& v : f) v = byte();
+        x_zp = {byte()};
+        out_zp = {byte()};
+        f_zp.resize(cout);
+        for (auto& v : f_zp) v = byte();
+        b.resize(cout);
+        for (auto& v : b) {
+            const std::uint32_t magnitude = std::uint32_t{byte()} * 0x01010101u;  // any int32, the extremes included
+            v = static_cast<std::int32_t>(magnitude) >> (byte() % 24);
+        }
+    }
+
+    void build() {
+        const std::uint32_t si[4] = {batch, cin, H, W}, sf[4] = {cout, cin / groups, kH, kW},
+                            so[4] = {batch, cout, out_size(0), out_size(1)};
+        d = {};
+        d.InputTensor = {tensor_desc(tin, si, lin), x.data()};
+        d.FilterTensor = {tensor_desc(tf, sf, lf), f.data()};
+        d.OutputTensor = {tensor_desc(tout, so, lout), out.data() + kGuard};
+        d.InputScaleTensor = {param_desc(DT::Float32, 1), x_scale.data()};
+        d.FilterScaleTensor = {param_desc(DT::Float32, per_channel ? cout : 1), f_scale.data()};
+        d.OutputScaleTensor = {param_desc(DT::Float32, 1), out_scale.data()};
+        if (zps) {
+            d.InputZeroPointTensor = qdml::Tensor{param_desc(tin, 1), x_zp.data()};
+            d.FilterZeroPointTensor = qdml::Tensor{param_desc(tf, per_channel ? cout : 1), f_zp.data()};
+            d.OutputZeroPointTensor = qdml::Tensor{param_desc(tout, 1), out_zp.data()};
+        }
+        if (bias) d.BiasTensor = qdml::Tensor{param_desc(DT::Int32, cout), b.data()};
+        for (int i = 0; i < 2; ++i) {
+            d.Strides[i] = stride[i];
+            d.Dilations[i] = dilation[i];
+            d.StartPadding[i] = start[i];
+            d.EndPadding[i] = end[i];
+        }
+        d.GroupCount = groups;
+    }
+};
+
+/// Runs the reference, then every path; requires identical output buffers.
+void check_all_paths(Problem& p) {
+    p.build();
+    INFO(p.describe());
+    qdml::validate(p.d);
+    qtest::gemm_paths::require_same_on_every_path(
+        p.out, [&] { qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_convolution(op); }); },
+        [&](Isa isa) {
+            qdml::visit_typed(p.d, [&](const auto& op) {
+                qdml::simd::quantized_linear_convolution(op, qdml::simd::GemmOptions{isa});
+            });
+        });
+}
+
+constexpr DT kQ8[] = {DT::UInt8, DT::Int8};
+
+/// Channel counts around the tile sizes (4, 6, 8, 16, 32, 64), at most max.
+std::uint32_t channels(Rng& rng, std::uint32_t max) {
+    static constexpr std::uint32_t around[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65};
+    const std::uint32_t v = rng.coin(2) ? around[rng.uniform(0, 15)] : rng.uniform(1, max);
+    return v > max ? max : v;
+}
+
+/// Scales that keep outputs mostly unsaturated: OutputScale from the typical
+/// accumulator magnitude (about sqrt(K) * 100 * 100).
+void random_scales(Problem& p, Rng& rng) {
+    auto scale = [&] {
+        return std::ldexp(1.0f + static_cast<float>(rng.uniform(0, 1023)) / 1024.0f, -static_cast<int>(rng.uniform(0, 8)));
+    };
+    p.x_scale = {scale()};
+    p.f_scale.resize(p.cout);
+    for (auto& v : p.f_scale) v = scale();
+    const float K = static_cast<float>(p.cin / p.groups * p.kH * p.kW);
+    p.out_scale = {p.x_scale[0] * p.f_scale[0] * std::sqrt(K) * 10000.0f / 60.0f *
+                   (0.5f + static_cast<float>(rng.uniform(0, 100)) / 100.0f)};
+}
+
+/// A random problem of type mix `mix` (bits: input, filter, output signed).
+Problem random_problem(Rng& rng, int mix) {
+    Problem p;
+    p.tin = kQ8[mix & 1];
+    p.tf = kQ8[(mix >> 1) & 1];
+    p.tout = kQ8[(mix >> 2) & 1];
+    // Groups: 1, 2, several, depthwise (x1, x2).
+    const std::uint32_t kind = rng.uniform(0, 5);
+    std::uint32_t g_in = channels(rng, 40), mult = 1;
+    p.groups = 1;
+    if (kind == 1) p.groups = 2;
+    if (kind == 2) p.groups = rng.uniform(3, 6);
+    if (kind >= 3) {
+        p.groups = rng.uniform(1, 24);
+        g_in = 1;
+        mult = kind == 4 ? 2 : 1;
+    }
+    if (p.groups > 1 && kind < 3) g_in = std::min<std::uint32_t>(g_in, 12);
+    p.cin = g_in * p.groups;
+    p.cout = kind >= 3 ? p.groups * mult : p.groups * (p.groups > 1 ? rng.uniform(1, 12) : channels(rng, 70));
+    p.batch = rng.coin(4) ? rng.uniform(2, 3) : 1;
+    // Kernels 1x1..7x7, 1xK, Kx1.
+    p.kH = rng.uniform(1, 7);
+    p.kW = rng.coin(3) ? 1 : rng.coin(2) ? p.kH : rng.uniform(1, 7);
+    if (rng.coin(6)) std::swap(p.kH, p.kW);
+    for (int i = 0; i < 2; ++i) {
+        p.stride[i] = rng.coin(2) ? 1 : rng.uniform(2, 3);
+        p.dilation[i] = rng.coin(2) ? 1 : rng.uniform(2, 3);
+        p.start[i] = rng.coin(3) ? 0 : rng.uniform(0, 4);
+        p.end[i] = rng.coin(3) ? 0 : rng.uniform(0, 4);
+    }
+    p.H = rng.uniform(1, 24);
+    p.W = rng.uniform(1, 40);
+    if (rng.coin(8)) p.W = 1;
+    if (rng.coin(8)) p.H = 1;
+    // A kernel extent past the padded input has no output: pad the end so that it fits
+    // (padding larger than the kernel included).
+    for (int i = 0; i < 2; ++i) {
+        const std::uint32_t extent = 1 + ((i ? p.kW : p.kH) - 1) * p.dilation[i];
+        const std::uint32_t in = (i ? p.W : p.H) + p.start[i] + p.end[i];
+        if (extent > in) p.end[i] += extent - in;
+    }
+    // Bound the reference's work (about 2e5 multiply-adds per image).
+    while (std::uint64_t{p.out_size(0)} * p.out_size(1) * p.cout * (p.cin / p.groups) * p.kH * p.kW > 400000 &&
+           p.H > 1) {
+        p.H = (p.H + 1) / 2;
+        for (int i = 0; i < 2; ++i) {
+            const std::uint32_t extent = 1 + ((i ? p.kW : p.kH) - 1) * p.dilation[i];
+            const std::uint32_t in = (i ? p.W : p.H) + p.start[i] + p.end[i];
+            if (extent > in) p.end[i] += extent - in;
+        }
+    }
+    constexpr Layout layouts[] = {Layout::Nchw, Layout::Nhwc, Layout::Padded};
+    p.lin = layouts[rng.uniform(0, 2)];
+    p.lf = layouts[rng.uniform(0, 2)];
+    p.lout = rng.coin(2) ? p.lin : layouts[rng.uniform(0, 2)];
+    p.per_channel = rng.coin(2);
+    p.bias = !rng.coin(3);
+    p.zps = !rng.coin(5);
+    p.fill([&] { return rng.byte(); });
+    random_scales(p, rng);
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("simd conv: random kernels, strides, dilations, paddings, groups, layouts and type mixes equal the reference "
+          "on every path",
+          "[simd][conv]") {
+    Rng rng(9);
+    for (int iter = 0; iter < 200; ++iter) {
+        Problem p = random_problem(rng, iter);
+        check_all_paths(p);
+    }
+}
+
+TEST_CASE("simd conv: the issue's shapes in small (1x1, 3x3 s1/s2, 7x7 s2 p3, depthwise) with every type mix",
+          "[simd][conv]") {
+    Rng rng(9);
+    struct Shape {
+        std::uint32_t cin, cout, hw, k, s, pad, groups;
+    };
+    const Shape shapes[] = {{64, 64, 9, 3, 1, 1, 1},  {32, 16, 10, 1, 1, 0, 1}, {16, 16, 11, 3, 2, 1, 1},
+                            {3, 64, 17, 7, 2, 3, 1},  {32, 32, 12, 3, 1, 1, 32}, {17, 33, 5, 1, 1, 0, 1}};
+    for (const Shape& s : shapes)
+        for (int mix = 0; mix < 8; ++mix)
+            for (Layout l : {Layout::Nchw, Layout::Nhwc}) {
+                Problem p;
+                p.tin = kQ8[mix & 1];
+                p.tf = kQ8[(mix >> 1) & 1];
+                p.tout = kQ8[(mix >> 2) & 1];
+                p.cin = s.cin;
+                p.cout = s.cout;
+                p.H = p.W = s.hw;
+                p.kH = p.kW = s.k;
+                p.stride[0] = p.stride[1] = s.s;
+                p.start[0] = p.start[1] = p.end[0] = p.end[1] = s.pad;
+                p.groups = s.groups;
+                p.lin = p.lout = l;
+                p.per_channel = mix % 2 == 0;
+                p.fill([&] { return rng.byte(); });
+                random_scales(p, rng);
+                check_all_paths(p);
+            }
+}
+
+TEST_CASE("simd conv: output size 1, padding larger than the kernel, one-pixel inputs", "[simd][conv]") {
+    Rng rng(9);
+    for (int variant = 0; variant < 8; ++variant) {
+        Problem p;
+        p.tin = kQ8[variant & 1];
+        p.tout = kQ8[(variant >> 1) & 1];
+        p.cin = 5;
+        p.cout = 18;
+        p.H = variant < 4 ? 1 : 6;
+        p.W = variant < 4 ? 1 : 7;
+        p.kH = 3;
+        p.kW = variant % 2 ? 1 : 5;
+        // Padding 6 > kernel: whole output rows and columns see padding only (bias and zero points alone).
+        p.start[0] = p.end[1] = 6;
+        p.start[1] = p.end[0] = variant % 3;
+        p.stride[0] = p.stride[1] = variant >= 6 ? 50 : 1;  // variant 6, 7: output 1x1
+        p.bias = variant % 2 == 0;
+        p.per_channel = true;
+        p.fill([&] { return rng.byte(); });
+        random_scales(p, rng);
+        check_all_paths(p);
+    }
+}
+
+TEST_CASE("simd conv: accumulators that wrap modulo 2^32", "[simd][conv]") {
+    // X = 255, XZP = 0, F - FZP = -255 over Cin * 9 = 36864 taps, plus a bias of
+    // -2^31 + 1: the sum is about -2.4e9 - 2.1e9, far below -2^31, so the
+    // reference's accumulator wraps; every path must give the same bits.
+    for (int variant = 0; variant < 2; ++variant) {
+        Problem p;
+        p.tin = DT::UInt8;
+        p.tf = variant ? DT::Int8 : DT::UInt8;
+        p.tout = DT::Int8;
+        p.cin = 4096;
+        p.cout = 3;
+        p.H = p.W = 3;
+        p.kH = p.kW = 3;
+        p.start[0] = p.start[1] = p.end[0] = p.end[1] = 1;
+        p.fill([] { return std::uint8_t{255}; });
+        std::fill(p.f.begin(), p.f.end(), variant ? 0x80 : 0);
+        p.f_zp.assign(p.cout, variant ? 0x7f : 0xff);
+        p.x_zp = {0};
+        p.out_zp = {0};
+        p.b.assign(p.cout, -2147483647);
+        p.x_scale = {1.0f};
+        p.f_scale.assign(p.cout, 1.0f);
+        p.out_scale = {4.0e7f};  // wrapped sums (about +-2^31) land inside -128..127
+        check_all_paths(p);
+    }
+}
+
+namespace {
+
+/// FNV-1a over the packed filter of a prepared operator.
+std::uint64_t packed_hash(const qdml::simd::PreparedQuantizedLinearConvolution& prepared) {
+    qtest::gemm_paths::Fnv h;
+    const auto mix = [&h](const void* p, std::size_t n) { h.mix(p, n); };
+    for (const auto& left : prepared.packed().left) {
+        mix(left.data.data(), left.data.size());
+        mix(left.row_sum.data(), left.row_sum.size() * 4);
+    }
+    mix(prepared.packed().bias.data(), prepared.packed().bias.size() * 4);
+    return h.h;
+}
+
+}  // namespace
+
+TEST_CASE("simd conv prepared: filter packed once, execute with new inputs and input/output parameters, same bits as "
+          "the reference",
+          "[simd][conv][prepared]") {
+    Rng rng(9);
+    for (int iter = 0; iter < 24; ++iter) {
+        Problem p = random_problem(rng, iter);
+        for (Isa isa : runnable_isas()) {
+            INFO(p.describe() << " path " << qdml::simd::gemm::isa_name(isa));
+            p.fill([&] { return rng.byte(); });
+            random_scales(p, rng);
+            p.build();
+            p.d.FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+            const qdml::simd::PreparedQuantizedLinearConvolution prepared(p.d, qdml::simd::GemmOptions{isa});
+            REQUIRE(prepared.isa() == (prepared.depthwise() ? qdml::simd::conv::depthwise_isa(isa) : isa));
+            const std::uint64_t packed_before = packed_hash(prepared);
+            const std::vector<std::uint8_t> f_at_initialize = p.f, f_zp_at_initialize = p.f_zp;
+            const std::vector<std::int32_t> b_at_initialize = p.b;
+            const std::vector<float> f_scale_at_initialize = p.f_scale;
+            for (int run = 0; run < 3; ++run) {
+                // New input, input / output zero points and scales; the weights' buffers changed and
+                // unbound: execute must not read them.
+                for (auto& v : p.x) v = rng.byte();
+                p.x_zp = {rng.byte()};
+                p.out_zp = {rng.byte()};
+                p.x_scale[0] *= 0.75f;
+                p.out_scale[0] *= 0.5f;
+                p.f = f_at_initialize;
+                p.f_zp = f_zp_at_initialize;
+                p.b = b_at_initialize;
+                p.f_scale = f_scale_at_initialize;
+                std::fill(p.out.begin(), p.out.end(), kSentinel);
+                p.build();
+                p.d.FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+                qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_convolution(op); });
+                const std::vector<std::uint8_t> expected = p.out;
+                std::fill(p.out.begin(), p.out.end(), kSentinel);
+                std::fill(p.f.begin(), p.f.end(), std::uint8_t{0x5a});
+                std::fill(p.f_zp.begin(), p.f_zp.end(), std::uint8_t{0x5a});
+                std::fill(p.b.begin(), p.b.end(), 0x5a5a5a5a);
+                std::fill(p.f_scale.begin(), p.f_scale.end(), 3.0f);
+                auto d = p.d;
+                d.FilterTensor.Data = nullptr;
+                d.FilterScaleTensor.Data = nullptr;
+                if (d.FilterZeroPointTensor) d.FilterZeroPointTensor->Data = nullptr;
+                if (d.BiasTensor) d.BiasTensor->Data = nullptr;
+                prepared.execute(d);
+                REQUIRE(p.out == expected);
+            }
+            REQUIRE(packed_hash(prepared) == packed_before);
+        }
+    }
+}
+
+TEST_CASE("simd conv prepared: errors name the member and the rule", "[simd][conv][prepared]") {
+    Rng rng(9);
+    Problem p;
+    p.cin = 4;
+    p.cout = 6;
+    p.H = p.W = 5;
+    p.kH = p.kW = 3;
+    p.fill([&] { return rng.byte(); });
+    random_scales(p, rng);
+    p.build();
+    using qtest::gemm_paths::error_of;
+    using Prepared = qdml::simd::PreparedQuantizedLinearConvolution;
+    CHECK_THAT(error_of([&] { Prepared prepared(p.d); }),
+               Catch::Matchers::Contains("FilterTensor: Flags must include DML_TENSOR_FLAG_OWNED_BY_DML"));
+    p.d.FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+    const Prepared prepared(p.d);
+    auto other = p.d;
+    other.OutputTensor.Desc.DataType = DT::Int8;
+    CHECK_THAT(error_of([&] { prepared.execute(other); }),
+               Catch::Matchers::Contains("OutputTensor: desc differs from the one the operator was prepared with"));
+    other = p.d;
+    other.StartPadding = {1, 0};
+    CHECK_THAT(error_of([&] { prepared.execute(other); }), Catch::Matchers::Contains("StartPadding: desc differs"));
+    other = p.d;
+    other.BiasTensor = std::nullopt;
+    CHECK_THAT(error_of([&] { prepared.execute(other); }), Catch::Matchers::Contains("BiasTensor: desc differs"));
+    prepared.execute(p.d);  // passes; the next bindings differ, so they are validated again
+    other = p.d;
+    other.InputTensor.Data = nullptr;
+    CHECK_THAT(error_of([&] { prepared.execute(other); }), Catch::Matchers::Contains("InputTensor: Data is null"));
+    other = p.d;
+    other.OutputTensor.Data = p.d.InputTensor.Data;  // output over the input
+    CHECK_THAT(error_of([&] { prepared.execute(other); }), Catch::Matchers::Contains("OutputTensor"));
+}
