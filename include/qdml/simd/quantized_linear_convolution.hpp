@@ -187,9 +187,38 @@ inline bool flat_stride(std::uint32_t oH, std::uint32_t oW, std::uint64_t s2, st
     return true;
 }
 
+/// Buffers of run(), kept per thread across calls.
+template <class TIn>
+struct Workspace {
+    gemm::PackedRight right;
+    gemm::RequantSpec spec;
+    gemm::Epilogue epilogue;
+    std::vector<TIn> padded;
+    std::vector<std::uint8_t> scratch;
+};
+
+/// The padding of Cin/G planes of Hp x Wp (plane elements apart) and the 64
+/// elements after them: the input zero point (copy_padded fills the rest).
+template <class TIn>
+void fill_border(const Geometry& g, const std::array<std::uint32_t, 2>& end, std::size_t Wp, std::size_t plane,
+                 TIn x_zp, TIn* dst) noexcept {
+    const std::size_t top = std::size_t{g.pt} * Wp, bottom = std::size_t{end[0]} * Wp;
+    for (std::uint32_t c = 0; c < g.cin_g; ++c) {
+        TIn* p = dst + c * plane;
+        std::fill(p, p + top, x_zp);
+        std::fill(p + plane - bottom, p + plane, x_zp);
+        for (std::uint32_t y = 0; y < g.H; ++y) {
+            TIn* row = p + top + std::size_t{y} * Wp;
+            std::fill(row, row + g.pl, x_zp);
+            std::fill(row + g.pl + g.W, row + Wp, x_zp);
+        }
+    }
+    std::fill(dst + std::size_t{g.cin_g} * plane, dst + std::size_t{g.cin_g} * plane + 64, x_zp);
+}
+
 /// Image n's input channels [ic0, ic0 + Cin/G) into `dst` as planes of
-/// Hp x Wp (plane elements apart) whose border (the padding) already holds
-/// the input zero point: rows are copied into place (any strides; channel-
+/// Hp x Wp (plane elements apart) whose border (the padding) fill_border
+/// filled: rows are copied into place (any strides; channel-
 /// inner memory such as NHWC is read in its own order).
 template <class TIn>
 void copy_padded(const TensorView<const TIn, 4>& X, const Geometry& g, std::uint32_t n, std::uint32_t ic0,
@@ -270,9 +299,11 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
     std::uint64_t out_cs = 0;
     const bool flat_out = flat_stride(g.oH, g.oW, Out.strides[2], Out.strides[3], out_cs);
     const std::size_t block = block_columns(K, f.isa);
-    gemm::PackedRight pb;
-    gemm::RequantSpec s;
-    gemm::Epilogue e;
+    // Buffers reused across calls on this thread (no allocation, no page faults per call).
+    thread_local Workspace<TIn> w;
+    gemm::PackedRight& pb = w.right;
+    gemm::RequantSpec& s = w.spec;
+    gemm::Epilogue& e = w.epilogue;
     // One block of GEMM columns [c0, c1): pack the rows `row` gives, run the engine into `out`.
     const auto multiply_block = [&](const gemm::PackedLeft& pa, std::size_t c0, std::size_t c1, std::uint8_t* out,
                                     std::uint64_t out_rs, std::uint64_t cs, auto&& row) {
@@ -291,8 +322,13 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
         const bool in_place = g.pt == 0 && g.pl == 0 && pr == 0 && pb_ == 0 && X.strides[3] == 1 &&
                               (g.H == 1 || X.strides[2] == g.W);
         const bool direct_out = Wp == g.oW && flat_out;  // no extra columns: the engine writes the output
-        std::vector<TIn> padded(in_place ? 0 : std::size_t{g.cin_g} * plane + 64, x_zp);
-        std::vector<std::uint8_t> scratch(direct_out ? 0 : std::size_t{g.cout_g} * wide);
+        std::vector<TIn>& padded = w.padded;
+        std::vector<std::uint8_t>& scratch = w.scratch;
+        if (!in_place) {
+            padded.resize(std::size_t{g.cin_g} * plane + 64);
+            fill_border(g, op.EndPadding, Wp, plane, x_zp, padded.data());
+        }
+        if (!direct_out) scratch.resize(std::size_t{g.cout_g} * wide);
         for (std::uint32_t group = 0; group < g.groups; ++group) {
             prepare_group(op, f, group, s, e);
             for (std::uint32_t n = 0; n < g.batch; ++n) {

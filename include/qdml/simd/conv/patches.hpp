@@ -127,12 +127,17 @@ QDML_TARGET_AVX2 inline void interleave_group_avx2(const std::uint8_t* r0, const
 template <class TB, class RowFn>
 void pack_rows(std::size_t K, std::size_t N, gemm::Isa isa, gemm::PackedRight& out, RowFn&& row_fn) {
     static_assert(sizeof(TB) == 1, "8-bit right operands only");
+    const std::size_t panel_count = (N + gemm::kPanel - 1) / gemm::kPanel, groups = gemm::k_groups(K, isa);
+    // Every group below (K + 3) / 4 is written below; the ones past it (AMX
+    // pads to 16) must be 0: they are when `out` last held this shape (no
+    // pack writes them), else the whole array is zeroed once.
+    if (!(out.isa == isa && out.K == K && out.panels == panel_count && out.data.size() == panel_count * groups * 64))
+        out.data.resize_zero(panel_count * groups * 64);
     out.isa = isa;
     out.K = K;
     out.N = N;
-    out.panels = (N + gemm::kPanel - 1) / gemm::kPanel;
-    out.groups = gemm::k_groups(K, isa);
-    out.data.resize_zero(out.panels * out.groups * 64);
+    out.panels = panel_count;
+    out.groups = groups;
     out.col_sum.resize_zero(out.panels * gemm::kPanel);
     // Four rows of B (one k group) at a time, as in the tensor (in the
     // buffers, columns past N and rows past K hold the value whose b' is 0);
