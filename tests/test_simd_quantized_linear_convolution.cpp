@@ -315,6 +315,27 @@ TEST_CASE("simd conv: output size 1, padding larger than the kernel, one-pixel i
     }
 }
 
+TEST_CASE("simd conv: huge dilation and padding (a padded copy would be 10^10 elements: the gather form)",
+          "[simd][conv]") {
+    Rng rng(9);
+    for (int variant = 0; variant < 4; ++variant) {
+        Problem p;
+        p.tin = kQ8[variant & 1];
+        p.cin = 3;
+        p.cout = 5;
+        p.H = 3;
+        p.W = 4;
+        p.kH = p.kW = 2;
+        p.dilation[0] = p.dilation[1] = 100000;
+        p.start[0] = p.start[1] = 50000;
+        p.end[0] = p.end[1] = 50000 + static_cast<std::uint32_t>(variant);
+        p.lin = variant >= 2 ? Layout::Nhwc : Layout::Nchw;
+        p.fill([&] { return rng.byte(); });
+        random_scales(p, rng);
+        check_all_paths(p);
+    }
+}
+
 TEST_CASE("simd conv: accumulators that wrap modulo 2^32", "[simd][conv]") {
     // X = 255, XZP = 0, F - FZP = -255 over Cin * 9 = 36864 taps, plus a bias of
     // -2^31 + 1: the sum is about -2.4e9 - 2.1e9, far below -2^31, so the

@@ -314,10 +314,14 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
         e.out_cs = cs;
         gemm::multiply<TOut>(pa, pb, e);
     };
-    if (g.sy == 1 && g.sx == 1) {
-        const std::uint32_t pr = op.EndPadding[1], pb_ = op.EndPadding[0];
-        const std::size_t Wp = std::size_t{g.W} + g.pl + pr, Hp = std::size_t{g.H} + g.pt + pb_;
-        const std::size_t plane = Hp * Wp, wide = (g.oH - 1) * Wp + g.oW;  // GEMM columns
+    const std::uint32_t pr = op.EndPadding[1], pb_ = op.EndPadding[0];
+    const std::size_t Wp = std::size_t{g.W} + g.pl + pr, Hp = std::size_t{g.H} + g.pt + pb_;
+    const std::size_t plane = Hp * Wp, wide = (g.oH - 1) * Wp + g.oW;  // the stride-1 form's GEMM columns
+    // The stride-1 form while its copies stay moderate (huge paddings or dilations take the gather).
+    constexpr std::size_t kMaxCopy = std::size_t{1} << 26;
+    const bool moderate = Hp <= kMaxCopy && Wp <= kMaxCopy && plane <= kMaxCopy / g.cin_g &&  // no overflow
+                          wide <= kMaxCopy / g.cout_g;
+    if (g.sy == 1 && g.sx == 1 && moderate) {
         // The input planes themselves when unpadded and contiguous, else a padded copy.
         const bool in_place = g.pt == 0 && g.pl == 0 && pr == 0 && pb_ == 0 && X.strides[3] == 1 &&
                               (g.H == 1 || X.strides[2] == g.W);
