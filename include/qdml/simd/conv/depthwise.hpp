@@ -112,7 +112,8 @@ struct DepthwiseKernels {
     /// Quads with dx = 1 from an input row of stride 1 in place (no row buffer), or null.
     void (*direct)(const std::uint8_t*, std::size_t, std::size_t, std::uint8_t, std::uint8_t, std::uint32_t*,
                    std::size_t) noexcept;
-    /// A whole plane with dx = sx = sy = 1 (quads), or null.
+    /// A whole plane with dx = sx = sy = 1, or null: quads (stores into the
+    /// output rows) or pairs (stores a flat plane of pitch P).
     void (*plane)(const kernel::PlaneArgs<TOut>&, const DepthwiseChannel&) noexcept;
     std::size_t group;
     gemm::Isa isa;  ///< the path these run: Generic, Avx2 or Avx512Vnni
@@ -129,11 +130,11 @@ DepthwiseKernels<TIn, TOut> depthwise_kernels(gemm::Isa cap, bool quads) noexcep
         return {kernel::quad_row_generic, kernel::quad_at, kernel::row_avx512<TOut, true>,
                 kernel::quad_row_direct_avx512, kernel::plane_quads_avx512<TOut>, 4, gemm::Isa::Avx512Vnni};
     if (isa >= gemm::Isa::Avx512Vnni)
-        return {kernel::pair_row_avx512<TIn>, kernel::pair_at<TIn>, kernel::row_avx512<TOut, false>, nullptr, nullptr, 2,
-                gemm::Isa::Avx512Vnni};
+        return {kernel::pair_row_avx512<TIn>, kernel::pair_at<TIn>, kernel::row_avx512<TOut, false>, nullptr,
+                kernel::plane_pairs_avx2<TOut>, 2, gemm::Isa::Avx512Vnni};
     if (isa >= gemm::Isa::Avx2)
-        return {kernel::pair_row_avx2<TIn>, kernel::pair_at<TIn>, kernel::row_avx2<TOut>, nullptr, nullptr, 2,
-                gemm::Isa::Avx2};
+        return {kernel::pair_row_avx2<TIn>, kernel::pair_at<TIn>, kernel::row_avx2<TOut>, nullptr,
+                kernel::plane_pairs_avx2<TOut>, 2, gemm::Isa::Avx2};
 #endif
     (void)isa;
     (void)quads;
@@ -168,10 +169,12 @@ void store_row(const TOut* src, TOut* dst, std::uint64_t stride, std::size_t cou
 }
 
 /// The plane form (kernels with `plane`; dx = sx = sy = 1): per input
-/// channel, the padded input plane as bytes with pitch P = padLeft + W +
-/// padRight (padding bytes XZP'), one kernel call per output channel over
-/// oH * P outputs (P - oW of them per row are not outputs), then the rows
-/// to the output. False when the plane would be too large (the row form runs).
+/// channel, the padded input plane (bytes in UINT8 form for quads, int16 for
+/// pairs) with pitch P = padLeft + W + padRight (padding holds XZP in that
+/// form), one kernel call per output channel over oH * P outputs (P - oW of
+/// them per row are not outputs). Quads store into output rows of element
+/// stride 1; otherwise the kernel writes a plane of pitch P and its rows are
+/// copied out. False when the plane would be too large (the row form runs).
 template <class TIn, class TFilter, class TOut>
 bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
                      const DepthwiseKernels<TIn, TOut>& k, const std::vector<DepthwiseChannel>& channels,
@@ -180,34 +183,43 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     const auto& Out = op.OutputTensor;
     const std::size_t N = Out.sizes[0], Cout = Out.sizes[1], oH = Out.sizes[2], oW = Out.sizes[3];
     const std::size_t Cin = X.sizes[1], H = X.sizes[2], W = X.sizes[3];
-    const std::size_t m = Cout / Cin, kh = f.kh, groups = (f.kw + 3) / 4, dy = op.Dilations[0];
+    const std::size_t m = Cout / Cin, kh = f.kh, G = k.group, groups = (f.kw + G - 1) / G, dy = op.Dilations[0];
     const std::size_t pad_top = op.StartPadding[0], pad_left = op.StartPadding[1];
     const std::size_t P = oW + f.kw - 1, count = oH * P, computed = round_up(count, 128);
     std::vector<std::size_t> offsets(kh * groups);
     for (std::size_t ky = 0; ky < kh; ++ky)
-        for (std::size_t t = 0; t < groups; ++t) offsets[ky * groups + t] = ky * dy * P + 4 * t;
-    if (computed + offsets.back() > kMaxRowElements * 16) return false;
-    std::vector<std::uint8_t> plane(computed + offsets.back() + 128, zp_byte);  // padding stays XZP'
-    // Output rows of element stride 1 are written in place; others through a plane of pitch P.
-    const bool in_place = Out.strides[3] == 1;
+        for (std::size_t t = 0; t < groups; ++t) offsets[ky * groups + t] = ky * dy * P + G * t;
+    const std::size_t plane_len = computed + offsets.back() + 128;
+    if (plane_len > kMaxRowElements * 16) return false;
+    // The staged plane, padding XZP in the word form (written once: only the interior changes).
+    const bool quads = G == 4;
+    std::vector<std::uint8_t> bytes(quads ? plane_len : 0, zp_byte);
+    std::vector<std::int16_t> halves(quads ? 0 : plane_len, static_cast<std::int16_t>(op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0}));
+    const bool in_place = quads && Out.strides[3] == 1;
     std::vector<TOut> out_plane(in_place ? 0 : computed);
     kernel::PlaneArgs<TOut> a;
-    a.in = plane.data();
+    a.in = quads ? static_cast<const void*>(bytes.data()) : static_cast<const void*>(halves.data());
     a.offsets = offsets.data();
     a.taps = offsets.size();
     a.pitch = P;
     a.ow = in_place ? oW : P;
     a.oh = oH;
     a.out_row_stride = in_place ? Out.strides[2] : P;
+    const std::uint32_t* weights = quads ? f.quad_weights.data() : f.pair_weights.data();
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t ic = 0; ic < Cin; ++ic) {
             const auto nn = static_cast<std::uint32_t>(n);
-            for (std::size_t y = 0; y < H; ++y)
-                copy_row(&X[{nn, static_cast<std::uint32_t>(ic), static_cast<std::uint32_t>(y), 0}], X.strides[3], flip,
-                         plane.data() + (pad_top + y) * P + pad_left, W);
+            for (std::size_t y = 0; y < H; ++y) {
+                const TIn* src = &X[{nn, static_cast<std::uint32_t>(ic), static_cast<std::uint32_t>(y), 0}];
+                const std::size_t at = (pad_top + y) * P + pad_left;
+                if (quads)
+                    copy_row(src, X.strides[3], flip, bytes.data() + at, W);
+                else
+                    for (std::size_t j = 0; j < W; ++j) halves[at + j] = src[j * X.strides[3]];
+            }
             for (std::size_t j = 0; j < m; ++j) {
                 const auto oc = static_cast<std::uint32_t>(ic * m + j);
-                a.weights = f.quad_weights.data() + oc * a.taps;
+                a.weights = weights + oc * a.taps;
                 a.out = in_place ? &Out[{nn, oc, 0, 0}] : out_plane.data();
                 k.plane(a, channels[oc]);
                 if (!in_place)

@@ -56,12 +56,12 @@ struct DepthwiseTaps {
 
 namespace kernel {
 
-/// One channel plane for plane_quads_avx512.
+/// One channel plane for the plane kernels (plane_quads_avx512, plane_pairs_avx2).
 template <class TOut>
 struct PlaneArgs {
-    const std::uint8_t* in = nullptr;       ///< padded input plane, UINT8 form, row pitch `pitch`
-    const std::size_t* offsets = nullptr;   ///< byte offset of tap i (ky, quad t): ky*dy*pitch + 4t
-    const std::uint32_t* weights = nullptr; ///< quad weights of tap i
+    const void* in = nullptr;               ///< padded input plane, row pitch `pitch`: UINT8 form (quads) or int16 (pairs)
+    const std::size_t* offsets = nullptr;   ///< element offset of tap i (ky, word t): ky*dy*pitch + G*t
+    const std::uint32_t* weights = nullptr; ///< weight word of tap i
     std::size_t taps = 0, pitch = 0, ow = 0, oh = 0;
     TOut* out = nullptr;                    ///< output row 0 (element stride 1)
     std::uint64_t out_row_stride = 0;       ///< elements between output rows
@@ -183,6 +183,53 @@ QDML_TARGET_AVX2 void row_avx2(const DepthwiseTaps& t, const DepthwiseChannel& c
     }
 }
 
+/// Q of 16 outputs from two phases of 8 accumulators (lane i of `even`:
+/// output 2i, of `odd`: 2i + 1), as 16 bytes in order; the saturating
+/// form of requantize64_avx512 (min(hi, v) keeps NaN, vcvtps2dq, int16 and
+/// int8 saturation).
+template <class TOut>
+QDML_TARGET_AVX2 inline __m128i requantize16_phased_avx2(__m256i even, __m256i odd, const DepthwiseChannel& c) noexcept {
+    const __m256 mult = _mm256_set1_ps(c.mult), hi = _mm256_set1_ps(c.q.hi);
+    const __m256i q0 = _mm256_cvtps_epi32(_mm256_min_ps(hi, _mm256_mul_ps(_mm256_cvtepi32_ps(even), mult)));
+    const __m256i q1 = _mm256_cvtps_epi32(_mm256_min_ps(hi, _mm256_mul_ps(_mm256_cvtepi32_ps(odd), mult)));
+    // Per 128-bit lane k: words q0[4k..4k+3], q1[4k..4k+3]; then bytes, twice.
+    const __m256i w = _mm256_adds_epi16(_mm256_packs_epi32(q0, q1), _mm256_set1_epi16(static_cast<short>(c.q.zp)));
+    __m256i b = std::is_signed_v<TOut> ? _mm256_packs_epi16(w, w) : _mm256_packus_epi16(w, w);
+    b = _mm256_shuffle_epi8(b, _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5, 2, 6, 3,
+                                                7, 8, 12, 9, 13, 10, 14, 11, 15));
+    return _mm256_castsi256_si128(_mm256_permute4x64_epi64(b, 0x08));  // qwords 0 and 2: outputs 0-7, 8-15
+}
+
+/// 16 int16 elements from p (unaligned): 8 pair words.
+QDML_TARGET_AVX2 inline __m256i load16_avx2(const std::int16_t* p) noexcept {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+/// A whole channel plane of int16 pairs (dx = sx = sy = 1): output f reads
+/// the pair word at in + f + offsets[i] (int16 elements); outputs f, f + 2,
+/// ... (phase 0) and f + 1, f + 3, ... (phase 1) are one unaligned 32-byte
+/// load each. Writes oh * pitch outputs rounded up to 32 to a.out, flat
+/// (a.out holds rows of `pitch`); `in` readable to that plus the largest
+/// offset + 33 elements.
+template <class TOut>
+QDML_TARGET_AVX2 void plane_pairs_avx2(const PlaneArgs<TOut>& a, const DepthwiseChannel& c) noexcept {
+    const auto* in = static_cast<const std::int16_t*>(a.in);
+    const std::size_t count = a.oh * a.pitch;
+    for (std::size_t f = 0; f < count; f += 32) {
+        __m256i e0 = _mm256_set1_epi32(static_cast<int>(c.bias)), o0 = e0, e1 = e0, o1 = e0;
+        for (std::size_t i = 0; i < a.taps; ++i) {
+            const __m256i w = _mm256_set1_epi32(static_cast<int>(a.weights[i]));
+            const std::int16_t* p = in + f + a.offsets[i];
+            e0 = _mm256_add_epi32(e0, _mm256_madd_epi16(load16_avx2(p), w));
+            o0 = _mm256_add_epi32(o0, _mm256_madd_epi16(load16_avx2(p + 1), w));
+            e1 = _mm256_add_epi32(e1, _mm256_madd_epi16(load16_avx2(p + 16), w));
+            o1 = _mm256_add_epi32(o1, _mm256_madd_epi16(load16_avx2(p + 17), w));
+        }
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(a.out + f), requantize16_phased_avx2<TOut>(e0, o0, c));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(a.out + f + 16), requantize16_phased_avx2<TOut>(e1, o1, c));
+    }
+}
+
 // --- AVX-512 VNNI: 16 lanes; vpdpbusd on byte quads, vpdpwssd on int16 pairs ---
 
 template <class TIn>
@@ -290,6 +337,7 @@ QDML_TARGET_AVX512 inline void store_plane64(const PlaneArgs<TOut>& a, std::size
 /// that plus the largest offset + 67).
 template <class TOut>
 QDML_TARGET_AVX512 void plane_quads_avx512(const PlaneArgs<TOut>& a, const DepthwiseChannel& c) noexcept {
+    const auto* in = static_cast<const std::uint8_t*>(a.in);
     const std::size_t count = a.oh * a.pitch;
     std::size_t row = 0, row_start = 0;
     for (std::size_t f = 0; f < count; f += 128) {
@@ -298,7 +346,7 @@ QDML_TARGET_AVX512 void plane_quads_avx512(const PlaneArgs<TOut>& a, const Depth
                 a6 = a0, a7 = a0;
         for (std::size_t i = 0; i < a.taps; ++i) {
             const __m512i w = _mm512_set1_epi32(static_cast<int>(a.weights[i]));
-            const std::uint8_t* p = a.in + f + a.offsets[i];
+            const std::uint8_t* p = in + f + a.offsets[i];
             a0 = _mm512_dpbusd_epi32(a0, _mm512_loadu_si512(p), w);
             a1 = _mm512_dpbusd_epi32(a1, _mm512_loadu_si512(p + 1), w);
             a2 = _mm512_dpbusd_epi32(a2, _mm512_loadu_si512(p + 2), w);
