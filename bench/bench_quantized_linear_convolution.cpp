@@ -9,7 +9,7 @@
 //              and packed once outside the timed loop
 //              (qdml::simd::PreparedQuantizedLinearConvolution); execute
 //              streams the input; the label names the path.
-// The depthwise shapes' simd rows are bench_depthwise_convolution.cpp's.
+// Depthwise shapes (`_dw`) run the depthwise path through the same entries.
 #include <memory>
 #include <string>
 
@@ -28,11 +28,9 @@ void simd_conv(const Desc& d) {
 
 [[maybe_unused]] const bool registered = [] {
     for (const ConvShape& c : conv_shapes()) {
-        const bool depthwise = c.groups == c.cin && c.groups > 1;
         auto runners = qdml_runners<Desc>(false);
-        if (!depthwise) runners.emplace_back("simd", simd_conv);
+        runners.emplace_back("simd", simd_conv);
         register_qdml_rows<ConvProblem>("conv", "u8s8u8", c.name(), benchmark::kMillisecond, runners, c);
-        if (depthwise) continue;
         register_peer_row<ConvProblem>(
             "conv/simd_prepared/u8s8u8/" + c.name(), benchmark::kMillisecond,
             [](ConvProblem& p) {
@@ -40,7 +38,8 @@ void simd_conv(const Desc& d) {
                 desc->FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
                 auto prepared = std::make_shared<qdml::simd::PreparedQuantizedLinearConvolution>(*desc);
                 Peer peer;
-                peer.info = std::string("gemm ") + std::string(qdml::simd::gemm::isa_name(prepared->isa()));
+                peer.info = std::string(prepared->depthwise() ? "depthwise " : "gemm ") +
+                            std::string(qdml::simd::gemm::isa_name(prepared->isa()));
                 peer.call = [desc, prepared] { prepared->execute(*desc); };
                 return peer;
             },
