@@ -20,6 +20,7 @@
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_matrix_multiply.hpp"
 #include "qdml/runtime/dispatch.hpp"
+#include "qdml/runtime/compiled.hpp"
 #include "qdml/check/exact.hpp"  // above the runtime it checks
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"

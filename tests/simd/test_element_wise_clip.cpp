@@ -1,6 +1,7 @@
 // Differential test of ELEMENT_WISE_CLIP: random cases of all ten types, with
 // and without ScaleBias, Min > Max, in place, through the reference and the
-// SIMD path, identical bits required (tests/support/differential.hpp).
+// SIMD path (stateless and compiled), identical bits required
+// (tests/support/differential.hpp).
 #include <catch2/catch.hpp>
 
 #include "support/differential.hpp"
@@ -56,13 +57,22 @@ void one_case(Rng& r, std::uint64_t seed) {
     } else {
         s.OutputTensor = arena.clone(d.OutputTensor);
     }
+    qdml::ElementWiseClipDesc c = d;  // the compiled form: compiled on d, executed on its own buffers
+    if (in_place) {
+        c.InputTensor = c.OutputTensor = arena.clone(d.InputTensor);
+    } else {
+        c.OutputTensor = arena.clone(d.OutputTensor);
+    }
+    const auto compiled = qdml::compile(d);
     qdml::run(d, {qdml::Implementation::Reference});
     qdml::run(s, {qdml::Implementation::Simd});
+    compiled.execute(c);
     std::ostringstream ctx;
     ctx << "seed " << seed << "; input " << l_in << ", output " << l_out << "; Min " << d.Min << ", Max " << d.Max;
     if (d.ScaleBias) ctx << ", Scale " << d.ScaleBias->Scale << ", Bias " << d.ScaleBias->Bias;
     ctx << "\n" << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
     compare(d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
 }
 
 using CaseFn = void (*)(Rng&, std::uint64_t);

@@ -1,5 +1,6 @@
 // Differential test of ELEMENT_WISE_DEQUANTIZE_LINEAR: random cases through
-// the reference and the SIMD path, identical bits required (tests/support/differential.hpp).
+// the reference and the SIMD path (stateless and compiled), identical bits
+// required (tests/support/differential.hpp).
 #include <catch2/catch.hpp>
 
 #include "support/differential.hpp"
@@ -36,8 +37,12 @@ void one_case(Rng& r, std::uint64_t seed) {
 
     qdml::ElementWiseDequantizeLinearDesc s = d;
     s.OutputTensor = arena.clone(d.OutputTensor);
+    qdml::ElementWiseDequantizeLinearDesc c = d;  // the compiled form: compiled on d, executed with its own output
+    c.OutputTensor = arena.clone(d.OutputTensor);
+    const auto compiled = qdml::compile(d);
     qdml::run(d, {qdml::Implementation::Reference});
     qdml::run(s, {qdml::Implementation::Simd});
+    compiled.execute(c);
     std::ostringstream ctx;
     ctx << "seed " << seed << "; input " << l_in << ", scale " << l_scale << ", zero point " << l_zp << ", output "
         << l_out << "\n"
@@ -45,6 +50,7 @@ void one_case(Rng& r, std::uint64_t seed) {
         << (d.ZeroPointTensor ? describe("ZeroPointTensor", *d.ZeroPointTensor) : "")
         << describe("OutputTensor", d.OutputTensor);
     compare(d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
 }
 
 using CaseFn = void (*)(Rng&, std::uint64_t);

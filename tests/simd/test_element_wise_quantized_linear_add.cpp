@@ -1,6 +1,6 @@
 // Differential test of ELEMENT_WISE_QUANTIZED_LINEAR_ADD: random cases of all
-// 8 INT8/UINT8 mixes through the reference and the SIMD path, identical bits
-// required (tests/support/differential.hpp).
+// 8 INT8/UINT8 mixes through the reference and the SIMD path (stateless and
+// compiled), identical bits required (tests/support/differential.hpp).
 #include <catch2/catch.hpp>
 
 #include "support/differential.hpp"
@@ -46,8 +46,12 @@ void one_case(Rng& r, std::uint64_t seed) {
 
     qdml::ElementWiseQuantizedLinearAddDesc s = d;
     s.OutputTensor = arena.clone(d.OutputTensor);
+    qdml::ElementWiseQuantizedLinearAddDesc c = d;  // the compiled form: compiled on d, executed with its own output
+    c.OutputTensor = arena.clone(d.OutputTensor);
+    const auto compiled = qdml::compile(d);
     qdml::run(d, {qdml::Implementation::Reference});
     qdml::run(s, {qdml::Implementation::Simd});
+    compiled.execute(c);
     const auto zp = [](const std::optional<Tensor>& t, auto type) -> long long {
         using T = typename decltype(type)::type;
         return t ? *static_cast<const T*>(t->Data) : 0;
@@ -60,6 +64,7 @@ void one_case(Rng& r, std::uint64_t seed) {
         << zp(d.OutputZeroPointTensor, qdml::type_tag<TOut>{}) << "\n"
         << describe("ATensor", d.ATensor) << describe("BTensor", d.BTensor) << describe("OutputTensor", d.OutputTensor);
     compare(d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
 }
 
 using CaseFn = void (*)(Rng&, std::uint64_t);

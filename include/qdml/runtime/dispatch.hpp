@@ -97,42 +97,49 @@ void visit_typed(const ElementWiseClipDesc& d, F&& f) {
     });
 }
 
-/// Validates `d` (throws qdml::Error, touching no data), then computes it.
-inline void run(const ElementWiseDequantizeLinearDesc& d, const RunOptions& o = {}) {
-    validate(d, o.feature_level);
-    if (o.implementation == Implementation::Simd)
+namespace detail {
+// compute(d, impl): run() after validation, one switch over the types and one
+// typed call (qdml::Compiled's stateless executions call it too).
+
+inline void compute(const ElementWiseDequantizeLinearDesc& d, Implementation impl) {
+    if (impl == Implementation::Simd)
         visit_typed(d, [](const auto& op) { simd::element_wise_dequantize_linear(op); });
     else
         visit_typed(d, [](const auto& op) { reference::element_wise_dequantize_linear(op); });
 }
 
-inline void run(const ElementWiseQuantizedLinearAddDesc& d, const RunOptions& o = {}) {
-    validate(d, o.feature_level);
-    if (o.implementation == Implementation::Simd)
+inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Implementation impl) {
+    if (impl == Implementation::Simd)
         visit_typed(d, [](const auto& op) { simd::element_wise_quantized_linear_add(op); });
     else
         visit_typed(d, [](const auto& op) { reference::element_wise_quantized_linear_add(op); });
 }
 
-inline void run(const QuantizedLinearMatrixMultiplyDesc& d, const RunOptions& o = {}) {
-    validate(d, o.feature_level);
-    if (o.implementation == Implementation::Simd)
+inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Implementation impl) {
+    if (impl == Implementation::Simd)
         visit_typed(d, [](const auto& op) { simd::quantized_linear_matrix_multiply(op); });
     else
         visit_typed(d, [](const auto& op) { reference::quantized_linear_matrix_multiply(op); });
 }
 
-inline void run(const QuantizedLinearConvolutionDesc& d, const RunOptions& o = {}) {
-    validate(d, o.feature_level);
+inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation) {
     visit_typed(d, [](const auto& op) { reference::quantized_linear_convolution(op); });
 }
 
-inline void run(const ElementWiseClipDesc& d, const RunOptions& o = {}) {
-    validate(d, o.feature_level);
-    if (o.implementation == Implementation::Simd)
+inline void compute(const ElementWiseClipDesc& d, Implementation impl) {
+    if (impl == Implementation::Simd)
         visit_typed(d, [](const auto& op) { simd::element_wise_clip(op); });
     else
         visit_typed(d, [](const auto& op) { reference::element_wise_clip(op); });
+}
+}  // namespace detail
+
+/// Validates `d` (throws qdml::Error, touching no data), then computes it
+/// (any of the five operator descs).
+template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>(), Implementation::Simd))>
+void run(const Desc& d, const RunOptions& o = {}) {
+    validate(d, o.feature_level);
+    detail::compute(d, o.implementation);
 }
 
 }  // namespace qdml

@@ -75,6 +75,13 @@ void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const 
         });
 }
 
+/// The loop plan of `op` (operands: output, input); it depends on the descs only.
+template <class T, std::size_t Rank>
+LoopPlan<2> clip_plan(const ElementWiseClip<T, Rank>& op) noexcept {
+    return make_plan<2, Rank>(op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides},
+                              {sizeof(T), sizeof(T)});
+}
+
 }  // namespace detail
 
 /// Same signature and bits as reference::element_wise_clip; may run in place.
@@ -83,9 +90,7 @@ void element_wise_clip(const ElementWiseClip<T, Rank>& op) {
     if constexpr (!kAvailable) {
         reference::element_wise_clip(op);
     } else {
-        const auto plan = make_plan<2, Rank>(op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides},
-                                             {sizeof(T), sizeof(T)});
-        detail::clip_rows<T>(plan,
+        detail::clip_rows<T>(detail::clip_plan(op),
                              {reinterpret_cast<char*>(op.OutputTensor.data),
                               const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data))},
                              ClipParams<T>::derive(op));

@@ -53,6 +53,21 @@ void dequantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base) 
     });
 }
 
+/// What an absent zero point reads: 0, repeated through zero strides.
+template <class TIn>
+inline const TIn kNoZeroPoint{};
+
+/// The loop plan of `op` (operands: output, input, scale, zero point); it
+/// depends on the descs only.
+template <class TIn, class TOut, std::size_t Rank>
+LoopPlan<4> dequantize_plan(const ElementWiseDequantizeLinear<TIn, TOut, Rank>& op) noexcept {
+    static const std::array<std::uint64_t, Rank> zero_strides{};
+    const auto* zp_strides = op.ZeroPointTensor ? &op.ZeroPointTensor->strides : &zero_strides;
+    return make_plan<4, Rank>(
+        op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides, &op.ScaleTensor.strides, zp_strides},
+        {sizeof(TOut), sizeof(TIn), sizeof(TOut), sizeof(TIn)});
+}
+
 }  // namespace detail
 
 /// Same signature and bits as reference::element_wise_dequantize_linear.
@@ -61,13 +76,8 @@ void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut,
     if constexpr (!kAvailable) {
         reference::element_wise_dequantize_linear(op);
     } else {
-        static const TIn zero{};  // an absent zero point: 0 repeated through zero strides
-        static const std::array<std::uint64_t, Rank> zero_strides{};
-        const auto* zp_strides = op.ZeroPointTensor ? &op.ZeroPointTensor->strides : &zero_strides;
-        const TIn* zp_data = op.ZeroPointTensor ? op.ZeroPointTensor->data : &zero;
-        const auto plan = make_plan<4, Rank>(
-            op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides, &op.ScaleTensor.strides, zp_strides},
-            {sizeof(TOut), sizeof(TIn), sizeof(TOut), sizeof(TIn)});
+        const TIn* zp_data = op.ZeroPointTensor ? op.ZeroPointTensor->data : &detail::kNoZeroPoint<TIn>;
+        const auto plan = detail::dequantize_plan(op);
         detail::dequantize_rows<TIn, TOut>(
             plan, {reinterpret_cast<char*>(op.OutputTensor.data),
                    const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data)),

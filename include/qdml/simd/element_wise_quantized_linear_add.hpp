@@ -51,6 +51,13 @@ void add_rows(const LoopPlan<3>& plan, const std::array<char*, 3>& base, const A
     });
 }
 
+/// The loop plan of `op` (operands: output, A, B); it depends on the descs only.
+template <class TA, class TB, class TOut, std::size_t Rank>
+LoopPlan<3> add_plan(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, Rank>& op) noexcept {
+    return make_plan<3, Rank>(op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.ATensor.strides, &op.BTensor.strides},
+                              {sizeof(TOut), sizeof(TA), sizeof(TB)});
+}
+
 }  // namespace detail
 
 /// Same signature and bits as reference::element_wise_quantized_linear_add.
@@ -59,10 +66,7 @@ void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, T
     if constexpr (!kAvailable) {
         reference::element_wise_quantized_linear_add(op);
     } else {
-        const auto plan = make_plan<3, Rank>(op.OutputTensor.sizes,
-                                             {&op.OutputTensor.strides, &op.ATensor.strides, &op.BTensor.strides},
-                                             {sizeof(TOut), sizeof(TA), sizeof(TB)});
-        detail::add_rows<TA, TB, TOut>(plan,
+        detail::add_rows<TA, TB, TOut>(detail::add_plan(op),
                                        {reinterpret_cast<char*>(op.OutputTensor.data),
                                         const_cast<char*>(reinterpret_cast<const char*>(op.ATensor.data)),
                                         const_cast<char*>(reinterpret_cast<const char*>(op.BTensor.data))},

@@ -69,10 +69,7 @@ public:
         if (!detail::same_desc(d.BZeroPointTensor, desc_.BZeroPointTensor)) throw mismatch("BZeroPointTensor");
         if (!detail::same_desc(d.OutputZeroPointTensor, desc_.OutputZeroPointTensor))
             throw mismatch("OutputZeroPointTensor");
-        // The weights were read at initialize: validate against those bindings.
-        d.BTensor = desc_.BTensor;
-        d.BScaleTensor = desc_.BScaleTensor;
-        d.BZeroPointTensor = desc_.BZeroPointTensor;
+        with_weights(d);  // the weights were read at initialize: validate against those bindings
         // The descs equal the validated ones, so the verdict depends on the
         // bindings alone: the same bindings as the last call that passed
         // need no second look (validation formats its messages eagerly).
@@ -85,6 +82,24 @@ public:
             }
         }
         visit_typed(d, [&](const auto& op) { run(op); });
+    }
+
+    /// execute() without its checks, for a caller that has made them: `desc`
+    /// equals the prepared desc (Data and DataSizeInBytes aside) and its
+    /// bindings pass validation (qdml::Compiled checks both without
+    /// formatting a message).
+    void execute_unchecked(const QuantizedLinearMatrixMultiplyDesc& desc) const {
+        QuantizedLinearMatrixMultiplyDesc d = desc;
+        with_weights(d);
+        visit_typed(d, [&](const auto& op) { run(op); });
+    }
+
+    /// Replaces the bindings of B, BScale and BZeroPoint in `d` with the ones
+    /// read at initialize (execute never reads those members' Data).
+    void with_weights(QuantizedLinearMatrixMultiplyDesc& d) const {
+        d.BTensor = desc_.BTensor;
+        d.BScaleTensor = desc_.BScaleTensor;
+        d.BZeroPointTensor = desc_.BZeroPointTensor;
     }
 
     /// The micro-kernel family the panels were packed for.
