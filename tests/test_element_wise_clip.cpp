@@ -395,7 +395,7 @@ TEST_CASE("clip: broadcast input through zero strides, strided output", "[clip]"
 
 TEST_CASE("clip: typed struct and every type through the runtime switch", "[clip]") {
     // The same clip {-3, 0, 9} -> Min -1.9 / Max 5.2 for the signed types ({-1, 0, 5}) and
-    // {0, 3, 9} -> {0, 3, 5} for the unsigned ones, through ElementWiseClip<T, 8>::bind.
+    // {0, 3, 9} -> {0, 3, 5} for the unsigned ones, through ElementWiseClip<T>::bind.
     auto typed = [](auto tag, const auto& in, const I& want) {
         using T = typename decltype(tag)::type;
         Clip<T> t;
@@ -404,7 +404,7 @@ TEST_CASE("clip: typed struct and every type through the runtime switch", "[clip
         t.max = 5.2f;
         t.build();
         qdml::validate(t.d);
-        qdml::reference::element_wise_clip(qdml::ElementWiseClip<T, 8>::bind(t.d));
+        qdml::reference::element_wise_clip(qdml::ElementWiseClip<T>::bind(t.d));
         INFO(qdml::name(qdml::data_type_of<T>));
         I got;
         for (auto v : t.pool.template read<T>(t.d.OutputTensor)) got.push_back(static_cast<std::int64_t>(v));

@@ -339,15 +339,16 @@ TEST_CASE("dequantize: strided input and output write only the addressed element
     }
 }
 
-TEST_CASE("dequantize: typed struct bound at a higher rank (right-aligned view)", "[dequantize]") {
-    // A 2-D desc bound as rank 4: {2, 2} becomes {1, 1, 2, 2}. (5-1)*0.25=1, (9-1)*0.25=2, ...
+TEST_CASE("dequantize: typed struct of a 2-D desc (right-aligned rank-8 views)", "[dequantize]") {
+    // {2, 2} becomes {1, 1, 1, 1, 1, 1, 2, 2}. (5-1)*0.25=1, (9-1)*0.25=2, ...
     Dq<std::uint8_t, float> t;
     t.sizes = {2, 2};
     t.in = {5, 9, 13, 1};
     t.per_tensor(0.25f, std::uint8_t{1});
     t.build();
     qdml::validate(t.d);
-    const auto op = qdml::ElementWiseDequantizeLinear<std::uint8_t, float, 4>::bind(t.d);
+    const auto op = qdml::ElementWiseDequantizeLinear<std::uint8_t, float>::bind(t.d);
+    CHECK(op.InputTensor.sizes == std::array<std::uint32_t, 8>{1, 1, 1, 1, 1, 1, 2, 2});
     qdml::reference::element_wise_dequantize_linear(op);
     CHECK(bits(t.pool.read<float>(t.d.OutputTensor)) == bits(F{1, 2, 3, 0}));
 }

@@ -233,7 +233,7 @@ void compare(const View& out, F&& exact, Report& r) {
 }
 
 template <class TIn, class TOut>
-void check(const ElementWiseDequantizeLinear<TIn, TOut, kMaxDimensions>& op, Report& r) {
+void check(const ElementWiseDequantizeLinear<TIn, TOut>& op, Report& r) {
     compare(op.OutputTensor, [&](const auto& i) {
         Exact e;
         const std::int64_t zp = op.ZeroPointTensor ? std::int64_t{(*op.ZeroPointTensor)[i]} : 0;
@@ -245,15 +245,8 @@ void check(const ElementWiseDequantizeLinear<TIn, TOut, kMaxDimensions>& op, Rep
     }, r);
 }
 
-/// Every rank runs through the rank-8 loop above (leading sizes 1): one
-/// instantiation per type combination instead of eight.
-template <class TIn, class TOut, std::size_t Rank>
-void check(const ElementWiseDequantizeLinear<TIn, TOut, Rank>& op, Report& r) {
-    check(op.template with_rank<kMaxDimensions>(), r);
-}
-
 template <class TA, class TB, class TOut>
-void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, kMaxDimensions>& op, Report& r) {
+void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, Report& r) {
     const float as = op.AScaleTensor.scalar(), bs = op.BScaleTensor.scalar(), os = op.OutputScaleTensor.scalar();
     const std::int64_t azp = op.AZeroPointTensor ? op.AZeroPointTensor->scalar() : 0;
     const std::int64_t bzp = op.BZeroPointTensor ? op.BZeroPointTensor->scalar() : 0;
@@ -269,13 +262,6 @@ void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, kMaxDimensions>& op
             s.div(s.add(s.mul(static_cast<float>(a), as), s.mul(static_cast<float>(b), bs)), os), ozp);
         return e;
     }, r);
-}
-
-/// Every rank runs through the rank-8 loop above (leading sizes 1): one
-/// instantiation per type combination instead of eight.
-template <class TA, class TB, class TOut, std::size_t Rank>
-void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, Rank>& op, Report& r) {
-    check(op.template with_rank<kMaxDimensions>(), r);
 }
 
 /// The requantize epilogue of matmul and convolution, both ways:
@@ -334,7 +320,7 @@ void check(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Report& r) 
 }
 
 template <class T>
-void check(const ElementWiseClip<T, kMaxDimensions>& op, Report& r) {
+void check(const ElementWiseClip<T>& op, Report& r) {
     constexpr bool is_float_type = std::is_same_v<T, float> || std::is_same_v<T, float16>;
     compare(op.OutputTensor, [&](const auto& i) {
         Exact e;
@@ -371,13 +357,6 @@ void check(const ElementWiseClip<T, kMaxDimensions>& op, Report& r) {
         }
         return e;
     }, r);
-}
-
-/// Every rank runs through the rank-8 loop above (leading sizes 1): one
-/// instantiation per type combination instead of eight.
-template <class T, std::size_t Rank>
-void check(const ElementWiseClip<T, Rank>& op, Report& r) {
-    check(op.template with_rank<kMaxDimensions>(), r);
 }
 
 }  // namespace detail

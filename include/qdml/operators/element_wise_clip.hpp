@@ -34,38 +34,34 @@ struct ElementWiseClipDesc {
 inline void validate(const ElementWiseClipDesc& d, FeatureLevel level = FeatureLevel::Latest);
 
 /// Typed form. OutputTensor may alias InputTensor (identical region only).
-template <class T, std::size_t Rank = kMaxDimensions>
+template <class T>
 struct ElementWiseClip {
-    TensorView<const T, Rank> InputTensor;
-    TensorView<T, Rank> OutputTensor;
+    TensorView<const T, kMaxDimensions> InputTensor;
+    TensorView<T, kMaxDimensions> OutputTensor;
     std::optional<ScaleBiasDesc> ScaleBias;
     float Min = 0.0f;
     float Max = 0.0f;
 
-    /// Views of `d` for these element types and rank: validates `d` (throws
+    /// Views of `d` for these element types: validates `d` (throws
     /// qdml::Error), then checks that every member's DataType is the
-    /// template's and its DimensionCount at most Rank (views are right-aligned).
+    /// template's (the views have rank 8: a desc's sizes right-aligned,
+    /// leading sizes 1).
     static ElementWiseClip bind(const ElementWiseClipDesc& d) {
         validate(d);
         return bind_validated(d);
     }
 
-    /// The same for a desc that passed validate(): checks only types and rank.
+    /// The same for a desc that passed validate(): checks only the types (and
+    /// DimensionCount 1..8).
     static ElementWiseClip bind_validated(const ElementWiseClipDesc& d) {
         constexpr std::string_view n = ElementWiseClipDesc::OperatorName;
         ElementWiseClip op;
-        op.InputTensor = detail::bind_view<const T, Rank>(n, "InputTensor", d.InputTensor);
-        op.OutputTensor = detail::bind_view<T, Rank>(n, "OutputTensor", d.OutputTensor);
+        op.InputTensor = detail::bind_view<const T, kMaxDimensions>(n, "InputTensor", d.InputTensor);
+        op.OutputTensor = detail::bind_view<T, kMaxDimensions>(n, "OutputTensor", d.OutputTensor);
         op.ScaleBias = d.ScaleBias;
         op.Min = d.Min;
         op.Max = d.Max;
         return op;
-    }
-
-    /// The same views right-aligned to rank M >= Rank (leading sizes 1).
-    template <std::size_t M>
-    ElementWiseClip<T, M> with_rank() const {
-        return {right_align<M>(InputTensor), right_align<M>(OutputTensor), ScaleBias, Min, Max};
     }
 };
 

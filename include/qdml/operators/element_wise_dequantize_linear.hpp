@@ -24,38 +24,34 @@ struct ElementWiseDequantizeLinearDesc {
 /// Checks `d` against SPEC.md sections 1, 3 and 8; throws qdml::Error.
 inline void validate(const ElementWiseDequantizeLinearDesc& d, FeatureLevel level = FeatureLevel::Latest);
 
-/// Typed form: element types and rank resolved at compile time.
-template <class TIn, class TOut, std::size_t Rank = kMaxDimensions>
+/// Typed form: element types resolved at compile time; every view has rank 8
+/// (the loop plan of the SIMD path merges and drops dimensions at run time).
+template <class TIn, class TOut>
 struct ElementWiseDequantizeLinear {
-    TensorView<const TIn, Rank> InputTensor;
-    TensorView<const TOut, Rank> ScaleTensor;
-    std::optional<TensorView<const TIn, Rank>> ZeroPointTensor;
-    TensorView<TOut, Rank> OutputTensor;
+    TensorView<const TIn, kMaxDimensions> InputTensor;
+    TensorView<const TOut, kMaxDimensions> ScaleTensor;
+    std::optional<TensorView<const TIn, kMaxDimensions>> ZeroPointTensor;
+    TensorView<TOut, kMaxDimensions> OutputTensor;
 
-    /// Views of `d` for these element types and rank: validates `d` (throws
+    /// Views of `d` for these element types: validates `d` (throws
     /// qdml::Error), then checks that every member's DataType is the
-    /// template's and its DimensionCount at most Rank (views are right-aligned).
+    /// template's (the views have rank 8: a desc's sizes right-aligned,
+    /// leading sizes 1).
     static ElementWiseDequantizeLinear bind(const ElementWiseDequantizeLinearDesc& d) {
         validate(d);
         return bind_validated(d);
     }
 
-    /// The same for a desc that passed validate(): checks only types and rank.
+    /// The same for a desc that passed validate(): checks only the types (and
+    /// DimensionCount 1..8).
     static ElementWiseDequantizeLinear bind_validated(const ElementWiseDequantizeLinearDesc& d) {
         constexpr std::string_view n = ElementWiseDequantizeLinearDesc::OperatorName;
         ElementWiseDequantizeLinear op;
-        op.InputTensor = detail::bind_view<const TIn, Rank>(n, "InputTensor", d.InputTensor);
-        op.ScaleTensor = detail::bind_view<const TOut, Rank>(n, "ScaleTensor", d.ScaleTensor);
-        op.ZeroPointTensor = detail::bind_view<const TIn, Rank>(n, "ZeroPointTensor", d.ZeroPointTensor);
-        op.OutputTensor = detail::bind_view<TOut, Rank>(n, "OutputTensor", d.OutputTensor);
+        op.InputTensor = detail::bind_view<const TIn, kMaxDimensions>(n, "InputTensor", d.InputTensor);
+        op.ScaleTensor = detail::bind_view<const TOut, kMaxDimensions>(n, "ScaleTensor", d.ScaleTensor);
+        op.ZeroPointTensor = detail::bind_view<const TIn, kMaxDimensions>(n, "ZeroPointTensor", d.ZeroPointTensor);
+        op.OutputTensor = detail::bind_view<TOut, kMaxDimensions>(n, "OutputTensor", d.OutputTensor);
         return op;
-    }
-
-    /// The same views right-aligned to rank M >= Rank (leading sizes 1).
-    template <std::size_t M>
-    ElementWiseDequantizeLinear<TIn, TOut, M> with_rank() const {
-        return {right_align<M>(InputTensor), right_align<M>(ScaleTensor), right_align<M>(ZeroPointTensor),
-                right_align<M>(OutputTensor)};
     }
 };
 

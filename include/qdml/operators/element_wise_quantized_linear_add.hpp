@@ -32,51 +32,43 @@ struct ElementWiseQuantizedLinearAddDesc {
 inline void validate(const ElementWiseQuantizedLinearAddDesc& d, FeatureLevel level = FeatureLevel::Latest);
 
 /// Typed form. Scales and zero points are per tensor: one element each.
-template <class TA, class TB, class TOut, std::size_t Rank = kMaxDimensions>
+template <class TA, class TB, class TOut>
 struct ElementWiseQuantizedLinearAdd {
-    TensorView<const TA, Rank> ATensor;
-    TensorView<const float, Rank> AScaleTensor;
-    std::optional<TensorView<const TA, Rank>> AZeroPointTensor;
-    TensorView<const TB, Rank> BTensor;
-    TensorView<const float, Rank> BScaleTensor;
-    std::optional<TensorView<const TB, Rank>> BZeroPointTensor;
-    TensorView<const float, Rank> OutputScaleTensor;
-    std::optional<TensorView<const TOut, Rank>> OutputZeroPointTensor;
-    TensorView<TOut, Rank> OutputTensor;
+    TensorView<const TA, kMaxDimensions> ATensor;
+    TensorView<const float, kMaxDimensions> AScaleTensor;
+    std::optional<TensorView<const TA, kMaxDimensions>> AZeroPointTensor;
+    TensorView<const TB, kMaxDimensions> BTensor;
+    TensorView<const float, kMaxDimensions> BScaleTensor;
+    std::optional<TensorView<const TB, kMaxDimensions>> BZeroPointTensor;
+    TensorView<const float, kMaxDimensions> OutputScaleTensor;
+    std::optional<TensorView<const TOut, kMaxDimensions>> OutputZeroPointTensor;
+    TensorView<TOut, kMaxDimensions> OutputTensor;
 
-    /// Views of `d` for these element types and rank: validates `d` (throws
+    /// Views of `d` for these element types: validates `d` (throws
     /// qdml::Error), then checks that every member's DataType is the
-    /// template's and its DimensionCount at most Rank (views are right-aligned).
+    /// template's (the views have rank 8: a desc's sizes right-aligned,
+    /// leading sizes 1).
     static ElementWiseQuantizedLinearAdd bind(const ElementWiseQuantizedLinearAddDesc& d) {
         validate(d);
         return bind_validated(d);
     }
 
-    /// The same for a desc that passed validate(): checks only types and rank.
+    /// The same for a desc that passed validate(): checks only the types (and
+    /// DimensionCount 1..8).
     static ElementWiseQuantizedLinearAdd bind_validated(const ElementWiseQuantizedLinearAddDesc& d) {
         constexpr std::string_view n = ElementWiseQuantizedLinearAddDesc::OperatorName;
         ElementWiseQuantizedLinearAdd op;
-        op.ATensor = detail::bind_view<const TA, Rank>(n, "ATensor", d.ATensor);
-        op.AScaleTensor = detail::bind_view<const float, Rank>(n, "AScaleTensor", d.AScaleTensor);
-        op.AZeroPointTensor = detail::bind_view<const TA, Rank>(n, "AZeroPointTensor", d.AZeroPointTensor);
-        op.BTensor = detail::bind_view<const TB, Rank>(n, "BTensor", d.BTensor);
-        op.BScaleTensor = detail::bind_view<const float, Rank>(n, "BScaleTensor", d.BScaleTensor);
-        op.BZeroPointTensor = detail::bind_view<const TB, Rank>(n, "BZeroPointTensor", d.BZeroPointTensor);
-        op.OutputScaleTensor = detail::bind_view<const float, Rank>(n, "OutputScaleTensor", d.OutputScaleTensor);
+        op.ATensor = detail::bind_view<const TA, kMaxDimensions>(n, "ATensor", d.ATensor);
+        op.AScaleTensor = detail::bind_view<const float, kMaxDimensions>(n, "AScaleTensor", d.AScaleTensor);
+        op.AZeroPointTensor = detail::bind_view<const TA, kMaxDimensions>(n, "AZeroPointTensor", d.AZeroPointTensor);
+        op.BTensor = detail::bind_view<const TB, kMaxDimensions>(n, "BTensor", d.BTensor);
+        op.BScaleTensor = detail::bind_view<const float, kMaxDimensions>(n, "BScaleTensor", d.BScaleTensor);
+        op.BZeroPointTensor = detail::bind_view<const TB, kMaxDimensions>(n, "BZeroPointTensor", d.BZeroPointTensor);
+        op.OutputScaleTensor = detail::bind_view<const float, kMaxDimensions>(n, "OutputScaleTensor", d.OutputScaleTensor);
         op.OutputZeroPointTensor =
-            detail::bind_view<const TOut, Rank>(n, "OutputZeroPointTensor", d.OutputZeroPointTensor);
-        op.OutputTensor = detail::bind_view<TOut, Rank>(n, "OutputTensor", d.OutputTensor);
+            detail::bind_view<const TOut, kMaxDimensions>(n, "OutputZeroPointTensor", d.OutputZeroPointTensor);
+        op.OutputTensor = detail::bind_view<TOut, kMaxDimensions>(n, "OutputTensor", d.OutputTensor);
         return op;
-    }
-
-    /// The same views right-aligned to rank M >= Rank (leading sizes 1).
-    template <std::size_t M>
-    ElementWiseQuantizedLinearAdd<TA, TB, TOut, M> with_rank() const {
-        return {right_align<M>(ATensor),           right_align<M>(AScaleTensor),
-                right_align<M>(AZeroPointTensor),  right_align<M>(BTensor),
-                right_align<M>(BScaleTensor),      right_align<M>(BZeroPointTensor),
-                right_align<M>(OutputScaleTensor), right_align<M>(OutputZeroPointTensor),
-                right_align<M>(OutputTensor)};
     }
 };
 

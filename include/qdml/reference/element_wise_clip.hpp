@@ -12,16 +12,9 @@
 namespace qdml::reference {
 
 template <class T>
-void element_wise_clip(const ElementWiseClip<T, kMaxDimensions>& op) {
+void element_wise_clip(const ElementWiseClip<T>& op) {
     const auto p = ClipParams<T>::derive(op);  // bounds as T (FLOAT16: rounded to binary16 first)
     for_each_index(op.OutputTensor.sizes, [&](const auto& i) { op.OutputTensor[i] = clip_element(op.InputTensor[i], p); });
-}
-
-/// Every rank runs through the rank-8 loop above (leading sizes 1): one
-/// instantiation per type combination instead of eight.
-template <class T, std::size_t Rank>
-void element_wise_clip(const ElementWiseClip<T, Rank>& op) {
-    element_wise_clip(op.template with_rank<kMaxDimensions>());
 }
 
 }  // namespace qdml::reference

@@ -11,20 +11,13 @@
 namespace qdml::reference {
 
 template <class TIn, class TOut>
-void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut, kMaxDimensions>& op) {
+void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op) {
     for_each_index(op.OutputTensor.sizes, [&](const auto& i) {
         const std::int64_t x = op.InputTensor[i];
         const std::int64_t zp = op.ZeroPointTensor ? std::int64_t{(*op.ZeroPointTensor)[i]} : 0;
         const float scale = to_float(op.ScaleTensor[i]);
         op.OutputTensor[i] = from_float<TOut>(dequantize(x, zp, scale));
     });
-}
-
-/// Every rank runs through the rank-8 loop above (leading sizes 1): one
-/// instantiation per type combination instead of eight.
-template <class TIn, class TOut, std::size_t Rank>
-void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut, Rank>& op) {
-    element_wise_dequantize_linear(op.template with_rank<kMaxDimensions>());
 }
 
 }  // namespace qdml::reference

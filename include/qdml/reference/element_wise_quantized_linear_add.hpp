@@ -12,20 +12,13 @@
 namespace qdml::reference {
 
 template <class TA, class TB, class TOut>
-void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, kMaxDimensions>& op) {
+void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) {
     const AddParams p = AddParams::derive(op);  // scales and zero points: per tensor
     for_each_index(op.OutputTensor.sizes, [&](const auto& i) {
         const float a_diff = fp32(std::int64_t{op.ATensor[i]} - p.a_zp);  // va = a_diff * AScale, ...
         const float b_diff = fp32(std::int64_t{op.BTensor[i]} - p.b_zp);
         op.OutputTensor[i] = static_cast<TOut>(quantize_int(add_step(a_diff, b_diff, p), p.out));
     });
-}
-
-/// Every rank runs through the rank-8 loop above (leading sizes 1): one
-/// instantiation per type combination instead of eight.
-template <class TA, class TB, class TOut, std::size_t Rank>
-void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, Rank>& op) {
-    element_wise_quantized_linear_add(op.template with_rank<kMaxDimensions>());
 }
 
 }  // namespace qdml::reference

@@ -121,8 +121,7 @@ template <class T>
 struct ClipExecutor final : Executor<ElementWiseClipDesc> {
     simd::LoopPlan<2> plan;
     ClipParams<T> params;
-    template <std::size_t Rank>
-    explicit ClipExecutor(const ElementWiseClip<T, Rank>& op)
+    explicit ClipExecutor(const ElementWiseClip<T>& op)
         : plan(simd::detail::clip_plan(op)), params(ClipParams<T>::derive(op)) {}
     void run(const ElementWiseClipDesc& d) const override {
         simd::detail::clip_rows<T>(plan, {byte_ptr(d.OutputTensor.Data), byte_ptr(d.InputTensor.Data)}, params);
@@ -133,8 +132,7 @@ struct ClipExecutor final : Executor<ElementWiseClipDesc> {
 template <class TIn, class TOut>
 struct DequantizeExecutor final : Executor<ElementWiseDequantizeLinearDesc> {
     simd::LoopPlan<4> plan;
-    template <std::size_t Rank>
-    explicit DequantizeExecutor(const ElementWiseDequantizeLinear<TIn, TOut, Rank>& op)
+    explicit DequantizeExecutor(const ElementWiseDequantizeLinear<TIn, TOut>& op)
         : plan(simd::detail::dequantize_plan(op)) {}
     void run(const ElementWiseDequantizeLinearDesc& d) const override {
         const void* zp = d.ZeroPointTensor ? d.ZeroPointTensor->Data : &simd::detail::kNoZeroPoint<TIn>;
@@ -161,8 +159,7 @@ std::int32_t zero_point_at(const OptionalTensor& t) noexcept {
 template <class TA, class TB, class TOut>
 struct AddExecutor final : Executor<ElementWiseQuantizedLinearAddDesc> {
     simd::LoopPlan<3> plan;
-    template <std::size_t Rank>
-    explicit AddExecutor(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, Rank>& op) : plan(simd::detail::add_plan(op)) {}
+    explicit AddExecutor(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) : plan(simd::detail::add_plan(op)) {}
     void run(const ElementWiseQuantizedLinearAddDesc& d) const override {
         AddParams p;
         p.a_scale = scalar_at<float>(d.AScaleTensor.Data);
@@ -185,18 +182,18 @@ struct PreparedMatmulExecutor final : Executor<QuantizedLinearMatrixMultiplyDesc
 };
 
 // make_executor(op): the executor of an element-wise typed operator (types deduced).
-template <class T, std::size_t Rank>
-std::shared_ptr<const Executor<ElementWiseClipDesc>> make_executor(const ElementWiseClip<T, Rank>& op) {
+template <class T>
+std::shared_ptr<const Executor<ElementWiseClipDesc>> make_executor(const ElementWiseClip<T>& op) {
     return std::make_shared<ClipExecutor<T>>(op);
 }
-template <class TIn, class TOut, std::size_t Rank>
+template <class TIn, class TOut>
 std::shared_ptr<const Executor<ElementWiseDequantizeLinearDesc>> make_executor(
-    const ElementWiseDequantizeLinear<TIn, TOut, Rank>& op) {
+    const ElementWiseDequantizeLinear<TIn, TOut>& op) {
     return std::make_shared<DequantizeExecutor<TIn, TOut>>(op);
 }
-template <class TA, class TB, class TOut, std::size_t Rank>
+template <class TA, class TB, class TOut>
 std::shared_ptr<const Executor<ElementWiseQuantizedLinearAddDesc>> make_executor(
-    const ElementWiseQuantizedLinearAdd<TA, TB, TOut, Rank>& op) {
+    const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) {
     return std::make_shared<AddExecutor<TA, TB, TOut>>(op);
 }
 

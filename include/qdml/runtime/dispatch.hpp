@@ -30,20 +30,18 @@ struct RunOptions {
     FeatureLevel feature_level = FeatureLevel::Latest;  ///< validation target
 };
 
-// visit_typed(desc, f) switches once over the desc's data types (and rank,
-// for element-wise operators) and calls f(op) with the typed operator struct
-// bound to the desc, e.g. ElementWiseClip<float, 4>. Precondition: `desc`
-// passed validate().
+// visit_typed(desc, f) switches once over the desc's data types and calls
+// f(op) with the typed operator struct bound to the desc, e.g.
+// ElementWiseClip<float> (one instantiation per type combination: the
+// element-wise views have rank 8, and the SIMD path's loop plan takes the
+// dimensions apart at run time). Precondition: `desc` passed validate().
 
 template <class F>
 void visit_typed(const ElementWiseDequantizeLinearDesc& d, F&& f) {
     visit_one_of<std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t>(
         d.InputTensor.Desc.DataType, [&](auto in) {
             visit_one_of<float16, float>(d.OutputTensor.Desc.DataType, [&](auto out) {
-                visit_rank<1, 8>(d.InputTensor.Desc.DimensionCount, [&](auto rank) {
-                    f(ElementWiseDequantizeLinear<typename decltype(in)::type, typename decltype(out)::type,
-                                                  decltype(rank)::value>::bind_validated(d));
-                });
+                f(ElementWiseDequantizeLinear<typename decltype(in)::type, typename decltype(out)::type>::bind_validated(d));
             });
         });
 }
@@ -63,10 +61,8 @@ template <class F>
 void visit_typed(const ElementWiseQuantizedLinearAddDesc& d, F&& f) {
     visit_q8_types(d.ATensor.Desc.DataType, d.BTensor.Desc.DataType, d.OutputTensor.Desc.DataType,
                    [&](auto a, auto b, auto out) {
-                       visit_rank<1, 8>(d.ATensor.Desc.DimensionCount, [&](auto rank) {
-                           f(ElementWiseQuantizedLinearAdd<typename decltype(a)::type, typename decltype(b)::type,
-                                                           typename decltype(out)::type, decltype(rank)::value>::bind_validated(d));
-                       });
+                       f(ElementWiseQuantizedLinearAdd<typename decltype(a)::type, typename decltype(b)::type,
+                                                       typename decltype(out)::type>::bind_validated(d));
                    });
 }
 
@@ -91,9 +87,7 @@ void visit_typed(const QuantizedLinearConvolutionDesc& d, F&& f) {
 template <class F>
 void visit_typed(const ElementWiseClipDesc& d, F&& f) {
     visit_data_type(d.InputTensor.Desc.DataType, [&](auto t) {
-        visit_rank<1, 8>(d.InputTensor.Desc.DimensionCount, [&](auto rank) {
-            f(ElementWiseClip<typename decltype(t)::type, decltype(rank)::value>::bind_validated(d));
-        });
+        f(ElementWiseClip<typename decltype(t)::type>::bind_validated(d));
     });
 }
 

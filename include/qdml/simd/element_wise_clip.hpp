@@ -76,17 +76,17 @@ void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const 
 }
 
 /// The loop plan of `op` (operands: output, input); it depends on the descs only.
-template <class T, std::size_t Rank>
-LoopPlan<2> clip_plan(const ElementWiseClip<T, Rank>& op) noexcept {
-    return make_plan<2, Rank>(op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides},
+template <class T>
+LoopPlan<2> clip_plan(const ElementWiseClip<T>& op) noexcept {
+    return make_plan<2>(op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides},
                               {sizeof(T), sizeof(T)});
 }
 
 }  // namespace detail
 
 /// Same signature and bits as reference::element_wise_clip; may run in place.
-template <class T, std::size_t Rank>
-void element_wise_clip(const ElementWiseClip<T, Rank>& op) {
+template <class T>
+void element_wise_clip(const ElementWiseClip<T>& op) {
     if constexpr (!kAvailable) {
         reference::element_wise_clip(op);
     } else {

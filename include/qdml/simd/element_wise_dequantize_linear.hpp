@@ -59,11 +59,11 @@ inline const TIn kNoZeroPoint{};
 
 /// The loop plan of `op` (operands: output, input, scale, zero point); it
 /// depends on the descs only.
-template <class TIn, class TOut, std::size_t Rank>
-LoopPlan<4> dequantize_plan(const ElementWiseDequantizeLinear<TIn, TOut, Rank>& op) noexcept {
-    static const std::array<std::uint64_t, Rank> zero_strides{};
+template <class TIn, class TOut>
+LoopPlan<4> dequantize_plan(const ElementWiseDequantizeLinear<TIn, TOut>& op) noexcept {
+    static const std::array<std::uint64_t, kMaxDimensions> zero_strides{};
     const auto* zp_strides = op.ZeroPointTensor ? &op.ZeroPointTensor->strides : &zero_strides;
-    return make_plan<4, Rank>(
+    return make_plan<4>(
         op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides, &op.ScaleTensor.strides, zp_strides},
         {sizeof(TOut), sizeof(TIn), sizeof(TOut), sizeof(TIn)});
 }
@@ -71,8 +71,8 @@ LoopPlan<4> dequantize_plan(const ElementWiseDequantizeLinear<TIn, TOut, Rank>& 
 }  // namespace detail
 
 /// Same signature and bits as reference::element_wise_dequantize_linear.
-template <class TIn, class TOut, std::size_t Rank>
-void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut, Rank>& op) {
+template <class TIn, class TOut>
+void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op) {
     if constexpr (!kAvailable) {
         reference::element_wise_dequantize_linear(op);
     } else {

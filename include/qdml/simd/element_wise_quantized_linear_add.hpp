@@ -52,17 +52,17 @@ void add_rows(const LoopPlan<3>& plan, const std::array<char*, 3>& base, const A
 }
 
 /// The loop plan of `op` (operands: output, A, B); it depends on the descs only.
-template <class TA, class TB, class TOut, std::size_t Rank>
-LoopPlan<3> add_plan(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, Rank>& op) noexcept {
-    return make_plan<3, Rank>(op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.ATensor.strides, &op.BTensor.strides},
+template <class TA, class TB, class TOut>
+LoopPlan<3> add_plan(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) noexcept {
+    return make_plan<3>(op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.ATensor.strides, &op.BTensor.strides},
                               {sizeof(TOut), sizeof(TA), sizeof(TB)});
 }
 
 }  // namespace detail
 
 /// Same signature and bits as reference::element_wise_quantized_linear_add.
-template <class TA, class TB, class TOut, std::size_t Rank>
-void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut, Rank>& op) {
+template <class TA, class TB, class TOut>
+void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) {
     if constexpr (!kAvailable) {
         reference::element_wise_quantized_linear_add(op);
     } else {
