@@ -2,8 +2,10 @@
 # Builds the libFuzzer targets (clang 14 + ASan + UBSan) and runs each for a
 # bounded time, starting from the seed corpora in tests/fuzz/corpus.
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-# CI runs `tools/fuzz.sh 60`. For a longer run (the figures in the README):
+# CI runs `tools/fuzz.sh 60 fuzz_npy fuzz_case fuzz_desc` and
+# `tools/fuzz.sh 20 fuzz_diff`. For a longer run (the figures in the README):
 #   tools/fuzz.sh 600 fuzz_desc
+#   tools/fuzz.sh 900 fuzz_diff_native   # the differential target, -march=native kernels
 # Needs: clang-14, libclang-rt-14-dev (Debian). Exits non-zero on the first
 # crash, hang (-timeout), leak or sanitizer report; the failing input is left
 # in build-fuzz/artifacts/.
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fuzz_npy fuzz_case fuzz_desc)
+[ ${#targets[@]} -eq 0 ] && targets=(fuzz_npy fuzz_case fuzz_desc fuzz_diff)
 
 if [ ! -d build-fuzz ]; then
   CXX=${CXX_FUZZ:-clang++-14} meson setup build-fuzz -Dfuzzing=true -Doptimization=1 -Ddebug=false \
@@ -24,6 +26,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1
 for t in "${targets[@]}"; do
   seeds=tests/fuzz/corpus/${t#fuzz_}
+  seeds=${seeds%_native}  # fuzz_diff_native starts from fuzz_diff's seeds
   work=build-fuzz/corpus/${t#fuzz_}
   mkdir -p "$work"
   echo "== $t: ${seconds}s"
