@@ -211,6 +211,63 @@ TEST_CASE("simd matmul: random shapes, layouts, parameters and type mixes equal 
     }
 }
 
+namespace {
+
+/// The prepared operator on every path against the reference (B packed at
+/// construction, executed twice: the second run reuses every buffer).
+void check_prepared_all_paths(Problem& p) {
+    p.build();
+    p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+    INFO(p.describe());
+    std::fill(p.out.begin(), p.out.end(), kSentinel);
+    qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); });
+    const std::vector<std::uint8_t> expected = p.out;
+    for (Isa isa : runnable_isas()) {
+        INFO("path " << qdml::simd::gemm::isa_name(isa));
+        const qdml::simd::PreparedQuantizedLinearMatrixMultiply prepared(p.d, qdml::simd::GemmOptions{isa});
+        for (int run = 0; run < 2; ++run) {
+            std::fill(p.out.begin(), p.out.end(), kSentinel);
+            prepared.execute(p.d);
+            REQUIRE(p.out == expected);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("simd matmul: many row and column blocks around 16/32/64, K around 64, batches of shared and distinct "
+          "slices, stateless and prepared, on every path",
+          "[simd][matmul][blocks]") {
+    // The AMX loops store a block's tiles while the next block computes
+    // (kernel_amx.hpp) and store two column tiles per row (store_rows32):
+    // row and column counts around the tile edges, several blocks each way,
+    // both output signs, per-column and per-row multipliers.
+    Rng rng;
+    constexpr std::uint32_t kEdges[] = {15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 96, 100};
+    constexpr std::uint32_t kDepths[] = {1, 4, 63, 64, 65, 128, 130};
+    for (int iter = 0; iter < 24; ++iter) {
+        Problem p;
+        p.ta = kQ8[iter & 1];
+        p.tb = kQ8[(iter >> 1) & 1];
+        p.tout = kQ8[(iter >> 2) & 1];
+        p.M = kEdges[rng.uniform(0, 11)];
+        p.N = kEdges[rng.uniform(0, 11)];
+        p.K = kDepths[rng.uniform(0, 6)];
+        if (iter % 3 == 2) {  // a batch: 3 products, B shared (zero stride) or distinct, A distinct
+            p.rank = 3;
+            p.channels = 3;
+            p.lb.bcast_channel = rng.coin(2);
+        }
+        p.per_row_a = p.per_row_out = iter % 4 >= 2;  // with a uniform B scale: a per-row multiplier
+        p.per_col_b = iter % 8 == 7;
+        p.fill([&] { return rng.byte(); });
+        if (iter % 4 == 2) std::fill(p.a_zp.begin(), p.a_zp.end(), p.a_zp[0]);  // per-row scales, uniform zero point
+        random_scales(p, rng);
+        check_all_paths(p);
+        check_prepared_all_paths(p);
+    }
+}
+
 TEST_CASE("simd matmul: odd sizes of the issue (7x13x5, 33x65x17, K not a multiple of 4 or 64) on every path",
           "[simd][matmul]") {
     Rng rng(8);

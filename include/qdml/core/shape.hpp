@@ -35,13 +35,13 @@ inline void aligned4(const TensorDesc& d, std::uint32_t (&sizes)[4], std::uint64
 inline void quantization_param_shape(const Validator& v, std::string_view m, const Tensor& t, std::uint32_t axis,
                                      std::uint32_t extent, const std::uint32_t (&full)[4], const char* form) {
     v.require(t.Desc.DimensionCount <= 4, m,
-              detail::cat("DimensionCount ", t.Desc.DimensionCount, " must be at most 4"));
+              [&] { return detail::cat("DimensionCount ", t.Desc.DimensionCount, " must be at most 4"); });
     std::uint32_t sizes[4];
     std::uint64_t strides[4];
     aligned4(t.Desc, sizes, strides);
     for (std::uint32_t i = 0; i < 4; ++i) {
         const bool ok = sizes[i] == 1 || (i == axis && sizes[i] == extent) || (strides[i] == 0 && sizes[i] == full[i]);
-        v.require(ok, m, "Sizes " + sizes_str(t.Desc) + " must be {1,1,1,1} (per tensor) or " + form);
+        v.require(ok, m, [&] { return "Sizes " + sizes_str(t.Desc) + " must be {1,1,1,1} (per tensor) or " + form; });
     }
 }
 

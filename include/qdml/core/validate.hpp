@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "qdml/core/data_type.hpp"
@@ -84,6 +85,12 @@ public:
     void require(bool ok, std::string_view member, const std::string& rule) const {
         if (!ok) fail(member, rule);
     }
+    /// The same with the rule's text made only on failure (`rule()` returns
+    /// it): validation on every call formats no message when all is well.
+    template <class Rule, class = std::enable_if_t<std::is_invocable_v<const Rule&>>>
+    void require(bool ok, std::string_view member, const Rule& rule) const {
+        if (!ok) fail(member, rule());
+    }
 
     /// The operator exists at the target feature level.
     void available_since(FeatureLevel since) const {
@@ -96,52 +103,62 @@ public:
     /// bytes, alignment and binding (SPEC.md section 1).
     void tensor(std::string_view m, const Tensor& t, const MemberSupport& s) const {
         const TensorDesc& d = t.Desc;
-        const std::string lvl = " (DML_FEATURE_LEVEL " + to_string(level_) + ")";
-        require(element_size(d.DataType) != 0, m,
-                detail::cat("DataType ", static_cast<std::uint32_t>(d.DataType), " is not a DML_TENSOR_DATA_TYPE"));
-        require(s.types.contains(d.DataType), m,
-                detail::cat("DataType ", name(d.DataType), " is not supported; allowed: ", s.types.names(), lvl));
-        require((d.Flags & ~kTensorFlagOwnedByDml) == 0, m,
-                detail::cat("Flags ", d.Flags, " has bits DML_TENSOR_FLAGS does not define (only OWNED_BY_DML = 1)"));
+        const auto lvl = [this] { return " (DML_FEATURE_LEVEL " + to_string(level_) + ")"; };
+        require(element_size(d.DataType) != 0, m, [&] {
+            return detail::cat("DataType ", static_cast<std::uint32_t>(d.DataType), " is not a DML_TENSOR_DATA_TYPE");
+        });
+        require(s.types.contains(d.DataType), m, [&] {
+            return detail::cat("DataType ", name(d.DataType), " is not supported; allowed: ", s.types.names(), lvl());
+        });
+        require((d.Flags & ~kTensorFlagOwnedByDml) == 0, m, [&] {
+            return detail::cat("Flags ", d.Flags, " has bits DML_TENSOR_FLAGS does not define (only OWNED_BY_DML = 1)");
+        });
         require(d.DimensionCount >= 1 && d.DimensionCount <= kMaxDimensions, m,
-                detail::cat("DimensionCount ", d.DimensionCount, " is outside 1..8"));
-        require(d.DimensionCount >= s.min_dims && d.DimensionCount <= s.max_dims, m,
-                detail::cat("DimensionCount ", d.DimensionCount, " is not supported; allowed: ", s.min_dims,
-                            "..", s.max_dims, lvl));
+                [&] { return detail::cat("DimensionCount ", d.DimensionCount, " is outside 1..8"); });
+        require(d.DimensionCount >= s.min_dims && d.DimensionCount <= s.max_dims, m, [&] {
+            return detail::cat("DimensionCount ", d.DimensionCount, " is not supported; allowed: ", s.min_dims, "..",
+                               s.max_dims, lvl());
+        });
         for (std::uint32_t i = 0; i < d.DimensionCount; ++i)
-            require(d.Sizes[i] >= 1, m, detail::cat("Sizes[", i, "] is 0; every size must be >= 1"));
+            require(d.Sizes[i] >= 1, m, [&] { return detail::cat("Sizes[", i, "] is 0; every size must be >= 1"); });
         const auto count = element_count(d);
         require(count && *count <= 0xffffffffull, m,
-                "Sizes " + detail::sizes_str(d) + " hold more than 2^32-1 elements");
+                [&] { return "Sizes " + detail::sizes_str(d) + " hold more than 2^32-1 elements"; });
         const auto need = calc_buffer_tensor_size(d);
-        require(need.has_value(), m, "Strides make the buffer size overflow 64 bits");
-        require(d.TotalTensorSizeInBytes >= *need, m,
-                detail::cat("TotalTensorSizeInBytes ", d.TotalTensorSizeInBytes,
-                            " is below the minimum DMLCalcBufferTensorSize gives (", *need, ")"));
+        require(need.has_value(), m, [&] { return "Strides make the buffer size overflow 64 bits"; });
+        require(d.TotalTensorSizeInBytes >= *need, m, [&] {
+            return detail::cat("TotalTensorSizeInBytes ", d.TotalTensorSizeInBytes,
+                               " is below the minimum DMLCalcBufferTensorSize gives (", *need, ")");
+        });
         const std::uint32_t es = element_size(d.DataType);
         const std::uint32_t al = d.GuaranteedBaseOffsetAlignment;
-        require(al == 0 || ((al & (al - 1)) == 0 && al >= es), m,
-                detail::cat("GuaranteedBaseOffsetAlignment ", al, " must be 0 or a power of two >= ", es));
-        require(t.Data != nullptr, m, "Data is null (no buffer bound)");
+        require(al == 0 || ((al & (al - 1)) == 0 && al >= es), m, [&] {
+            return detail::cat("GuaranteedBaseOffsetAlignment ", al, " must be 0 or a power of two >= ", es);
+        });
+        require(t.Data != nullptr, m, [&] { return "Data is null (no buffer bound)"; });
         const auto addr = reinterpret_cast<std::uintptr_t>(t.Data);
-        require(addr % es == 0, m, detail::cat("Data is not aligned to the element size (", es, " bytes)"));
+        require(addr % es == 0, m,
+                [&] { return detail::cat("Data is not aligned to the element size (", es, " bytes)"); });
         require(al == 0 || addr % al == 0, m,
-                detail::cat("Data is not aligned to GuaranteedBaseOffsetAlignment ", al));
-        require(t.DataSizeInBytes == 0 || t.DataSizeInBytes >= d.TotalTensorSizeInBytes, m,
-                detail::cat("the bound buffer holds ", t.DataSizeInBytes, " bytes, fewer than TotalTensorSizeInBytes ",
-                            d.TotalTensorSizeInBytes));
+                [&] { return detail::cat("Data is not aligned to GuaranteedBaseOffsetAlignment ", al); });
+        require(t.DataSizeInBytes == 0 || t.DataSizeInBytes >= d.TotalTensorSizeInBytes, m, [&] {
+            return detail::cat("the bound buffer holds ", t.DataSizeInBytes,
+                               " bytes, fewer than TotalTensorSizeInBytes ", d.TotalTensorSizeInBytes);
+        });
     }
 
     void same_type(std::string_view m, const Tensor& t, std::string_view ref_m, const Tensor& ref) const {
-        require(t.Desc.DataType == ref.Desc.DataType, m,
-                detail::cat("DataType ", name(t.Desc.DataType), " must equal ", ref_m, "'s DataType ",
-                            name(ref.Desc.DataType)));
+        require(t.Desc.DataType == ref.Desc.DataType, m, [&] {
+            return detail::cat("DataType ", name(t.Desc.DataType), " must equal ", ref_m, "'s DataType ",
+                               name(ref.Desc.DataType));
+        });
     }
 
     void same_dimension_count(std::string_view m, const Tensor& t, std::string_view ref_m, const Tensor& ref) const {
-        require(t.Desc.DimensionCount == ref.Desc.DimensionCount, m,
-                detail::cat("DimensionCount ", t.Desc.DimensionCount, " must equal ", ref_m, "'s DimensionCount ",
-                            ref.Desc.DimensionCount));
+        require(t.Desc.DimensionCount == ref.Desc.DimensionCount, m, [&] {
+            return detail::cat("DimensionCount ", t.Desc.DimensionCount, " must equal ", ref_m, "'s DimensionCount ",
+                               ref.Desc.DimensionCount);
+        });
     }
 
     /// Same DimensionCount and Sizes (element-wise operands; broadcast only
@@ -149,15 +166,16 @@ public:
     void same_sizes(std::string_view m, const Tensor& t, std::string_view ref_m, const Tensor& ref) const {
         same_dimension_count(m, t, ref_m, ref);
         for (std::uint32_t i = 0; i < t.Desc.DimensionCount; ++i)
-            require(t.Desc.Sizes[i] == ref.Desc.Sizes[i], m,
-                    "Sizes " + detail::sizes_str(t.Desc) + " must equal " + std::string(ref_m) + "'s Sizes " +
-                        detail::sizes_str(ref.Desc) + " (broadcast through zero Strides)");
+            require(t.Desc.Sizes[i] == ref.Desc.Sizes[i], m, [&] {
+                return "Sizes " + detail::sizes_str(t.Desc) + " must equal " + std::string(ref_m) + "'s Sizes " +
+                       detail::sizes_str(ref.Desc) + " (broadcast through zero Strides)";
+            });
     }
 
     /// Exactly one element (a per-tensor scale or zero point).
     void one_element(std::string_view m, const Tensor& t) const {
         require(element_count(t.Desc).value_or(0) == 1, m,
-                "Sizes " + detail::sizes_str(t.Desc) + " must hold exactly one element (per-tensor)");
+                [&] { return "Sizes " + detail::sizes_str(t.Desc) + " must hold exactly one element (per-tensor)"; });
     }
 
     /// Output layout: bound to writable memory, not OWNED_BY_DML (DirectML:
@@ -175,19 +193,22 @@ public:
     template <class Inputs>
     void output(std::string_view m, const Tensor& out, const Inputs& inputs, bool in_place_ok = false) const {
         const TensorDesc& d = out.Desc;
-        require(!out.ReadOnly, m, "Data was bound through a const pointer; an output needs writable memory");
+        require(!out.ReadOnly, m,
+                [&] { return "Data was bound through a const pointer; an output needs writable memory"; });
         require((d.Flags & kTensorFlagOwnedByDml) == 0, m,
-                "Flags has DML_TENSOR_FLAG_OWNED_BY_DML, which only input tensors may have");
-        const auto st = effective_strides(d);
+                [&] { return "Flags has DML_TENSOR_FLAG_OWNED_BY_DML, which only input tensors may have"; });        const auto st = effective_strides(d);
         std::array<detail::StridedDim, kMaxDimensions> dims{};  // the dimensions of size > 1
         std::uint32_t n = 0;
         for (std::uint32_t i = 0; i < d.DimensionCount; ++i) {
             if (d.Sizes[i] == 1) continue;
-            require(st[i] != 0, m, detail::cat("Strides[", i, "] is 0 on a dimension of size ", d.Sizes[i],
-                                               "; an output cannot broadcast"));
+            require(st[i] != 0, m, [&] {
+                return detail::cat("Strides[", i, "] is 0 on a dimension of size ", d.Sizes[i],
+                                   "; an output cannot broadcast");
+            });
             dims[n++] = {st[i], d.Sizes[i]};
         }
-        require(detail::offsets_distinct(dims, n), m, "Strides make two output elements share one address");
+        require(detail::offsets_distinct(dims, n), m,
+                [&] { return "Strides make two output elements share one address"; });
         const auto [o0, o1] = detail::byte_extent(out);
         for (const auto& [im, in] : inputs) {
             if (in == nullptr) continue;

@@ -93,19 +93,23 @@ inline void validate(const QuantizedLinearMatrixMultiplyDesc& d, FeatureLevel le
     detail::aligned4(d.BTensor.Desc, b, unused);
     detail::aligned4(d.OutputTensor.Desc, o, unused);
     const std::uint32_t M = a[2], K = a[3], N = b[3];
-    v.require(b[2] == K, "BTensor",
-              detail::cat("Sizes ", detail::sizes_str(d.BTensor.Desc), ": rows (K) ", b[2],
-                          " must equal ATensor's columns (K) ", K));
-    v.require(o[2] == M && o[3] == N, "OutputTensor",
-              detail::cat("Sizes ", detail::sizes_str(d.OutputTensor.Desc), " must end in {M, N} = {", M, ", ", N,
-                          "}"));
+    v.require(b[2] == K, "BTensor", [&] {
+        return detail::cat("Sizes ", detail::sizes_str(d.BTensor.Desc), ": rows (K) ", b[2],
+                           " must equal ATensor's columns (K) ", K);
+    });
+    v.require(o[2] == M && o[3] == N, "OutputTensor", [&] {
+        return detail::cat("Sizes ", detail::sizes_str(d.OutputTensor.Desc), " must end in {M, N} = {", M, ", ", N,
+                           "}");
+    });
     for (std::uint32_t i = 0; i < 2; ++i) {
-        v.require(a[i] == o[i], "ATensor",
-                  detail::cat("Sizes ", detail::sizes_str(d.ATensor.Desc), ": batch dimension ", a[i],
-                              " must equal OutputTensor's ", o[i], " (broadcast through zero Strides)"));
-        v.require(b[i] == o[i], "BTensor",
-                  detail::cat("Sizes ", detail::sizes_str(d.BTensor.Desc), ": batch dimension ", b[i],
-                              " must equal OutputTensor's ", o[i], " (broadcast through zero Strides)"));
+        v.require(a[i] == o[i], "ATensor", [&] {
+            return detail::cat("Sizes ", detail::sizes_str(d.ATensor.Desc), ": batch dimension ", a[i],
+                               " must equal OutputTensor's ", o[i], " (broadcast through zero Strides)");
+        });
+        v.require(b[i] == o[i], "BTensor", [&] {
+            return detail::cat("Sizes ", detail::sizes_str(d.BTensor.Desc), ": batch dimension ", b[i],
+                               " must equal OutputTensor's ", o[i], " (broadcast through zero Strides)");
+        });
     }
 
     const char* per_row = "{1,1,M,1} (per row)";

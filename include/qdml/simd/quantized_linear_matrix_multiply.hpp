@@ -70,6 +70,7 @@ void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::I
     gemm::Epilogue e;
     const TA* packed_a = nullptr;
     bool first = true;
+    const gemm::Session session(isa);  // one tile configuration for the whole batch
     for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
         for (std::uint32_t c = 0; c < Out.sizes[1]; ++c) {
             bool changed = first;

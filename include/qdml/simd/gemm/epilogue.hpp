@@ -52,6 +52,7 @@ struct Epilogue {
     // Column arrays, padded with zeros to whole panels (plus 4 for wide tiles).
     AlignedArray<std::uint32_t> col_bias, col_zp, col_sum;
     AlignedArray<float> col_mult, col_scale;
+    std::int32_t out_lo = 0, out_hi = 255;  ///< output type range
     std::uint8_t* out = nullptr;
     std::uint64_t out_rs = 0, out_cs = 1;
 
@@ -80,27 +81,40 @@ inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue
     e.var_b = !detail::uniform(s.b_zp);
     const bool rows_uniform = detail::uniform(s.a_scale) && detail::uniform(s.out_scale);
     e.mode = rows_uniform ? MultMode::PerColumn : detail::uniform(s.b_scale) ? MultMode::PerRow : MultMode::PerElement;
-    e.col_bias.resize_zero(width);
-    e.col_zp.resize_zero(width);
-    e.col_sum.resize_zero(width);
-    e.col_mult.resize_zero(width);
-    e.col_scale.resize_zero(width);
+    // Every array is written up to `width`: the columns past N are 0.
+    e.col_bias.resize(width);
+    e.col_zp.resize(width);
+    e.col_sum.resize(width);
+    e.col_mult.resize(width);
+    e.col_scale.resize(width);
     const std::uint32_t K = static_cast<std::uint32_t>(b.K);
+    const std::uint32_t neg_azp = e.var_a ? 0u : 0u - static_cast<std::uint32_t>(s.a_zp[0]);
+    const bool b_uniform = s.b_scale.size() == 1;
+    const float mult0 = e.mode == MultMode::PerColumn ? requantize_multiplier(s.a_scale[0], s.b_scale[0], s.out_scale[0]) : 0.0f;
     for (std::size_t n = 0; n < N; ++n) {
         const std::uint32_t bzp = static_cast<std::uint32_t>(detail::at(s.b_zp, n));
         const std::uint32_t cb = b.col_sum[n] - K * bzp;  // cb'[n] = cb[n] - K * bzp'[n]
         e.col_zp[n] = bzp;
         e.col_sum[n] = cb;
-        e.col_bias[n] = e.var_a ? 0u : 0u - static_cast<std::uint32_t>(s.a_zp[0]) * cb;
+        e.col_bias[n] = neg_azp * cb;
         e.col_scale[n] = detail::at(s.b_scale, n);
-        if (e.mode == MultMode::PerColumn)
-            e.col_mult[n] = requantize_multiplier(s.a_scale[0], detail::at(s.b_scale, n), s.out_scale[0]);
+        e.col_mult[n] = e.mode != MultMode::PerColumn ? 0.0f
+                        : b_uniform ? mult0
+                                    : requantize_multiplier(s.a_scale[0], s.b_scale[n], s.out_scale[0]);
     }
+    const std::size_t pad = (width - N) * 4;
+    std::memset(e.col_bias.data() + N, 0, pad);
+    std::memset(e.col_zp.data() + N, 0, pad);
+    std::memset(e.col_sum.data() + N, 0, pad);
+    std::memset(e.col_mult.data() + N, 0, pad);
+    std::memset(e.col_scale.data() + N, 0, pad);
 }
 
 /// Row constants: depend on the left operand's row sums and A's / the output's parameters.
 inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e) {
     e.M = a.M;
+    e.out_lo = s.out_lo;
+    e.out_hi = s.out_hi;
     e.rows.resize(a.M);
     const std::uint32_t bzp0 = static_cast<std::uint32_t>(s.b_zp[0]);
     for (std::size_t m = 0; m < a.M; ++m) {
@@ -186,6 +200,92 @@ QDML_TARGET_AVX512 inline void store16(const Epilogue& e, std::size_t m, std::si
         _mm512_mask_cvtepi32_storeu_epi8(bytes, 0xffff, q);
         scatter_bytes<16>(e, m, n0, bytes);
     }
+}
+
+/// Rows m0..m0+rows-1 x columns n0..n0+15 from 16-lane int32 dot products
+/// `c` (row r at c + r * 16; AMX tile stores): store16's arithmetic with
+/// the per-column vectors loaded once for all rows in the common case
+/// (uniform zero points, per-column multiplier, contiguous output rows).
+QDML_TARGET_AVX512 inline void store_rows16(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
+                                            const std::int32_t* c) noexcept {
+    if (e.var_a || e.var_b || e.mode != MultMode::PerColumn || e.out_cs != 1) {
+        for (std::size_t r = 0; r < rows; ++r) store16(e, m0 + r, n0, _mm512_load_si512(c + 16 * r));
+        return;
+    }
+    constexpr __mmask16 all = 0xffff;
+    const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
+    const auto mask = static_cast<__mmask16>((1u << count) - 1u);
+    const __m512i col_bias = _mm512_load_si512(e.col_bias.data() + n0);
+    const __m512 mult = _mm512_load_ps(e.col_mult.data() + n0);
+    std::uint8_t* out = e.out + m0 * e.out_rs + n0;
+    const RowParams* rp = e.rows.data() + m0;
+    for (std::size_t r = 0; r < rows; ++r, out += e.out_rs, ++rp) {
+        __m512i acc = _mm512_add_epi32(_mm512_load_si512(c + 16 * r), _mm512_set1_epi32(static_cast<int>(rp->bias)));
+        acc = _mm512_add_epi32(acc, col_bias);
+        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), mult);
+        v = _mm512_maskz_max_ps(all, v, _mm512_set1_ps(rp->lo));
+        v = _mm512_maskz_min_ps(all, v, _mm512_set1_ps(rp->hi));
+        const __m512i q = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), _mm512_set1_epi32(rp->zp));
+        _mm512_mask_cvtepi32_storeu_epi8(out, mask, q);
+    }
+}
+
+namespace detail {
+/// One row of 16 columns for store_rows32: int32 of round(min(hi, fp32(acc) * mult)).
+QDML_TARGET_AVX512 inline __m512i q32(const RowParams& rp, const std::int32_t* c, __m512i col_bias, __m512 col_mult,
+                                      bool per_column) noexcept {
+    constexpr __mmask16 all = 0xffff;
+    __m512i acc = _mm512_add_epi32(_mm512_load_si512(c), col_bias);
+    acc = _mm512_add_epi32(acc, _mm512_set1_epi32(static_cast<int>(rp.bias)));
+    const __m512 mult = per_column ? col_mult : _mm512_set1_ps(rp.mult);
+    const __m512 v =
+        _mm512_maskz_min_ps(all, _mm512_set1_ps(rp.hi), _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), mult));
+    return _mm512_maskz_cvtps_epi32(all, v);
+}
+}  // namespace detail
+
+/// Rows m0..m0+rows-1 x columns n0..n0+31 from two tiles of 16-lane int32
+/// dot products (row r of the columns n0.. at c0 + 16 r, of n0 + 16.. at
+/// c1 + 16 r), two rows at a time, in the common case (uniform zero points,
+/// a per-column or per-row multiplier, contiguous output rows); false (and
+/// nothing stored) otherwise. Q with fewer steps, the same values: the low
+/// clamp and NaN come from saturation, since rounding commutes with a clamp
+/// to integers: min(hi, v) keeps NaN (minps returns its second operand),
+/// cvtps2dq maps NaN and every v < -2^31 to -2^31, the int16 pack and the
+/// saturating zero point add keep it far below the type, and the final
+/// saturating byte pack sends it to the type's minimum, Q's lo + zp; values
+/// in range are unchanged by the packs.
+QDML_TARGET_AVX512 inline bool store_rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
+                                           const std::int32_t* c0, const std::int32_t* c1) noexcept {
+    if (e.var_a || e.var_b || e.mode == MultMode::PerElement || e.out_cs != 1 ||
+        !((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127)))
+        return false;
+    const bool per_column = e.mode == MultMode::PerColumn, is_signed = e.out_lo < 0;
+    const std::size_t count = std::min<std::size_t>(32, e.N - n0);
+    const auto mask = static_cast<__mmask32>(count == 32 ? ~0u : (1u << count) - 1u);
+    const __m512i bias0 = _mm512_load_si512(e.col_bias.data() + n0);
+    const __m512i bias1 = _mm512_load_si512(e.col_bias.data() + n0 + 16);
+    const __m512 cm0 = _mm512_load_ps(e.col_mult.data() + n0), cm1 = _mm512_load_ps(e.col_mult.data() + n0 + 16);
+    // One row: columns n0..n0+31 as int16 with the zero point added (saturating).
+    const auto words = [&](std::size_t r) QDML_TARGET_AVX512 {
+        const RowParams& rp = e.rows[m0 + r];
+        const __m512i lo = detail::q32(rp, c0 + 16 * r, bias0, cm0, per_column);
+        const __m512i hi = detail::q32(rp, c1 + 16 * r, bias1, cm1, per_column);
+        return _mm512_adds_epi16(_mm512_packs_epi32(lo, hi), _mm512_set1_epi16(static_cast<short>(rp.zp)));
+    };
+    // dword order after the packs: per 128-bit lane l, (row r, columns 4l..4l+3),
+    // (r, 16+4l..), (r + 1, 4l..), (r + 1, 16+4l..).
+    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    for (std::size_t r = 0; r < rows; r += 2) {
+        const std::size_t r1 = r + 1 < rows ? r + 1 : r;
+        const __m512i w0 = words(r), w1 = words(r1);
+        const __m512i packed = is_signed ? _mm512_packs_epi16(w0, w1) : _mm512_packus_epi16(w0, w1);
+        const __m512i bytes = _mm512_maskz_permutexvar_epi32(0xffff, order, packed);
+        std::uint8_t* out = e.out + (m0 + r) * e.out_rs + n0;
+        _mm256_mask_storeu_epi8(out, mask, _mm512_maskz_extracti64x4_epi64(0xf, bytes, 0));
+        if (r1 != r) _mm256_mask_storeu_epi8(out + e.out_rs, mask, _mm512_maskz_extracti64x4_epi64(0xf, bytes, 1));
+    }
+    return true;
 }
 
 /// 8 columns n0.. of row m from a 256-bit dot product (AVX2 and AVX-VNNI).

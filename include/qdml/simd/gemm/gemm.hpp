@@ -6,7 +6,8 @@
 //
 // Blocking: the right operand is walked in column blocks of about 1 MiB of
 // panels (L2), inside them every row block of the left operand (L1), inside
-// that the block's panels; one micro-kernel call covers the whole K.
+// that the block's panels; one micro-kernel call covers the whole K (AMX:
+// kernel_amx.hpp runs the loops, its epilogue pipelined with the tiles).
 #pragma once
 
 #include <algorithm>
@@ -55,6 +56,37 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, Isa isa, PackedLeft& 
     pack_left(a, M, K, left_layout(isa), left_rows(isa), k_groups(K, isa), out);
 }
 
+/// The per-thread kernel state of `isa` (AMX: the tile configuration) held
+/// for a series of multiply() calls on this thread, so that a batch of
+/// products loads it once; without a Session, multiply() sets it up and
+/// releases it in each call.
+class Session {
+public:
+    explicit Session(Isa isa) noexcept {
+#if QDML_GEMM_X86
+        if (isa == Isa::Amx && !amx::configured()) {
+            amx::configure();
+            amx::configured() = owner_ = true;
+        }
+#else
+        (void)isa;
+#endif
+    }
+    ~Session() {
+#if QDML_GEMM_X86
+        if (owner_) {
+            amx::release();
+            amx::configured() = false;
+        }
+#endif
+    }
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+private:
+    bool owner_ = false;
+};
+
 /// out = the epilogue of (a x b). Precondition: a and b packed for the same
 /// isa, a.K == b.K, `e` prepared from both (prepare_columns, prepare_rows).
 template <class TOut>
@@ -64,7 +96,13 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e) {
     const std::size_t panel_bytes = std::max<std::size_t>(b.groups * 64, 1);
     const std::size_t block = std::max<std::size_t>(4, (std::size_t{1} << 20) / panel_bytes / 4 * 4);
 #if QDML_GEMM_X86
-    if (isa == Isa::Amx) amx::configure();
+    if (isa == Isa::Amx) {
+        const Session session(isa);
+        amx::Pending pd;
+        for (std::size_t p0 = 0; p0 < b.panels; p0 += block) amx::block(a, b, e, p0, std::min(b.panels, p0 + block), pd);
+        amx::drain(e, pd, pd.rows);
+        return;
+    }
 #endif
     for (std::size_t p0 = 0; p0 < b.panels; p0 += block) {
         const std::size_t p1 = std::min(b.panels, p0 + block);
@@ -72,9 +110,6 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e) {
             const std::size_t mr = std::min(mr_max, M - m0);
             switch (isa) {
 #if QDML_GEMM_X86
-                case Isa::Amx:
-                    for (std::size_t p = p0; p < p1; p += 2) amx::tiles(a, b, e, m0, mr, p, std::min<std::size_t>(2, p1 - p));
-                    break;
                 case Isa::Avx512Vnni:
                     for (std::size_t p = p0; p < p1;) {
                         const std::size_t np = mr == 1 && p1 - p >= 4 ? 4 : std::min<std::size_t>(2, p1 - p);
@@ -94,9 +129,6 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e) {
             }
         }
     }
-#if QDML_GEMM_X86
-    if (isa == Isa::Amx) amx::release();
-#endif
 }
 
 }  // namespace qdml::simd::gemm

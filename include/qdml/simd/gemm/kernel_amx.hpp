@@ -1,11 +1,15 @@
-// qdml/simd/gemm/kernel_amx.hpp - AMX-INT8 micro-kernel: up to 2x2 tiles of
-// 16x16 int32 (tmm0-3), A tiles of 16 rows x 64 bytes from the Rows layout
-// (tmm4-5), B tiles of 16 groups x 64 bytes straight from a panel (tmm6-7),
-// tdpbusd (u8 x s8, int32 accumulation without saturation). The tiles are
-// stored to a 4 KiB buffer and requantized with the AVX-512 epilogue.
+// qdml/simd/gemm/kernel_amx.hpp - AMX-INT8 micro-kernel and its loops: blocks
+// of up to 32 rows x 32 columns as 2x2 tiles of 16x16 int32 (tmm0-3), A tiles
+// of 16 rows x 64 bytes from the Rows layout (tmm4-5), B tiles of 16 groups x
+// 64 bytes straight from a panel (tmm6-7), tdpbusd (u8 x s8, int32
+// accumulation without saturation). A block's tiles go to a 4 KiB buffer and
+// through the AVX-512 epilogue while the tile unit computes the next block:
+// the stores are spread over the next block's K steps (software pipelining;
+// the epilogue's vector work and the tile unit's dot products overlap).
 // Compiles to nothing off x86-64.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -16,6 +20,12 @@ namespace qdml::simd::gemm::amx {
 
 inline constexpr int kRows = 32;  ///< rows per block (Rows layout, padded to 16)
 inline constexpr LeftLayout kLayout = LeftLayout::Rows;
+
+/// Whether this thread's tile configuration is loaded (by a Session, gemm.hpp).
+inline bool& configured() noexcept {
+    static thread_local bool c = false;
+    return c;
+}
 
 /// Loads the tile configuration (palette 1, eight 16 x 64-byte tiles) for
 /// this thread; release() gives the tile state back.
@@ -34,13 +44,36 @@ QDML_TARGET_AMX inline void configure() noexcept {
 
 QDML_TARGET_AMX inline void release() noexcept { _tile_release(); }
 
+/// The last block's dot products, waiting for the epilogue.
+struct Pending {
+    alignas(64) std::int32_t c[2][2][16][16];  ///< [row tile][column tile][row][column]
+    std::size_t m0 = 0, rows = 0, n0 = 0, tn = 0;
+    std::size_t done = 0;  ///< rows already stored (done == rows: nothing pending)
+};
+
+/// Stores the pending block's rows up to `to` (exclusive) through the epilogue.
+QDML_TARGET_AVX512 inline void drain(const Epilogue& e, Pending& pd, std::size_t to) noexcept {
+    to = std::min(to, pd.rows);
+    while (pd.done < to) {
+        const std::size_t t = pd.done / 16, r = pd.done % 16, n = std::min(to - pd.done, 16 - r);
+        if (pd.tn < 2 || !store_rows32(e, pd.m0 + pd.done, n, pd.n0, pd.c[t][0][r], pd.c[t][1][r]))
+            for (std::size_t j = 0; j < pd.tn; ++j) store_rows16(e, pd.m0 + pd.done, n, pd.n0 + 16 * j, pd.c[t][j][r]);
+        pd.done += n;
+    }
+}
+
+/// Rows m0..m0+rows-1 (16 * TM rows of A, the last ones maybe padding) times
+/// panels p..p+TN-1 over the whole K; the previous block's epilogue runs
+/// between the K steps, this block's is left pending.
 template <int TM, int TN>
 QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
-                          std::size_t p) {
+                          std::size_t rows, std::size_t p, Pending& pd) {
     const std::size_t stride = a.groups * 4;  // bytes per packed row
     const std::uint8_t* pa = a.rows(m0);
     const std::int8_t* pb0 = b.panel(p);
     const std::int8_t* pb1 = TN == 2 ? b.panel(p + 1) : pb0;
+    const std::size_t steps = a.groups / 16;
+    const std::size_t per_step = (pd.rows - pd.done + steps - 1) / steps;  // pending rows per K step
     _tile_zero(0);
     if constexpr (TN == 2) _tile_zero(1);
     if constexpr (TM == 2) _tile_zero(2);
@@ -58,28 +91,34 @@ QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilo
             _tile_dpbusd(2, 5, 6);
             if constexpr (TN == 2) _tile_dpbusd(3, 5, 7);
         }
+        if (pd.done < pd.rows) drain(e, pd, pd.done + per_step);
     }
-    alignas(64) std::int32_t c[2][2][16][16];
-    _tile_stored(0, c[0][0], 64);
-    if constexpr (TN == 2) _tile_stored(1, c[0][1], 64);
-    if constexpr (TM == 2) _tile_stored(2, c[1][0], 64);
-    if constexpr (TM == 2 && TN == 2) _tile_stored(3, c[1][1], 64);
-    for (int i = 0; i < 16 * TM; ++i) {
-        const std::size_t m = m0 + static_cast<std::size_t>(i);
-        if (m >= e.M) break;
-        for (int j = 0; j < TN; ++j) store16(e, m, (p + j) * kPanel, _mm512_load_si512(c[i / 16][j][i % 16]));
-    }
+    _tile_stored(0, pd.c[0][0], 64);
+    if constexpr (TN == 2) _tile_stored(1, pd.c[0][1], 64);
+    if constexpr (TM == 2) _tile_stored(2, pd.c[1][0], 64);
+    if constexpr (TM == 2 && TN == 2) _tile_stored(3, pd.c[1][1], 64);
+    pd.m0 = m0;
+    pd.rows = rows;
+    pd.n0 = p * kPanel;
+    pd.tn = TN;
+    pd.done = 0;
 }
 
-/// Rows m0..m0+mr-1 (mr <= 32) times panels p..p+np-1 (np <= 2).
-QDML_TARGET_AMX inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
-                                  std::size_t mr, std::size_t p, std::size_t np) {
-    if (mr > 16) {
-        if (np == 2) return tile<2, 2>(a, b, e, m0, p);
-        return tile<2, 1>(a, b, e, m0, p);
+/// Every row block of `a` times panels p0..p1-1 (the column block stays in
+/// L2, a row block of A in L1); the last block's epilogue is left in `pd`
+/// (drain(e, pd, pd.rows) finishes it).
+QDML_TARGET_AMX inline void block(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t p0,
+                                  std::size_t p1, Pending& pd) {
+    for (std::size_t m0 = 0; m0 < a.M; m0 += kRows) {
+        const std::size_t mr = std::min<std::size_t>(kRows, a.M - m0);
+        for (std::size_t p = p0; p < p1; p += 2) {
+            const bool two = p1 - p >= 2;
+            if (mr > 16)
+                two ? tile<2, 2>(a, b, e, m0, mr, p, pd) : tile<2, 1>(a, b, e, m0, mr, p, pd);
+            else
+                two ? tile<1, 2>(a, b, e, m0, mr, p, pd) : tile<1, 1>(a, b, e, m0, mr, p, pd);
+        }
     }
-    if (np == 2) return tile<1, 2>(a, b, e, m0, p);
-    return tile<1, 1>(a, b, e, m0, p);
 }
 
 }  // namespace qdml::simd::gemm::amx

@@ -41,12 +41,16 @@ inline constexpr std::size_t kPanel = 16;  ///< columns per packed B panel
 template <class T>
 class AlignedArray {
 public:
-    void resize_zero(std::size_t n) {
+    /// n elements, contents unspecified (the buffer is reused when large enough).
+    void resize(std::size_t n) {
         if (n > capacity_) {
             data_.reset(static_cast<T*>(::operator new[](n * sizeof(T), std::align_val_t{64})));
             capacity_ = n;
         }
         size_ = n;
+    }
+    void resize_zero(std::size_t n) {
+        resize(n);
         if (n) std::memset(static_cast<void*>(data_.get()), 0, n * sizeof(T));
     }
     T* data() noexcept { return data_.get(); }
@@ -103,6 +107,54 @@ struct PackedRight {
     const std::int8_t* panel(std::size_t p) const noexcept { return data.data() + p * groups * 64; }
 };
 
+namespace detail {
+
+#if QDML_GEMM_X86
+/// pack_right for rows of contiguous bytes (col_stride 1), panel by panel:
+/// per group the 16 bytes of four rows are interleaved into column dwords
+/// (unpack 8, then 16 bits); the column sums come from the packed dwords
+/// (vpmaddubsw of 1 x b' is exact: at most 2 * 128 per pair; vpmaddwd then
+/// adds the pairs). `flip` is 0x80 for an unsigned B (as_right), else 0.
+QDML_TARGET_AVX2 inline void pack_right_rows(const std::uint8_t* src, std::uint64_t row_stride, std::size_t K,
+                                            std::size_t N, std::uint8_t flip, PackedRight& out) {
+    const __m128i x = _mm_set1_epi8(static_cast<char>(flip));
+    const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+    for (std::size_t p = 0; p < out.panels; ++p) {
+        const std::size_t n0 = p * kPanel, count = std::min(kPanel, N - n0);
+        std::int8_t* dst = out.data.data() + p * out.groups * 64;
+        __m256i sum0 = _mm256_setzero_si256(), sum1 = _mm256_setzero_si256();
+        for (std::size_t g = 0; g < out.groups; ++g, dst += 64) {
+            __m128i r[4];
+            for (std::size_t t = 0; t < 4; ++t) {
+                const std::size_t k = 4 * g + t;
+                if (k >= K) {
+                    r[t] = _mm_setzero_si128();
+                } else if (count == kPanel) {
+                    r[t] = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k * row_stride + n0)), x);
+                } else {  // the last, partial panel: columns past N are 0
+                    alignas(16) std::uint8_t tail[16] = {};
+                    std::memcpy(tail, src + k * row_stride + n0, count);
+                    for (std::size_t j = 0; j < count; ++j) tail[j] ^= flip;
+                    r[t] = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
+                }
+            }
+            const __m128i lo01 = _mm_unpacklo_epi8(r[0], r[1]), hi01 = _mm_unpackhi_epi8(r[0], r[1]);
+            const __m128i lo23 = _mm_unpacklo_epi8(r[2], r[3]), hi23 = _mm_unpackhi_epi8(r[2], r[3]);
+            const __m256i w0 = _mm256_set_m128i(_mm_unpackhi_epi16(lo01, lo23), _mm_unpacklo_epi16(lo01, lo23));
+            const __m256i w1 = _mm256_set_m128i(_mm_unpackhi_epi16(hi01, hi23), _mm_unpacklo_epi16(hi01, hi23));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(dst), w0);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(dst + 32), w1);
+            sum0 = _mm256_add_epi32(sum0, _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, w0), ones16));
+            sum1 = _mm256_add_epi32(sum1, _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, w1), ones16));
+        }
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.col_sum.data() + n0), sum0);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.col_sum.data() + n0 + 8), sum1);
+    }
+}
+#endif
+
+}  // namespace detail
+
 template <class TB>
 void pack_right(Matrix<TB> b, std::size_t K, std::size_t N, Isa isa, PackedRight& out) {
     out.isa = isa;
@@ -110,6 +162,15 @@ void pack_right(Matrix<TB> b, std::size_t K, std::size_t N, Isa isa, PackedRight
     out.N = N;
     out.panels = (N + kPanel - 1) / kPanel;
     out.groups = k_groups(K, isa);
+#if QDML_GEMM_X86
+    if (b.col_stride == 1 && isa_available(Isa::Avx2)) {
+        out.data.resize(out.panels * out.groups * 64);
+        out.col_sum.resize(out.panels * kPanel);
+        detail::pack_right_rows(reinterpret_cast<const std::uint8_t*>(b.data), b.row_stride, K, N,
+                                static_cast<std::uint8_t>(as_right(TB{0})), out);
+        return;
+    }
+#endif
     out.data.resize_zero(out.panels * out.groups * 64);
     out.col_sum.resize_zero(out.panels * kPanel);
     // Four rows of B (one k group) at a time, as b' bytes; column j's four
@@ -178,6 +239,28 @@ std::uint32_t left_row(Matrix<TA> a, std::size_t m, std::size_t K, std::uint8_t*
     return sum;
 }
 
+#if QDML_GEMM_X86
+/// A contiguous row of K bytes as a' (xor `flip`) into `dst`, zero-padded to
+/// `padded` bytes (a multiple of 64); returns the sum of the a' bytes mod 2^32.
+QDML_TARGET_AVX512 inline std::uint32_t left_row_avx512(const std::uint8_t* src, std::size_t K, std::size_t padded,
+                                                       std::uint8_t flip, std::uint8_t* dst) noexcept {
+    const __m512i x = _mm512_set1_epi8(static_cast<char>(flip)), zero = _mm512_setzero_si512();
+    __m512i sum = zero;
+    for (std::size_t k = 0; k < padded; k += 64) {
+        const std::size_t n = K > k ? std::min<std::size_t>(64, K - k) : 0;
+        const __mmask64 mask = n == 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+        const __m512i v = _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, src + k), x));
+        _mm512_storeu_si512(dst + k, v);
+        sum = _mm512_add_epi64(sum, _mm512_sad_epu8(v, zero));
+    }
+    alignas(64) std::uint64_t lanes[8];  // (not _mm512_reduce_add_epi64: g++ 12 warns -Wuninitialized inside it)
+    _mm512_store_si512(lanes, sum);
+    std::uint64_t total = 0;
+    for (std::uint64_t l : lanes) total += l;
+    return static_cast<std::uint32_t>(total);
+}
+#endif
+
 inline std::uint32_t load32(const std::uint8_t* p) noexcept {
     std::uint32_t v;
     std::memcpy(&v, p, 4);
@@ -195,6 +278,21 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
     out.groups = groups;
     out.mr = mr;
     const std::size_t rows = layout == LeftLayout::Rows ? (M + 15) / 16 * 16 : M;
+#if QDML_GEMM_X86
+    // Rows (AMX, whose CPUs have AVX-512) from contiguous rows: a vector copy
+    // with the sign flip, no zero fill but the padding.
+    if (layout == LeftLayout::Rows && a.col_stride == 1 && groups % 16 == 0 && isa_available(Isa::Avx512Vnni)) {
+        const std::size_t bytes = groups * 4;
+        out.data.resize(rows * bytes);
+        out.row_sum.resize(rows);
+        for (std::size_t m = 0; m < M; ++m)
+            out.row_sum[m] = detail::left_row_avx512(reinterpret_cast<const std::uint8_t*>(a.data + m * a.row_stride), K,
+                                                     bytes, as_left(TA{0}), out.data.data() + m * bytes);
+        if (rows > M) std::memset(out.data.data() + M * bytes, 0, (rows - M) * bytes);
+        for (std::size_t m = M; m < rows; ++m) out.row_sum[m] = 0;
+        return;
+    }
+#endif
     out.data.resize_zero(rows * groups * out.unit());
     out.row_sum.resize_zero(rows);
     if (layout == LeftLayout::Rows) {  // plain rows: a' straight into place
