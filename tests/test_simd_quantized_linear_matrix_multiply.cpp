@@ -242,7 +242,7 @@ TEST_CASE("simd matmul: many row and column blocks around 16/32/64, K around 64,
     // (kernel_amx.hpp) and store two column tiles per row (store_rows32):
     // row and column counts around the tile edges, several blocks each way,
     // both output signs, per-column and per-row multipliers.
-    Rng rng;
+    Rng rng(8);
     constexpr std::uint32_t kEdges[] = {15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 96, 100};
     constexpr std::uint32_t kDepths[] = {1, 4, 63, 64, 65, 128, 130};
     for (int iter = 0; iter < 24; ++iter) {

@@ -90,7 +90,9 @@ inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue
     const std::uint32_t K = static_cast<std::uint32_t>(b.K);
     const std::uint32_t neg_azp = e.var_a ? 0u : 0u - static_cast<std::uint32_t>(s.a_zp[0]);
     const bool b_uniform = s.b_scale.size() == 1;
-    const float mult0 = e.mode == MultMode::PerColumn ? requantize_multiplier(s.a_scale[0], s.b_scale[0], s.out_scale[0]) : 0.0f;
+    const float mult0 = e.mode == MultMode::PerColumn && N > 0
+                            ? requantize_multiplier(s.a_scale[0], s.b_scale[0], s.out_scale[0])
+                            : 0.0f;
     for (std::size_t n = 0; n < N; ++n) {
         const std::uint32_t bzp = static_cast<std::uint32_t>(detail::at(s.b_zp, n));
         const std::uint32_t cb = b.col_sum[n] - K * bzp;  // cb'[n] = cb[n] - K * bzp'[n]
