@@ -111,11 +111,8 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e) {
             switch (isa) {
 #if QDML_GEMM_X86
                 case Isa::Avx512Vnni:
-                    for (std::size_t p = p0; p < p1;) {
-                        const std::size_t np = mr == 1 && p1 - p >= 4 ? 4 : std::min<std::size_t>(2, p1 - p);
-                        avx512vnni::tiles(a, b, e, m0, mr, p, np);
-                        p += np;
-                    }
+                    for (std::size_t p = p0; p < p1; p += avx512vnni::kPanels)
+                        avx512vnni::tiles(a, b, e, m0, mr, p, std::min<std::size_t>(avx512vnni::kPanels, p1 - p));
                     break;
                 case Isa::AvxVnni:
                     for (std::size_t p = p0; p < p1; ++p) avxvnni::tiles(a, b, e, m0, mr, p);
