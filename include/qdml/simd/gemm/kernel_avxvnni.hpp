@@ -1,13 +1,14 @@
-// qdml/simd/gemm/kernel_avxvnni.hpp - AVX-VNNI micro-kernel: MR rows x one
-// 16-column panel as two ymm accumulators per row, 256-bit vpdpbusd (VEX
-// encoding; u8 x s8, four products into int32 without saturation).
-// Compiles to nothing off x86-64.
+// qdml/simd/gemm/kernel_avxvnni.hpp - AVX-VNNI micro-kernel: 6 rows x one
+// 16-column panel (kernel_ymm.hpp's skeleton: 12 ymm accumulators, 2 panel
+// registers, 1 broadcast), 256-bit VEX vpdpbusd (u8 x s8, four products into
+// int32 without saturation). Compiles to nothing off x86-64.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
-#include "qdml/simd/gemm/epilogue.hpp"
+#include "qdml/simd/gemm/kernel_ymm.hpp"
 
 #if QDML_GEMM_X86
 namespace qdml::simd::gemm::avxvnni {
@@ -15,33 +16,34 @@ namespace qdml::simd::gemm::avxvnni {
 inline constexpr int kRows = 6;  ///< rows per block (Groups4 layout)
 inline constexpr LeftLayout kLayout = LeftLayout::Groups4;
 
-template <int MR>
-QDML_TARGET_AVXVNNI void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
-                              std::size_t p) {
-    const std::uint8_t* pa = a.rows(m0);
-    const std::int8_t* pb = b.panel(p);
-    __m256i acc[MR][2];
-    QDML_UNROLL
-    for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-    for (std::size_t g = 0; g < b.groups; ++g, pa += 4 * MR, pb += 64) {
-        const __m256i vb0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb));
-        const __m256i vb1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(pb + 32));
-        QDML_UNROLL
-        for (int r = 0; r < MR; ++r) {
-            std::int32_t a4;
-            std::memcpy(&a4, pa + 4 * r, 4);
-            const __m256i va = _mm256_set1_epi32(a4);
-            acc[r][0] = _mm256_dpbusd_avx_epi32(acc[r][0], va, vb0);
-            acc[r][1] = _mm256_dpbusd_avx_epi32(acc[r][1], va, vb1);
-        }
+struct Dot {
+    static constexpr std::size_t kUnit = 4;
+    struct Panel {
+        __m256i lo, hi;
+    };
+    QDML_TARGET_AVX2 static Panel load(const std::int8_t* group) noexcept {
+        return {_mm256_load_si256(reinterpret_cast<const __m256i*>(group)),
+                _mm256_load_si256(reinterpret_cast<const __m256i*>(group + 32))};
     }
-    store_panel8<MR>(e, m0, p, acc);
-}
+    /// acc += a (u8) . b (s8), four products per lane; the VEX encoding
+    /// written out (the AVX-VNNI instruction needs no AVX-512), and because
+    /// g++ 12 copies the intrinsic's accumulator twice per k group.
+    QDML_TARGET_AVX2 static void dot(__m256i& acc, __m256i a, __m256i b) noexcept {
+        __asm__("%{vex%} vpdpbusd %[b], %[a], %[acc]" : [acc] "+x"(acc) : [a] "x"(a), [b] "x"(b));
+    }
+    QDML_TARGET_AVX2 static void step(__m256i (&acc)[2], const std::uint8_t* a, const Panel& b) noexcept {
+        std::int32_t a4;
+        std::memcpy(&a4, a, 4);
+        const __m256i va = _mm256_set1_epi32(a4);
+        dot(acc[0], va, b.lo);
+        dot(acc[1], va, b.hi);
+    }
+};
 
 /// Rows m0..m0+mr-1 (mr <= kRows) times panel p.
 inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
                   std::size_t p) {
-    with_count<kRows>(mr, [&](auto rows) { tile<decltype(rows)::value>(a, b, e, m0, p); });
+    ymm::tiles<Dot, kRows>(a, b, e, m0, mr, p);
 }
 
 }  // namespace qdml::simd::gemm::avxvnni

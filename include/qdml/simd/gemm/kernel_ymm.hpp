@@ -1,0 +1,52 @@
+// qdml/simd/gemm/kernel_ymm.hpp - the 256-bit micro-kernel skeleton of the
+// AVX2 and AVX-VNNI kernels: MR rows x one 16-column panel, two ymm
+// accumulators per row (columns 0-7, 8-15). Per k group the panel's 64 bytes
+// are loaded (and prepared) once for all MR rows; the dot step of each row
+// is the kernel's own (`Dot`). Compiles to nothing off x86-64.
+//
+// A Dot provides:
+//   kUnit                    bytes of the left operand per row and k group
+//   Panel                    one k group of the panel, as the step reads it
+//   Panel load(const int8*)  from the group's 64 packed bytes
+//   step(acc, a, panel)      acc[0..1] += row a's group . panel
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "qdml/simd/gemm/epilogue.hpp"
+
+#if QDML_GEMM_X86
+namespace qdml::simd::gemm::ymm {
+
+template <class Dot, int MR>
+QDML_TARGET_AVX2 void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
+                           std::size_t p) {
+    const std::uint8_t* pa = a.rows(m0);
+    const std::int8_t* pb = b.panel(p);
+    __m256i acc[MR][2];
+    QDML_UNROLL
+    for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+    for (std::size_t g = 0; g < b.groups; ++g, pa += Dot::kUnit * MR, pb += 64) {
+        const typename Dot::Panel vb = Dot::load(pb);
+        QDML_UNROLL
+        for (int r = 0; r < MR; ++r) Dot::step(acc[r], pa + Dot::kUnit * r, vb);
+    }
+    // Stored by value (not store_panel8's array reference: g++ 12 then keeps
+    // the accumulators in memory and stores them every k group).
+    QDML_UNROLL
+    for (int r = 0; r < MR; ++r) {
+        store8(e, m0 + r, p * kPanel, acc[r][0]);
+        if (p * kPanel + 8 < e.N) store8(e, m0 + r, p * kPanel + 8, acc[r][1]);
+    }
+}
+
+/// Rows m0..m0+mr-1 (mr <= Rows) times panel p.
+template <class Dot, int Rows>
+inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
+                  std::size_t p) {
+    with_count<Rows>(mr, [&](auto rows) { tile<Dot, decltype(rows)::value>(a, b, e, m0, p); });
+}
+
+}  // namespace qdml::simd::gemm::ymm
+#endif
