@@ -87,6 +87,16 @@ private:
     bool owner_ = false;
 };
 
+#if QDML_GEMM_X86
+/// Row m0 alone (M = 1, or a last row block of one) times panels p0..p1-1 on
+/// the AVX-512 VNNI kernel: kRowPanels streams of B at a time.
+inline void row_panels(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t p0, std::size_t p1,
+                       std::size_t m0 = 0) {
+    for (std::size_t p = p0; p < p1; p += avx512vnni::kRowPanels)
+        avx512vnni::tiles(a, b, e, m0, 1, p, std::min<std::size_t>(avx512vnni::kRowPanels, p1 - p));
+}
+#endif
+
 /// out = the epilogue of (a x b). Precondition: a and b packed for the same
 /// isa, a.K == b.K, `e` prepared from both (prepare_columns, prepare_rows).
 template <class TOut>
@@ -96,6 +106,10 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e) {
     const std::size_t panel_bytes = std::max<std::size_t>(b.groups * 64, 1);
     const std::size_t block = std::max<std::size_t>(4, (std::size_t{1} << 20) / panel_bytes / 4 * 4);
 #if QDML_GEMM_X86
+    if (isa == Isa::Amx && M == 1) {  // GEMV: the VNNI row kernel (one row: the Rows and Groups4 layouts coincide)
+        row_panels(a, b, e, 0, b.panels);
+        return;
+    }
     if (isa == Isa::Amx) {
         const Session session(isa);
         amx::Pending pd;
@@ -111,6 +125,10 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e) {
             switch (isa) {
 #if QDML_GEMM_X86
                 case Isa::Avx512Vnni:
+                    if (mr == 1) {
+                        row_panels(a, b, e, p0, p1, m0);
+                        break;
+                    }
                     for (std::size_t p = p0; p < p1; p += avx512vnni::kPanels)
                         avx512vnni::tiles(a, b, e, m0, mr, p, std::min<std::size_t>(avx512vnni::kPanels, p1 - p));
                     break;

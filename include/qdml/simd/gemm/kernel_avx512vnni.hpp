@@ -16,6 +16,7 @@ namespace qdml::simd::gemm::avx512vnni {
 
 inline constexpr int kRows = 8;    ///< rows per block (Groups4 layout)
 inline constexpr int kPanels = 3;  ///< panels per call (16 columns each)
+inline constexpr int kRowPanels = 4;  ///< panels per call for one row (GEMV: more streams in flight)
 inline constexpr LeftLayout kLayout = LeftLayout::Groups4;
 inline constexpr std::size_t kPrefetch = 1024;  ///< bytes ahead in each panel stream
 
@@ -59,9 +60,11 @@ QDML_TARGET_AVX512 void tile(const PackedLeft& a, const PackedRight& b, const Ep
         for (int j = 0; j < NP; ++j) store16(e, m0 + r, (p + j) * kPanel, acc[r][j]);
 }
 
-/// Rows m0..m0+mr-1 (mr <= kRows) times panels p..p+np-1 (np <= kPanels).
+/// Rows m0..m0+mr-1 (mr <= kRows) times panels p..p+np-1 (np <= kPanels;
+/// kRowPanels for one row).
 inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
                   std::size_t p, std::size_t np) {
+    if (mr == 1 && np == kRowPanels) return tile<1, kRowPanels>(a, b, e, m0, p);
     with_count<kRows>(mr, [&](auto rows) {
         constexpr int R = decltype(rows)::value;
         with_count<kPanels>(np, [&](auto panels) { tile<R, decltype(panels)::value>(a, b, e, m0, p); });
