@@ -287,6 +287,36 @@ TEST_CASE("simd matmul: odd sizes of the issue (7x13x5, 33x65x17, K not a multip
         }
 }
 
+TEST_CASE("simd matmul: register-block edges (M 1-9, N around 16/32/48/64/96, K remainders) on every path",
+          "[simd][matmul]") {
+    // Rows around every kernel's block (AVX2 4, AVX-VNNI 6, AVX-512 VNNI 8;
+    // M = 1 is the GEMV path), columns around the 1-4 panels a call covers
+    // (AVX-512 VNNI: 3 per call, 4 for one row), K around a group of 4 and
+    // the prefetch distance.
+    Rng rng;
+    const std::uint32_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9};
+    const std::uint32_t ns[] = {15, 16, 32, 47, 48, 49, 64, 65, 97};
+    const std::uint32_t ks[] = {3, 64, 1030};
+    int mix = 0;
+    for (std::uint32_t m : ms)
+        for (std::uint32_t n : ns)
+            for (std::uint32_t k : ks) {
+                Problem p;
+                p.ta = kQ8[mix & 1];
+                p.tb = kQ8[(mix >> 1) & 1];
+                p.tout = kQ8[(mix >> 2) & 1];
+                ++mix;
+                p.M = m;
+                p.N = n;
+                p.K = k;
+                p.per_col_b = mix % 3 == 0;
+                p.per_row_a = mix % 5 == 0;
+                p.fill([&] { return rng.byte(); });
+                random_scales(p, rng);
+                check_all_paths(p);
+            }
+}
+
 TEST_CASE("simd matmul: extreme zero points (0, 255, -128, 127) per tensor, row and column", "[simd][matmul]") {
     Rng rng(8);
     for (int mix = 0; mix < 8; ++mix)
