@@ -23,4 +23,5 @@
 #include "qdml/runtime/compiled.hpp"
 #include "qdml/check/exact.hpp"  // above the runtime it checks
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
+#include "qdml/simd/quantized_linear_convolution_prepared.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"

@@ -15,6 +15,7 @@
 #include "qdml/simd/element_wise_clip.hpp"
 #include "qdml/simd/element_wise_dequantize_linear.hpp"
 #include "qdml/simd/element_wise_quantized_linear_add.hpp"
+#include "qdml/simd/quantized_linear_convolution.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
 
 namespace qdml {
@@ -22,7 +23,7 @@ namespace qdml {
 /// Which implementation computes the operator.
 enum class Implementation {
     Reference,  ///< the scalar oracle (qdml::reference)
-    Simd,       ///< the fastest bit-identical path (qdml::simd; convolution: the reference for now)
+    Simd,       ///< the fastest bit-identical path (qdml::simd)
 };
 
 struct RunOptions {
@@ -116,8 +117,11 @@ inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Implementation i
         visit_typed(d, [](const auto& op) { reference::quantized_linear_matrix_multiply(op); });
 }
 
-inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation) {
-    visit_typed(d, [](const auto& op) { reference::quantized_linear_convolution(op); });
+inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation impl) {
+    if (impl == Implementation::Simd)
+        visit_typed(d, [](const auto& op) { simd::quantized_linear_convolution(op); });
+    else
+        visit_typed(d, [](const auto& op) { reference::quantized_linear_convolution(op); });
 }
 
 inline void compute(const ElementWiseClipDesc& d, Implementation impl) {
