@@ -329,16 +329,6 @@ QDML_TARGET_AVX2 inline void store8(const Epilogue& e, std::size_t m, std::size_
         scatter_bytes<8>(e, m, n0, bytes);
     }
 }
-
-/// Rows m0.. of panel p from MR pairs of 256-bit dot products (columns 0-7, 8-15).
-template <int MR>
-QDML_TARGET_AVX2 inline void store_panel8(const Epilogue& e, std::size_t m0, std::size_t p,
-                                          const __m256i (&acc)[MR][2]) noexcept {
-    for (int r = 0; r < MR; ++r) {
-        store8(e, m0 + r, p * kPanel, acc[r][0]);
-        if (p * kPanel + 8 < e.N) store8(e, m0 + r, p * kPanel + 8, acc[r][1]);
-    }
-}
 #endif
 
 }  // namespace qdml::simd::gemm

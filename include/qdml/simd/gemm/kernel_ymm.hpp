@@ -32,8 +32,8 @@ QDML_TARGET_AVX2 void tile(const PackedLeft& a, const PackedRight& b, const Epil
         QDML_UNROLL
         for (int r = 0; r < MR; ++r) Dot::step(acc[r], pa + Dot::kUnit * r, vb);
     }
-    // Stored by value (not store_panel8's array reference: g++ 12 then keeps
-    // the accumulators in memory and stores them every k group).
+    // Stored row by row from here (passing the accumulator array by reference
+    // to a helper made g++ 12 keep it in memory and store it every k group).
     QDML_UNROLL
     for (int r = 0; r < MR; ++r) {
         store8(e, m0 + r, p * kPanel, acc[r][0]);
