@@ -79,3 +79,63 @@ TEST_CASE("SIMD quantized add equals the reference: all 8 type mixes, broadcasts
         kCases[r.range(0, 7)](r, seed);
     });
 }
+
+namespace {
+/// Every (A, B) pair of T in one contiguous row of 65536 elements (A = i >> 8,
+/// B = i & 255), per-tensor parameters, reference vs SIMD.
+template <class T>
+void every_pair(float a_scale, float b_scale, float out_scale, T a_zp, T b_zp, T out_zp, std::size_t misalign) {
+    Arena arena;
+    const std::vector<std::uint32_t> sizes{65536}, one{1};
+    const DT t = qdml::data_type_of<T>;
+    qdml::ElementWiseQuantizedLinearAddDesc d;
+    d.ATensor = arena.tensor(t, sizes, {}, misalign);
+    d.BTensor = arena.tensor(t, sizes, {}, 0);
+    d.OutputTensor = arena.tensor(t, sizes, {}, misalign);
+    d.AScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
+    d.BScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
+    d.OutputScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
+    d.AZeroPointTensor = arena.tensor(t, one, {}, 0);
+    d.BZeroPointTensor = arena.tensor(t, one, {}, 0);
+    d.OutputZeroPointTensor = arena.tensor(t, one, {}, 0);
+    std::uint32_t i = 0, j = 0;
+    Arena::fill<T>(d.ATensor, [&] { return static_cast<T>(i++ >> 8); });
+    Arena::fill<T>(d.BTensor, [&] { return static_cast<T>(j++ & 255); });
+    Arena::fill<float>(d.AScaleTensor, [&] { return a_scale; });
+    Arena::fill<float>(d.BScaleTensor, [&] { return b_scale; });
+    Arena::fill<float>(d.OutputScaleTensor, [&] { return out_scale; });
+    Arena::fill<T>(*d.AZeroPointTensor, [&] { return a_zp; });
+    Arena::fill<T>(*d.BZeroPointTensor, [&] { return b_zp; });
+    Arena::fill<T>(*d.OutputZeroPointTensor, [&] { return out_zp; });
+    qdml::ElementWiseQuantizedLinearAddDesc s = d;
+    s.OutputTensor = arena.clone(d.OutputTensor);
+    qdml::run(d, {qdml::Implementation::Reference});
+    qdml::run(s, {qdml::Implementation::Simd});
+    std::ostringstream ctx;
+    ctx << "every pair; scales " << a_scale << ", " << b_scale << ", " << out_scale << "; zero points " << +a_zp
+        << ", " << +b_zp << ", " << +out_zp << "; misalign " << misalign;
+    compare(d.OutputTensor, s.OutputTensor, ctx.str());
+}
+}  // namespace
+
+// The SIMD add computes (va + vb) / OutputScale without dividing where the
+// product with fp32(1 / OutputScale) gives Q's result (simd/
+// element_wise_quantized_linear_add.hpp, QuickQuotient), and divides near
+// ties and for OutputScale outside 2^-100..2^100: sums on and next to ties
+// (scales that put va + vb on k/8 steps and output scales whose reciprocal
+// is inexact), the limits of the division-free range, and special scales.
+TEST_CASE("SIMD quantized add: the division-free quotient near ties and at OutputScale's limits", "[simd][add]") {
+    const float inf = std::numeric_limits<float>::infinity();
+    const float out_scales[] = {0.3f,       0.7f,           3.0f,           0.1f,           1.0f / 3.0f,
+                                0.125f,     1.0f,           0x1p-100f,      0x1.fffffep-101f, 0x1p100f,
+                                0x1.000002p100f, 1e-30f,    -0.3f,          0.0f,           inf,
+                                std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min()};
+    const std::pair<float, float> in_scales[] = {{0.1f, 0.2f}, {0.15f, 0.05f}, {0.375f, 0.125f}, {1e-32f, 3e-31f}};
+    std::size_t k = 0;
+    for (float os : out_scales)
+        for (const auto& [as, bs] : in_scales) {
+            every_pair<std::int8_t>(as, bs, os, 0, 5, static_cast<std::int8_t>(k % 2 ? -128 : 7), k % 3);
+            every_pair<std::uint8_t>(as, bs, os, 128, 3, static_cast<std::uint8_t>(k % 2 ? 255 : 0), k % 5);
+            ++k;
+        }
+}

@@ -157,13 +157,18 @@ struct AddParams {
     }
 };
 
+/// The add's last float steps, (va + vb) / OutputScale, from the two
+/// dequantized operands va and vb; V = float or batch.
+template <class V>
+V add_sum(V va, V vb, const AddParams& p) noexcept {
+    return VecOps<V>::div(va + vb, V(p.out_scale));  // a true division
+}
+
 /// The add's float part in SPEC.md's order, (va + vb) / OutputScale, from
 /// the two exact differences fp32(A - AZP) and fp32(B - BZP); V = float or batch.
 template <class V>
 V add_step(V a_diff, V b_diff, const AddParams& p) noexcept {
-    const V va = dequantize_step(a_diff, V(p.a_scale));
-    const V vb = dequantize_step(b_diff, V(p.b_scale));
-    return VecOps<V>::div(va + vb, V(p.out_scale));  // a true division
+    return add_sum(dequantize_step(a_diff, V(p.a_scale)), dequantize_step(b_diff, V(p.b_scale)), p);
 }
 
 /// Clip's g(x) = x * Scale + Bias: two binary32 roundings, never fused.

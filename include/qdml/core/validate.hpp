@@ -82,7 +82,10 @@ public:
         throw Error(std::string(op_), std::string(member), rule);
     }
 
-    void require(bool ok, std::string_view member, const std::string& rule) const {
+    /// Throws `member: rule` unless `ok`. A fixed rule is a string literal; a
+    /// rule with values is a callable that formats it (below), so a rule that
+    /// passes never builds a string (a std::string here would: it does not compile).
+    void require(bool ok, std::string_view member, const char* rule) const {
         if (!ok) fail(member, rule);
     }
     /// The same with the rule's text made only on failure (`rule()` returns

@@ -82,7 +82,7 @@ inline void validate(const ElementWiseDequantizeLinearDesc& d, FeatureLevel leve
     v.tensor("InputTensor", d.InputTensor, s.input);
     v.tensor("ScaleTensor", d.ScaleTensor, s.scale);
     v.require(d.ZeroPointTensor.has_value() || s.zero_point_optional, "ZeroPointTensor",
-              "is required before DML_FEATURE_LEVEL 6.2 (target is " + to_string(level) + ")");
+              [&] { return "is required before DML_FEATURE_LEVEL 6.2 (target is " + to_string(level) + ")"; });
     if (d.ZeroPointTensor) v.tensor("ZeroPointTensor", *d.ZeroPointTensor, s.zero_point);
     v.tensor("OutputTensor", d.OutputTensor, s.output);
 

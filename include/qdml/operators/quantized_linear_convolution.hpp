@@ -121,7 +121,7 @@ inline void validate(const QuantizedLinearConvolutionDesc& d, FeatureLevel level
     const MemberSupport filter_scale{level >= FeatureLevel::L5_2 ? 1u : any_rank ? 3u : 4u, 4, {T::Float32}};
     const MemberSupport bias{4, 4, {T::Int32}};
     v.require(d.DimensionCount == 2, "DimensionCount",
-              detail::cat(d.DimensionCount, " spatial dimensions; only 2 are supported"));
+              [&] { return detail::cat(d.DimensionCount, " spatial dimensions; only 2 are supported"); });
     v.tensor("InputTensor", d.InputTensor, q8);
     v.tensor("InputScaleTensor", d.InputScaleTensor, param_f32);
     if (d.InputZeroPointTensor) v.tensor("InputZeroPointTensor", *d.InputZeroPointTensor, param_q8);
@@ -140,31 +140,36 @@ inline void validate(const QuantizedLinearConvolutionDesc& d, FeatureLevel level
         v.same_type("OutputZeroPointTensor", *d.OutputZeroPointTensor, "OutputTensor", d.OutputTensor);
 
     for (std::uint32_t i = 0; i < 2; ++i) {
-        v.require(d.Strides[i] >= 1, "Strides", detail::cat("Strides[", i, "] is 0; must be >= 1"));
-        v.require(d.Dilations[i] >= 1, "Dilations", detail::cat("Dilations[", i, "] is 0; must be >= 1"));
+        v.require(d.Strides[i] >= 1, "Strides", [&] { return detail::cat("Strides[", i, "] is 0; must be >= 1"); });
+        v.require(d.Dilations[i] >= 1, "Dilations",
+                  [&] { return detail::cat("Dilations[", i, "] is 0; must be >= 1"); });
     }
     const auto& in = d.InputTensor.Desc.Sizes;
     const auto& f = d.FilterTensor.Desc.Sizes;
     const auto& out = d.OutputTensor.Desc.Sizes;
     v.require(d.GroupCount >= 1, "GroupCount", "is 0; must be >= 1");
-    v.require(std::uint64_t{f[1]} * d.GroupCount == in[1], "GroupCount",
-              detail::cat("input channels ", in[1], " must equal FilterTensor Sizes[1] (", f[1], ") * GroupCount (",
-                          d.GroupCount, ")"));
-    v.require(f[0] % d.GroupCount == 0, "GroupCount",
-              detail::cat("does not divide the output channels (FilterTensor Sizes[0] = ", f[0], ") by GroupCount ",
-                          d.GroupCount));
+    v.require(std::uint64_t{f[1]} * d.GroupCount == in[1], "GroupCount", [&] {
+        return detail::cat("input channels ", in[1], " must equal FilterTensor Sizes[1] (", f[1], ") * GroupCount (",
+                           d.GroupCount, ")");
+    });
+    v.require(f[0] % d.GroupCount == 0, "GroupCount", [&] {
+        return detail::cat("does not divide the output channels (FilterTensor Sizes[0] = ", f[0], ") by GroupCount ",
+                           d.GroupCount);
+    });
     std::uint64_t spatial[2];
     for (std::uint32_t i = 0; i < 2; ++i) {
         spatial[i] = convolution_output_size(in[2 + i], f[2 + i], d.Strides[i], d.Dilations[i], d.StartPadding[i],
                                              d.EndPadding[i]);
-        v.require(spatial[i] != 0, "FilterTensor",
-                  detail::cat("kernel extent 1 + (", f[2 + i], " - 1) * Dilations[", i, "] = ",
-                              1 + (std::uint64_t{f[2 + i]} - 1) * d.Dilations[i], " is larger than the padded input ",
-                              std::uint64_t{in[2 + i]} + d.StartPadding[i] + d.EndPadding[i], "; no output"));
+        v.require(spatial[i] != 0, "FilterTensor", [&] {
+            return detail::cat("kernel extent 1 + (", f[2 + i], " - 1) * Dilations[", i, "] = ",
+                               1 + (std::uint64_t{f[2 + i]} - 1) * d.Dilations[i], " is larger than the padded input ",
+                               std::uint64_t{in[2 + i]} + d.StartPadding[i] + d.EndPadding[i], "; no output");
+        });
     }
-    v.require(out[0] == in[0] && out[1] == f[0] && out[2] == spatial[0] && out[3] == spatial[1], "OutputTensor",
-              detail::cat("Sizes ", detail::sizes_str(d.OutputTensor.Desc), " must be {N, Cout, oH, oW} = {", in[0],
-                          ",", f[0], ",", spatial[0], ",", spatial[1], "}"));
+    v.require(out[0] == in[0] && out[1] == f[0] && out[2] == spatial[0] && out[3] == spatial[1], "OutputTensor", [&] {
+        return detail::cat("Sizes ", detail::sizes_str(d.OutputTensor.Desc), " must be {N, Cout, oH, oW} = {", in[0],
+                           ",", f[0], ",", spatial[0], ",", spatial[1], "}");
+    });
 
     const std::uint32_t full[4] = {out[0], out[1], out[2], out[3]};
     const char* per_channel = "{1,Cout,1,1} (per output channel)";
@@ -183,8 +188,10 @@ inline void validate(const QuantizedLinearConvolutionDesc& d, FeatureLevel level
         std::uint32_t bs[4];
         std::uint64_t unused[4];
         detail::aligned4(d.BiasTensor->Desc, bs, unused);
-        v.require(bs[1] == f[0], "BiasTensor",
-                  "Sizes " + detail::sizes_str(d.BiasTensor->Desc) + " must be {1,Cout,1,1} (one value per output channel)");
+        v.require(bs[1] == f[0], "BiasTensor", [&] {
+            return "Sizes " + detail::sizes_str(d.BiasTensor->Desc) +
+                   " must be {1,Cout,1,1} (one value per output channel)";
+        });
     }
     detail::quantization_param_shape(v, "OutputScaleTensor", d.OutputScaleTensor, kNoAxis, 1, full, per_tensor);
     if (d.OutputZeroPointTensor)

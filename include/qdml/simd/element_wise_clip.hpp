@@ -28,51 +28,62 @@ namespace detail {
 template <class T, bool ScaleBias>
 struct ClipRow {
     ClipParams<T> p;
+    bool stream = false;  ///< non-temporal stores (see streams())
+
     void operator()(T* out, RowIn<T> x, std::size_t n) const noexcept {
         using A = Arch;
-        std::size_t i = 0;
+        const ClipParams<T> prm = p;  // (the lambdas below copy what they use: no reloads after 8-bit stores)
+        const auto one = [=](std::size_t i) { out[i] = clip_element(*x.at(i), prm); };
         if constexpr (ClipParams<T>::is_float) {
             using F = kernel::fbatch<A>;
+            constexpr std::size_t W = F::size;
             const F lo(p.lo), hi(p.hi);
-            for (; i + F::size <= n; i += F::size) {
+            const auto value = [=](std::size_t i) {
                 F v = kernel::load_float<A>(x.at(i));
-                if constexpr (ScaleBias) v = scale_bias_step(v, p.scale, p.bias);
-                kernel::store_float<A>(out + i, clamp_min_max(v, lo, hi));
-            }
+                if constexpr (ScaleBias) v = scale_bias_step(v, prm.scale, prm.bias);
+                return clamp_min_max(v, lo, hi);
+            };
+            row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
         } else if constexpr (!ScaleBias) {
             using B = xsimd::batch<T, A>;
+            constexpr std::size_t W = B::size;
             const B lo(p.lo), hi(p.hi);
-            for (; i + B::size <= n; i += B::size)
-                clamp_min_max(B::load_unaligned(x.at(i)), lo, hi).store_unaligned(out + i);
-        } else if constexpr (sizeof(T) <= 2) {
-            using F = kernel::fbatch<A>;
-            using I = kernel::ibatch<A>;
-            const F t_lo(static_cast<float>(std::numeric_limits<T>::min()));
-            const F t_hi(static_cast<float>(std::numeric_limits<T>::max()));
-            const I lo(p.lo), hi(p.hi);
-            for (; i + F::size <= n; i += F::size) {
-                F g = scale_bias_step(kernel::load_float<A>(x.at(i)), p.scale, p.bias);
-                g = xsimd::select(g == g, g, F(0.0f));      // truncate_saturate: NaN -> 0 (ordered ==),
-                g = clamp_min_max(g, t_lo, t_hi);            // saturate (T's range is exact in binary32),
-                const I t = kernel::truncate_to_int<A>(g);       // truncate toward zero
-                kernel::store_int<A>(out + i, clamp_min_max(t, lo, hi));
+            const auto value = [=](std::size_t i) { return clamp_min_max(B::load_unaligned(x.at(i)), lo, hi); };
+            row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
+        } else {
+            std::size_t i = 0;
+            if constexpr (sizeof(T) <= 2) {
+                using F = kernel::fbatch<A>;
+                using I = kernel::ibatch<A>;
+                const F t_lo(static_cast<float>(std::numeric_limits<T>::min()));
+                const F t_hi(static_cast<float>(std::numeric_limits<T>::max()));
+                const I lo(p.lo), hi(p.hi);
+                for (; i + F::size <= n; i += F::size) {
+                    F g = scale_bias_step(kernel::load_float<A>(x.at(i)), p.scale, p.bias);
+                    g = xsimd::select(g == g, g, F(0.0f));  // truncate_saturate: NaN -> 0 (ordered ==),
+                    g = clamp_min_max(g, t_lo, t_hi);        // saturate (T's range is exact in binary32),
+                    const I t = kernel::truncate_to_int<A>(g);  // truncate toward zero
+                    kernel::store_int<A>(out + i, clamp_min_max(t, lo, hi));
+                }
             }
+            for (; i < n; ++i) one(i);
         }
-        for (; i < n; ++i) out[i] = clip_element(*x.at(i), p);
     }
 };
 
 /// The rank-free part: every row of the plan (operands: output, input).
 template <class T>
 void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const ClipParams<T>& p) {
+    const bool stream = streams(plan.elements() * sizeof(T));
     if (p.scale_bias)
         for_each_row(plan, base, [&](const auto& ptrs, const auto& st, std::uint64_t n) {
-            run_row<T, T>(ptrs, st, n, ClipRow<T, true>{p});
+            run_row<T, T>(ptrs, st, n, ClipRow<T, true>{p, stream});
         });
     else
         for_each_row(plan, base, [&](const auto& ptrs, const auto& st, std::uint64_t n) {
-            run_row<T, T>(ptrs, st, n, ClipRow<T, false>{p});
+            run_row<T, T>(ptrs, st, n, ClipRow<T, false>{p, stream});
         });
+    if (stream) kernel::stream_fence();
 }
 
 /// The loop plan of `op` (operands: output, input); it depends on the descs only.

@@ -33,24 +33,42 @@ kernel::fbatch<A> diff_float(const TIn* x, const TIn* zp) noexcept {
 
 template <class TIn, class TOut>
 struct DequantizeRow {
+    bool stream = false;  ///< non-temporal stores (see streams())
+
     void operator()(TOut* out, RowIn<TIn> x, RowIn<TOut> scale, RowIn<TIn> zp, std::size_t n) const noexcept {
         using A = Arch;
-        constexpr std::size_t W = kernel::fbatch<A>::size;
-        std::size_t i = 0;
-        for (; i + W <= n; i += W) {
-            const auto diff = diff_float<A>(x.at(i), zp.at(i));
-            kernel::store_float<A>(out + i, dequantize_step(diff, kernel::load_float<A>(scale.at(i))));
+        using F = kernel::fbatch<A>;
+        constexpr std::size_t W = F::size;
+        const auto one = [=](std::size_t i) {
+            out[i] = from_float<TOut>(dequantize(*x.at(i), *zp.at(i), to_float(*scale.at(i))));
+        };
+        if (x.step == 1 && scale.step == 0 && zp.step == 0) {  // per-tensor (or per-row) scale and zero point
+            const F vscale(to_float(*scale.p));
+            [[maybe_unused]] const F vzp(static_cast<float>(*zp.p));
+            const auto value = [=](std::size_t i) {
+                if constexpr (sizeof(TIn) <= 2)
+                    return dequantize_step(kernel::load_float<A>(x.p + i) - vzp, vscale);  // exact difference
+                else
+                    return dequantize_step(kernel::load_diff_float<A>(x.p + i, zp.p), vscale);  // kRepeat copies
+            };
+            row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
+        } else {
+            const auto value = [=](std::size_t i) {
+                return dequantize_step(diff_float<A>(x.at(i), zp.at(i)), kernel::load_float<A>(scale.at(i)));
+            };
+            row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
         }
-        for (; i < n; ++i) out[i] = from_float<TOut>(dequantize(*x.at(i), *zp.at(i), to_float(*scale.at(i))));
     }
 };
 
 /// The rank-free part: every row of the plan (operands: output, input, scale, zero point).
 template <class TIn, class TOut>
 void dequantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base) {
-    for_each_row(plan, base, [](const auto& ptrs, const auto& st, std::uint64_t n) {
-        run_row<TOut, TIn, TOut, TIn>(ptrs, st, n, DequantizeRow<TIn, TOut>{});
+    const bool stream = streams(plan.elements() * sizeof(TOut));
+    for_each_row(plan, base, [&](const auto& ptrs, const auto& st, std::uint64_t n) {
+        run_row<TOut, TIn, TOut, TIn>(ptrs, st, n, DequantizeRow<TIn, TOut>{stream});
     });
+    if (stream) kernel::stream_fence();
 }
 
 /// What an absent zero point reads: 0, repeated through zero strides.

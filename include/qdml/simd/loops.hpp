@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "qdml/core/tensor.hpp"
@@ -27,6 +28,13 @@ struct LoopPlan {
     std::array<std::array<std::int64_t, kMaxDimensions>, K> outer_strides{};  ///< in bytes
     std::uint64_t row = 1;                                         ///< elements per innermost row
     std::array<std::int64_t, K> row_stride{};                      ///< in bytes
+
+    /// Elements the plan visits: the output's element count.
+    std::uint64_t elements() const noexcept {
+        std::uint64_t n = row;
+        for (std::uint32_t d = 0; d < outer_rank; ++d) n *= outer_sizes[d];
+        return n;
+    }
 };
 
 /// Builds the plan of K operands of equal `sizes` (rank N) with the given
@@ -94,6 +102,40 @@ void for_each_row(const LoopPlan<K>& p, const std::array<char*, K>& base, Row&& 
             idx[d] = 0;
         }
     }
+}
+
+/// Non-temporal stores: a call whose output spans at least kStreamBytes
+/// stores it around the caches (it would evict everything else and be
+/// written back later anyway), in rows of at least kStreamRowBytes (a row's
+/// unaligned head and tail take normal stores). Chosen from the crossover
+/// measured on this project's machines (README, "Non-temporal stores").
+inline constexpr std::uint64_t kStreamBytes = std::uint64_t{8} << 20;
+inline constexpr std::uint64_t kStreamRowBytes = 4096;
+
+/// Whether a call writing `bytes` of output streams it.
+constexpr bool streams(std::uint64_t bytes) noexcept { return bytes >= kStreamBytes; }
+
+/// Walks a contiguous output row of n elements in W-lane vectors: `block(i,
+/// stream)` computes and stores the 4 vectors at [i, i + 4W) (`stream` a
+/// std::bool_constant: non-temporal stores at an address aligned to
+/// min(64, 4W * sizeof(TOut)) bytes), `vec(i)` one vector at i with a normal
+/// store, `one(i)` the single element i. With `stream` (and a row long
+/// enough) the elements before the first aligned block go through `one`.
+template <std::size_t W, class TOut, class Block, class Vec, class One>
+void row_blocks(TOut* out, std::size_t n, bool stream, Block block, Vec vec, One one) {
+    constexpr std::size_t kBlock = 4 * W;
+    std::size_t i = 0;
+    if (stream && n * sizeof(TOut) >= kStreamRowBytes) {
+        constexpr std::size_t align = kBlock * sizeof(TOut) < 64 ? kBlock * sizeof(TOut) : 64;
+        const std::size_t misalign = reinterpret_cast<std::uintptr_t>(out) % align;
+        const std::size_t head = misalign == 0 ? 0 : (align - misalign) / sizeof(TOut);
+        for (; i < head; ++i) one(i);
+        for (; i + kBlock <= n; i += kBlock) block(i, std::true_type{});
+    } else {
+        for (; i + kBlock <= n; i += kBlock) block(i, std::false_type{});
+    }
+    for (; i + W <= n; i += W) vec(i);
+    for (; i < n; ++i) one(i);
 }
 
 /// One operand of a row kernel: `p` points at element 0; `step` is 1 for a

@@ -177,23 +177,69 @@ fbatch<A> load_diff_float(const T* x, const T* zp) noexcept {
     }
 }
 
-/// Stores W binary32 lanes as T = float or float16 (rounded once, RNE).
-template <class A, class T>
+/// Stores a batch at p; with Stream, non-temporally (around the caches),
+/// and `p` must be aligned to the batch's width. The caller ends a call
+/// that streamed with stream_fence().
+template <class A, bool Stream = false, class T>
+void store_batch(T* p, const xsimd::batch<T, A>& v) noexcept {
+    if constexpr (Stream) {
+        using R = typename xsimd::batch<T, A>::register_type;
+        [[maybe_unused]] const R reg = v;
+#if XSIMD_WITH_AVX512F
+        if constexpr (sizeof(R) == 64) {
+            __m512i r;
+            std::memcpy(&r, &reg, sizeof r);
+            _mm512_stream_si512(reinterpret_cast<__m512i*>(p), r);
+            return;
+        }
+#endif
+#if XSIMD_WITH_AVX
+        if constexpr (sizeof(R) == 32) {
+            __m256i r;
+            std::memcpy(&r, &reg, sizeof r);
+            _mm256_stream_si256(reinterpret_cast<__m256i*>(p), r);
+            return;
+        }
+#endif
+#if XSIMD_WITH_SSE2
+        if constexpr (sizeof(R) == 16) {
+            __m128i r;
+            std::memcpy(&r, &reg, sizeof r);
+            _mm_stream_si128(reinterpret_cast<__m128i*>(p), r);
+            return;
+        }
+#endif
+    }
+    v.store_unaligned(p);
+}
+
+/// Stores W binary32 lanes as T = float or float16 (rounded once, RNE). With
+/// Stream, the store is non-temporal (around the caches) and `p` must be
+/// aligned to the store's width (W * sizeof(T) bytes); the caller ends the
+/// call with stream_fence().
+template <class A, bool Stream = false, class T>
 void store_float(T* p, const fbatch<A>& v) noexcept {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, float16>, "float or float16");
     [[maybe_unused]] constexpr Isa isa = isa_of<A>();
     if constexpr (std::is_same_v<T, float>) {
-        v.store_unaligned(p);
+        store_batch<A, Stream>(p, v);
     }
 #if XSIMD_WITH_AVX512F
     else if constexpr (isa == Isa::Avx512) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
-                            _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        const __m256i h = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        if constexpr (Stream)
+            _mm256_stream_si256(reinterpret_cast<__m256i*>(p), h);
+        else
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), h);
     }
 #endif
 #if XSIMD_WITH_AVX2 && defined(__F16C__)
     else if constexpr (isa == Isa::Avx2) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+        const __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+        if constexpr (Stream)
+            _mm_stream_si128(reinterpret_cast<__m128i*>(p), h);
+        else
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(p), h);
     }
 #endif
     else {
@@ -201,6 +247,42 @@ void store_float(T* p, const fbatch<A>& v) noexcept {
         v.store_aligned(buf);
         for (std::size_t i = 0; i < fbatch<A>::size; ++i) p[i] = float16(buf[i]);
     }
+}
+
+/// Stores a vector as store_float does (binary32 lanes to float or float16)
+/// or as store_batch does (a batch of T itself).
+template <class A, bool Stream = false, class T, class V>
+void store_vec(T* p, const V& v) noexcept {
+    if constexpr (std::is_same_v<typename V::value_type, T>)
+        store_batch<A, Stream>(p, v);
+    else
+        store_float<A, Stream>(p, v);
+}
+
+/// Stores four vectors of W lanes at p, p + W, p + 2W and p + 3W (store_vec).
+template <class A, bool Stream = false, class T, class V>
+void store_vec4(T* p, const V& v0, const V& v1, const V& v2, const V& v3) noexcept {
+    constexpr std::size_t W = V::size;
+    store_vec<A, Stream>(p, v0);
+    store_vec<A, Stream>(p + W, v1);
+    store_vec<A, Stream>(p + 2 * W, v2);
+    store_vec<A, Stream>(p + 3 * W, v3);
+}
+
+/// For simd::row_blocks, a row whose vector at element i is value(i): the
+/// `block` (four vectors, normal or non-temporal stores) ...
+template <class A, class T, class Value>
+auto vec4_block(T* out, Value value) noexcept {
+    return [=](std::size_t i, auto stream) {
+        constexpr std::size_t W = decltype(value(i))::size;
+        store_vec4<A, decltype(stream)::value>(out + i, value(i), value(i + W), value(i + 2 * W), value(i + 3 * W));
+    };
+}
+
+/// ... and the `vec` (one vector, a normal store).
+template <class A, class T, class Value>
+auto vec1_store(T* out, Value value) noexcept {
+    return [=](std::size_t i) { store_vec<A>(out + i, value(i)); };
 }
 
 /// Stores W int32 lanes, each already within T's range, as T (8/16-bit).
@@ -252,6 +334,104 @@ void store_int(T* p, const ibatch<A>& v) noexcept {
         v.store_aligned(buf);
         for (std::size_t i = 0; i < ibatch<A>::size; ++i) p[i] = static_cast<T>(buf[i]);
     }
+}
+
+/// Stores 4 vectors of W int32 lanes (v0 first), each within T's range, as
+/// 4W consecutive elements of an 8-bit T: saturating packs and one lane
+/// permutation where the ISA has them (in-range lanes pass unchanged), else
+/// store_int four times. With Stream, the store is non-temporal and `p` must
+/// be aligned to 4W bytes; the caller ends the call with stream_fence().
+template <class A, bool Stream = false, class T>
+void store_int4(T* p, const ibatch<A>& v0, const ibatch<A>& v1, const ibatch<A>& v2, const ibatch<A>& v3) noexcept {
+    static_assert(std::is_integral_v<T> && sizeof(T) == 1, "8-bit integers");
+    [[maybe_unused]] constexpr Isa isa = isa_of<A>();
+#if XSIMD_WITH_AVX512BW
+    if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) {
+        const __m512i w01 = _mm512_packs_epi32(v0, v1), w23 = _mm512_packs_epi32(v2, v3);
+        const __m512i b = std::is_signed_v<T> ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
+        // Each 128-bit lane l now holds dwords (v0_l, v1_l, v2_l, v3_l): gather them in order.
+        const __m512i r = _mm512_permutexvar_epi32(
+            _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), b);
+        if constexpr (Stream)
+            _mm512_stream_si512(reinterpret_cast<__m512i*>(p), r);
+        else
+            _mm512_storeu_si512(p, r);
+        return;
+    }
+#endif
+#if XSIMD_WITH_AVX2
+    if constexpr (isa == Isa::Avx2) {
+        const __m256i w01 = _mm256_packs_epi32(v0, v1), w23 = _mm256_packs_epi32(v2, v3);
+        const __m256i b = std::is_signed_v<T> ? _mm256_packs_epi16(w01, w23) : _mm256_packus_epi16(w01, w23);
+        const __m256i r = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        if constexpr (Stream)
+            _mm256_stream_si256(reinterpret_cast<__m256i*>(p), r);
+        else
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), r);
+        return;
+    }
+#endif
+#if XSIMD_WITH_SSE2
+    if constexpr (isa == Isa::Sse2) {
+        const __m128i w01 = _mm_packs_epi32(v0, v1), w23 = _mm_packs_epi32(v2, v3);
+        const __m128i r = std::is_signed_v<T> ? _mm_packs_epi16(w01, w23) : _mm_packus_epi16(w01, w23);
+        if constexpr (Stream)
+            _mm_stream_si128(reinterpret_cast<__m128i*>(p), r);
+        else
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(p), r);
+        return;
+    }
+#endif
+    constexpr std::size_t W = ibatch<A>::size;
+    store_int<A>(p, v0);
+    store_int<A>(p + W, v1);
+    store_int<A>(p + 2 * W, v2);
+    store_int<A>(p + 3 * W, v3);
+}
+
+/// Whether store_int4 saturates lanes outside T's range to T's bounds (the
+/// packs; not the generic form, nor AVX-512F without BW).
+template <class A, class T>
+constexpr bool store_int4_saturates() noexcept {
+#if XSIMD_WITH_AVX512BW
+    if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) return true;
+#endif
+    return isa_of<A>() == Isa::Avx2 || isa_of<A>() == Isa::Sse2;
+}
+
+/// Each int32 lane shifted right by N bits, the sign copied in (here, where
+/// GCC's warnings about the AVX-512 intrinsics' placeholders are off).
+template <int N, class A>
+ibatch<A> shift_right_arith(const ibatch<A>& v) noexcept {
+    return v >> N;
+}
+
+/// max(v, lo) in each lane, a NaN lane becoming lo: x86's max (which
+/// returns its second operand when either is NaN), a select elsewhere.
+template <class A>
+fbatch<A> max_or_low(const fbatch<A>& v, const fbatch<A>& lo) noexcept {
+    if constexpr (isa_of<A>() != Isa::Generic) return xsimd::max(v, lo);
+    else return xsimd::select(v >= lo, v, lo);
+}
+
+/// A hint to fetch the cache line `ahead` bytes past `p` (which may lie
+/// past the buffer: a prefetch never faults; the address is formed as an
+/// integer, not by pointer arithmetic).
+inline void prefetch(const void* p, std::size_t ahead) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + ahead));
+#else
+    (void)p;
+    (void)ahead;
+#endif
+}
+
+/// Orders the non-temporal stores of this thread before any later store
+/// (the end of a call that streamed its output).
+inline void stream_fence() noexcept {
+#if XSIMD_WITH_SSE2
+    _mm_sfence();
+#endif
 }
 
 /// Each binary32 lane truncated toward zero to int32 (cvttps); lanes must be
