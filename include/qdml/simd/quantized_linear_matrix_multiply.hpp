@@ -29,38 +29,49 @@ gemm::Matrix<T> slice(const TensorView<const T, 4>& v, std::uint32_t b, std::uin
     return {&v[{b, c, 0, 0}], v.strides[2], v.strides[3]};
 }
 
-/// A's and the output's parameters (per row) into `s`, zero points shifted as pack.hpp says.
+/// Whether a parameter tensor holds one value for the M rows (N columns) of `dim`.
+template <class T>
+bool per_tensor(const TensorView<const T, 4>& v, std::size_t dim) noexcept {
+    return v.sizes[dim] == 1 || v.strides[dim] == 0;
+}
+
+/// A's and the output's parameters (per row: M values, or one when per
+/// tensor) into `s`, zero points shifted as pack.hpp says.
 template <class TA, class TB, class TOut>
 void left_params(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::RequantSpec& s) {
     const std::uint32_t M = op.OutputTensor.sizes[2];
-    s.a_zp.assign(M, gemm::left_shift<TA>());
-    s.a_scale.resize(M);
-    s.out_zp.assign(M, 0);
-    s.out_scale.resize(M);
-    for (std::uint32_t m = 0; m < M; ++m) {
-        if (op.AZeroPointTensor) s.a_zp[m] += (*op.AZeroPointTensor)[{0, 0, m, 0}];
-        s.a_scale[m] = op.AScaleTensor[{0, 0, m, 0}];
-        if (op.OutputZeroPointTensor) s.out_zp[m] = (*op.OutputZeroPointTensor)[{0, 0, m, 0}];
-        s.out_scale[m] = op.OutputScaleTensor[{0, 0, m, 0}];
-    }
+    const auto count = [&](const auto& t) -> std::uint32_t { return !t || per_tensor(*t, 2) ? 1 : M; };
+    const auto& azp = op.AZeroPointTensor;
+    const auto& ozp = op.OutputZeroPointTensor;
+    s.a_zp.assign(count(azp), gemm::left_shift<TA>());
+    for (std::uint32_t m = 0; azp && m < s.a_zp.size(); ++m) s.a_zp[m] += (*azp)[{0, 0, m, 0}];
+    s.a_scale.resize(count(&op.AScaleTensor));
+    for (std::uint32_t m = 0; m < s.a_scale.size(); ++m) s.a_scale[m] = op.AScaleTensor[{0, 0, m, 0}];
+    s.out_zp.assign(count(ozp), 0);
+    for (std::uint32_t m = 0; ozp && m < s.out_zp.size(); ++m) s.out_zp[m] = (*ozp)[{0, 0, m, 0}];
+    s.out_scale.resize(count(&op.OutputScaleTensor));
+    for (std::uint32_t m = 0; m < s.out_scale.size(); ++m) s.out_scale[m] = op.OutputScaleTensor[{0, 0, m, 0}];
     s.out_lo = std::numeric_limits<TOut>::min();
     s.out_hi = std::numeric_limits<TOut>::max();
 }
 
-/// B's parameters (per column) into `s`.
+/// B's parameters (per column: N values, or one when per tensor) into `s`.
 template <class TA, class TB, class TOut>
 void right_params(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::RequantSpec& s) {
     const std::uint32_t N = op.OutputTensor.sizes[3];
-    s.b_zp.assign(N, gemm::right_shift<TB>());
-    s.b_scale.resize(N);
-    for (std::uint32_t n = 0; n < N; ++n) {
-        if (op.BZeroPointTensor) s.b_zp[n] += (*op.BZeroPointTensor)[{0, 0, 0, n}];
-        s.b_scale[n] = op.BScaleTensor[{0, 0, 0, n}];
-    }
+    const auto& bzp = op.BZeroPointTensor;
+    s.b_zp.assign(!bzp || per_tensor(*bzp, 3) ? 1 : N, gemm::right_shift<TB>());
+    for (std::uint32_t n = 0; bzp && n < s.b_zp.size(); ++n) s.b_zp[n] += (*bzp)[{0, 0, 0, n}];
+    s.b_scale.resize(per_tensor(op.BScaleTensor, 3) ? 1 : N);
+    for (std::uint32_t n = 0; n < s.b_scale.size(); ++n) s.b_scale[n] = op.BScaleTensor[{0, 0, 0, n}];
 }
 
 /// Runs every Batch*Channel product; `right(b, c, changed)` gives the packed
-/// B slice and sets `changed` when it is not the previous call's slice.
+/// B slice and sets `changed` when it is not the previous call's slice. Per
+/// call: one Session (AMX tile configuration), the row constants once; per
+/// product only what changes: the column constants with the B slice, A's
+/// packing and row sums with the A slice (the sums only when the epilogue
+/// reads them).
 template <class TA, class TB, class TOut, class Right>
 void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::Isa isa, const gemm::RequantSpec& s,
                   Right&& right) {
@@ -78,8 +89,11 @@ void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::I
             if (changed) gemm::prepare_columns(s, pb, e);  // before rows: it fixes var_b and the multiplier mode
             const TA* a_ptr = &op.ATensor[{b, c, 0, 0}];
             if (a_ptr != packed_a || first) {
-                gemm::pack_left(slice(op.ATensor, b, c), M, K, isa, pa);
-                gemm::prepare_rows(s, pa, e);
+                gemm::pack_left(slice(op.ATensor, b, c), M, K, isa, pa, e.needs_row_sums());
+                if (first)
+                    gemm::prepare_rows(s, pa, e);
+                else
+                    gemm::update_row_sums(pa, e);
                 packed_a = a_ptr;
             }
             first = false;

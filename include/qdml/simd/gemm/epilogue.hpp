@@ -9,6 +9,7 @@
 // else formed per element in the same binary32 order.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -55,16 +56,19 @@ struct Epilogue {
     std::int32_t out_lo = 0, out_hi = 255;  ///< output type range
     std::uint8_t* out = nullptr;
     std::uint64_t out_rs = 0, out_cs = 1;
+    std::uint32_t bzp0 = 0;  ///< bzp'[0] (every column's when !var_b)
 
     const RowParams& row(std::size_t m) const noexcept { return rows[m]; }
+    /// Whether the left operand's row sums enter the result (BZP' not all 0;
+    /// known after prepare_columns): pack_left may skip them otherwise.
+    bool needs_row_sums() const noexcept { return var_b || bzp0 != 0; }
 };
 
 namespace detail {
+/// Whether every element has the same bits (each equals the next: one memcmp).
 template <class T>
 bool uniform(const std::vector<T>& v) noexcept {
-    for (const T& x : v)
-        if (std::memcmp(&x, &v[0], sizeof(T)) != 0) return false;
-    return true;
+    return v.size() < 2 || std::memcmp(v.data(), v.data() + 1, (v.size() - 1) * sizeof(T)) == 0;
 }
 template <class T>
 const T& at(const std::vector<T>& v, std::size_t i) noexcept {
@@ -74,14 +78,17 @@ const T& at(const std::vector<T>& v, std::size_t i) noexcept {
 
 /// Column constants: depend on the right operand's sums and B's parameters
 /// (and on AZP', when it is uniform). The multiplier table is filled here.
+/// Each array is a plain loop over the columns (vectorized), written up to
+/// whole panels plus 4 (the columns past N are 0): a batch of small products
+/// calls this once per distinct right operand.
 inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue& e) {
     const std::size_t N = b.N, width = b.panels * kPanel + 4 * kPanel;
     e.N = N;
     e.var_a = !detail::uniform(s.a_zp);
     e.var_b = !detail::uniform(s.b_zp);
+    e.bzp0 = static_cast<std::uint32_t>(s.b_zp[0]);
     const bool rows_uniform = detail::uniform(s.a_scale) && detail::uniform(s.out_scale);
     e.mode = rows_uniform ? MultMode::PerColumn : detail::uniform(s.b_scale) ? MultMode::PerRow : MultMode::PerElement;
-    // Every array is written up to `width`: the columns past N are 0.
     e.col_bias.resize(width);
     e.col_zp.resize(width);
     e.col_sum.resize(width);
@@ -89,41 +96,59 @@ inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue
     e.col_scale.resize(width);
     const std::uint32_t K = static_cast<std::uint32_t>(b.K);
     const std::uint32_t neg_azp = e.var_a ? 0u : 0u - static_cast<std::uint32_t>(s.a_zp[0]);
-    const bool b_uniform = s.b_scale.size() == 1;
-    const float mult0 = e.mode == MultMode::PerColumn && N > 0
-                            ? requantize_multiplier(s.a_scale[0], s.b_scale[0], s.out_scale[0])
-                            : 0.0f;
-    for (std::size_t n = 0; n < N; ++n) {
-        const std::uint32_t bzp = static_cast<std::uint32_t>(detail::at(s.b_zp, n));
-        const std::uint32_t cb = b.col_sum[n] - K * bzp;  // cb'[n] = cb[n] - K * bzp'[n]
-        e.col_zp[n] = bzp;
-        e.col_sum[n] = cb;
-        e.col_bias[n] = neg_azp * cb;
-        e.col_scale[n] = detail::at(s.b_scale, n);
-        e.col_mult[n] = e.mode != MultMode::PerColumn ? 0.0f
-                        : b_uniform ? mult0
-                                    : requantize_multiplier(s.a_scale[0], s.b_scale[n], s.out_scale[0]);
-    }
+    std::uint32_t *zp = e.col_zp.data(), *sum = e.col_sum.data(), *bias = e.col_bias.data();
+    float *scale = e.col_scale.data(), *mult = e.col_mult.data();
+    const std::uint32_t* cb = b.col_sum.data();
+    if (s.b_zp.size() == 1)
+        std::fill(zp, zp + N, e.bzp0);
+    else
+        for (std::size_t n = 0; n < N; ++n) zp[n] = static_cast<std::uint32_t>(s.b_zp[n]);
+    for (std::size_t n = 0; n < N; ++n) sum[n] = cb[n] - K * zp[n];  // cb'[n] = cb[n] - K * bzp'[n]
+    for (std::size_t n = 0; n < N; ++n) bias[n] = neg_azp * sum[n];
+    if (s.b_scale.size() == 1)
+        std::fill(scale, scale + N, s.b_scale[0]);
+    else
+        std::copy(s.b_scale.begin(), s.b_scale.begin() + N, scale);
+    if (e.mode != MultMode::PerColumn)
+        std::fill(mult, mult + N, 0.0f);
+    else if (s.b_scale.size() == 1)
+        std::fill(mult, mult + N, N > 0 ? requantize_multiplier(s.a_scale[0], s.b_scale[0], s.out_scale[0]) : 0.0f);
+    else
+        for (std::size_t n = 0; n < N; ++n) mult[n] = requantize_multiplier(s.a_scale[0], scale[n], s.out_scale[0]);
     const std::size_t pad = (width - N) * 4;
-    std::memset(e.col_bias.data() + N, 0, pad);
-    std::memset(e.col_zp.data() + N, 0, pad);
-    std::memset(e.col_sum.data() + N, 0, pad);
-    std::memset(e.col_mult.data() + N, 0, pad);
-    std::memset(e.col_scale.data() + N, 0, pad);
+    std::memset(zp + N, 0, pad);
+    std::memset(sum + N, 0, pad);
+    std::memset(bias + N, 0, pad);
+    std::memset(mult + N, 0, pad);
+    std::memset(scale + N, 0, pad);
 }
 
-/// Row constants: depend on the left operand's row sums and A's / the output's parameters.
+/// The row constants that depend on the left operand's sums (bias, neg_ra),
+/// the others left as prepare_rows set them: a batch whose left operand
+/// changes from product to product (the spec staying) calls this alone.
+/// Reads no sums when the epilogue needs none (pack_left may skip them).
+inline void update_row_sums(const PackedLeft& a, Epilogue& e) noexcept {
+    if (!e.needs_row_sums()) {
+        for (std::size_t m = 0; m < a.M; ++m) e.rows[m].bias = e.rows[m].neg_ra = 0;
+        return;
+    }
+    for (std::size_t m = 0; m < a.M; ++m) {
+        const std::uint32_t ra = a.row_sum[m];
+        e.rows[m].bias = e.var_b ? 0u : 0u - e.bzp0 * ra;
+        e.rows[m].neg_ra = 0u - ra;
+    }
+}
+
+/// Row constants: depend on the left operand's row sums and A's / the
+/// output's parameters. After prepare_columns (which fixes var_b and the
+/// multiplier mode).
 inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e) {
     e.M = a.M;
     e.out_lo = s.out_lo;
     e.out_hi = s.out_hi;
     e.rows.resize(a.M);
-    const std::uint32_t bzp0 = static_cast<std::uint32_t>(s.b_zp[0]);
     for (std::size_t m = 0; m < a.M; ++m) {
         RowParams& r = e.rows[m];
-        const std::uint32_t ra = a.row_sum[m];
-        r.bias = e.var_b ? 0u : 0u - bzp0 * ra;
-        r.neg_ra = 0u - ra;
         r.neg_azp = 0u - static_cast<std::uint32_t>(detail::at(s.a_zp, m));
         r.zp = detail::at(s.out_zp, m);
         r.lo = static_cast<float>(s.out_lo - r.zp);
@@ -132,6 +157,7 @@ inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e)
         r.out_scale = detail::at(s.out_scale, m);
         if (e.mode == MultMode::PerRow) r.mult = requantize_multiplier(r.a_scale, s.b_scale[0], r.out_scale);
     }
+    update_row_sums(a, e);
 }
 
 /// The int32 accumulator of element (m, n) from the raw u8 x s8 dot product.

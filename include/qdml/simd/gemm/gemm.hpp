@@ -52,8 +52,8 @@ inline std::size_t left_rows(Isa isa) noexcept {
 
 /// Packs the left operand for the kernel of `isa` (K groups as the right operand's).
 template <class TA>
-void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, Isa isa, PackedLeft& out) {
-    pack_left(a, M, K, left_layout(isa), left_rows(isa), k_groups(K, isa), out);
+void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, Isa isa, PackedLeft& out, bool sums = true) {
+    pack_left(a, M, K, left_layout(isa), left_rows(isa), k_groups(K, isa), out, sums);
 }
 
 /// The per-thread kernel state of `isa` (AMX: the tile configuration) held

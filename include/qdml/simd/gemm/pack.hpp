@@ -241,9 +241,11 @@ std::uint32_t left_row(Matrix<TA> a, std::size_t m, std::size_t K, std::uint8_t*
 
 #if QDML_GEMM_X86
 /// A contiguous row of K bytes as a' (xor `flip`) into `dst`, zero-padded to
-/// `padded` bytes (a multiple of 64); returns the sum of the a' bytes mod 2^32.
-QDML_TARGET_AVX512 inline std::uint32_t left_row_avx512(const std::uint8_t* src, std::size_t K, std::size_t padded,
-                                                       std::uint8_t flip, std::uint8_t* dst) noexcept {
+/// `padded` bytes (a multiple of 64); returns the sum of the a' bytes mod 2^32
+/// (Sum), else 0.
+template <bool Sum>
+QDML_TARGET_AVX512 std::uint32_t left_row_avx512(const std::uint8_t* src, std::size_t K, std::size_t padded,
+                                                std::uint8_t flip, std::uint8_t* dst) noexcept {
     const __m512i x = _mm512_set1_epi8(static_cast<char>(flip)), zero = _mm512_setzero_si512();
     __m512i sum = zero;
     for (std::size_t k = 0; k < padded; k += 64) {
@@ -251,13 +253,13 @@ QDML_TARGET_AVX512 inline std::uint32_t left_row_avx512(const std::uint8_t* src,
         const __mmask64 mask = n == 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
         const __m512i v = _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, src + k), x));
         _mm512_storeu_si512(dst + k, v);
-        sum = _mm512_add_epi64(sum, _mm512_sad_epu8(v, zero));
+        if constexpr (Sum) sum = _mm512_add_epi64(sum, _mm512_sad_epu8(v, zero));
     }
-    alignas(64) std::uint64_t lanes[8];  // (not _mm512_reduce_add_epi64: g++ 12 warns -Wuninitialized inside it)
-    _mm512_store_si512(lanes, sum);
-    std::uint64_t total = 0;
-    for (std::uint64_t l : lanes) total += l;
-    return static_cast<std::uint32_t>(total);
+    if constexpr (!Sum) return 0;
+    // The eight lanes in halves (not _mm512_reduce_add_epi64: g++ 12 warns -Wuninitialized inside it).
+    const __m256i s4 = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(0xf, sum, 0), _mm512_maskz_extracti64x4_epi64(0xf, sum, 1));
+    const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(s4), _mm256_extracti128_si256(s4, 1));
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
 }
 #endif
 
@@ -269,9 +271,11 @@ inline std::uint32_t load32(const std::uint8_t* p) noexcept {
 
 }  // namespace detail
 
+/// `sums`: whether to compute row_sum (the epilogue may not need it:
+/// Epilogue::needs_row_sums; without, row_sum is unspecified).
 template <class TA>
 void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, std::size_t mr, std::size_t groups,
-               PackedLeft& out) {
+               PackedLeft& out, bool sums = true) {
     out.layout = layout;
     out.M = M;
     out.K = K;
@@ -285,9 +289,13 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
         const std::size_t bytes = groups * 4;
         out.data.resize(rows * bytes);
         out.row_sum.resize(rows);
-        for (std::size_t m = 0; m < M; ++m)
-            out.row_sum[m] = detail::left_row_avx512(reinterpret_cast<const std::uint8_t*>(a.data + m * a.row_stride), K,
-                                                     bytes, as_left(TA{0}), out.data.data() + m * bytes);
+        const auto src = [&](std::size_t m) { return reinterpret_cast<const std::uint8_t*>(a.data + m * a.row_stride); };
+        if (sums)
+            for (std::size_t m = 0; m < M; ++m)
+                out.row_sum[m] = detail::left_row_avx512<true>(src(m), K, bytes, as_left(TA{0}), out.data.data() + m * bytes);
+        else
+            for (std::size_t m = 0; m < M; ++m)
+                detail::left_row_avx512<false>(src(m), K, bytes, as_left(TA{0}), out.data.data() + m * bytes);
         if (rows > M) std::memset(out.data.data() + M * bytes, 0, (rows - M) * bytes);
         for (std::size_t m = M; m < rows; ++m) out.row_sum[m] = 0;
         return;
