@@ -268,6 +268,48 @@ TEST_CASE("simd matmul: many row and column blocks around 16/32/64, K around 64,
     }
 }
 
+TEST_CASE("simd matmul: A read in place (u8, K a multiple of 64, whole tiles and a partial last one), row sums "
+          "skipped or not, batches whose products alternate epilogues, on every path",
+          "[simd][matmul][blocks]") {
+    // AMX reads the whole 16-row tiles of a u8 A with contiguous rows and K a
+    // multiple of 64 where they are and packs only the last partial tile;
+    // the row sums are computed only when B's zero point is not 0 (s8 B
+    // without zero point: none); consecutive products alternate two
+    // epilogues (the last block of one stored while the next computes), so
+    // a batch mixes shared and distinct A and B slices with per-row
+    // parameters (row constants kept per epilogue, sums per A slice).
+    Rng rng(81);
+    constexpr std::uint32_t kRows[] = {16, 17, 31, 32, 33, 48, 64, 100};
+    constexpr std::uint32_t kDepths[] = {64, 128, 256};
+    for (int iter = 0; iter < 32; ++iter) {
+        Problem p;
+        p.ta = DT::UInt8;
+        p.tb = kQ8[iter & 1];
+        p.tout = kQ8[(iter >> 1) & 1];
+        p.M = kRows[rng.uniform(0, 7)];
+        p.N = rng.uniform(1, 80);
+        p.K = kDepths[rng.uniform(0, 2)];
+        p.la.pad = iter % 4 == 3 ? 64 : 0;  // rows further apart than K: still in place
+        p.zps = iter % 3 != 0;              // without zero points an s8 B needs no row sums
+        if (iter % 2 == 0 || iter % 5 == 1) {  // batches of 2 x 3 products
+            p.rank = 4;
+            p.batch = 2;
+            p.channels = 3;
+            p.la.bcast_channel = iter % 8 == 4;  // A shared by the channels
+            p.lb.bcast_batch = iter % 4 == 2;    // B shared by the batches
+            p.lb.bcast_channel = iter % 8 == 0;
+        }
+        p.per_row_a = iter % 3 == 1;
+        p.per_row_out = iter % 6 == 2;
+        p.per_col_b = iter % 7 == 3;
+        p.fill([&] { return rng.byte(); });
+        if (p.tb == DT::Int8 && iter % 4 == 1) std::fill(p.b_zp.begin(), p.b_zp.end(), 0);  // zero point given, 0
+        random_scales(p, rng);
+        check_all_paths(p);
+        check_prepared_all_paths(p);
+    }
+}
+
 TEST_CASE("simd matmul: odd sizes of the issue (7x13x5, 33x65x17, K not a multiple of 4 or 64) on every path",
           "[simd][matmul]") {
     Rng rng(8);

@@ -66,42 +66,74 @@ void right_params(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::R
     for (std::uint32_t n = 0; n < s.b_scale.size(); ++n) s.b_scale[n] = op.BScaleTensor[{0, 0, 0, n}];
 }
 
-/// Runs every Batch*Channel product; `right(b, c, changed)` gives the packed
-/// B slice and sets `changed` when it is not the previous call's slice. Per
-/// call: one Session (AMX tile configuration), the row constants once; per
-/// product only what changes: the column constants with the B slice, A's
-/// packing and row sums with the A slice (the sums only when the epilogue
-/// reads them).
+/// Buffers reused across calls on this thread (no allocation per call): A
+/// packed, B packed (stateless calls), and two epilogues that consecutive
+/// products alternate (one may still be pending in the Session while the
+/// next is prepared), each with the slices its constants were made for.
+template <class TA>
+struct MatmulWorkspace {
+    struct Slot {
+        gemm::Epilogue e;
+        const void* columns = nullptr;  ///< the B slice of e's column constants
+        const TA* rows = nullptr;       ///< the A slice of e's row sums
+        bool ready = false;             ///< e's row constants made (this call)
+    };
+    gemm::PackedLeft left;
+    gemm::PackedRight right;
+    Slot slots[2];
+};
+
+template <class TA>
+MatmulWorkspace<TA>& workspace() {
+    thread_local MatmulWorkspace<TA> w;
+    return w;
+}
+
+/// Runs every Batch*Channel product; `right(b, c, key)` gives the packed B
+/// slice and sets `key` to what identifies its contents in this call. Per
+/// call: one Session (AMX tile configuration, the last block's epilogue of
+/// each product overlapping the next product's tiles), the row constants
+/// once per epilogue; per product only what changes: the column constants
+/// with the B slice, A's packing and row sums with the A slice (the sums
+/// only when the epilogue reads them; AMX reads whole tiles of a u8 A in
+/// place).
 template <class TA, class TB, class TOut, class Right>
 void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::Isa isa, const gemm::RequantSpec& s,
                   Right&& right) {
     const auto& Out = op.OutputTensor;
     const std::uint32_t M = Out.sizes[2], K = op.ATensor.sizes[3];
-    gemm::PackedLeft pa;
-    gemm::Epilogue e;
+    MatmulWorkspace<TA>& w = workspace<TA>();
+    for (auto& slot : w.slots) slot.ready = false;
     const TA* packed_a = nullptr;
-    bool first = true;
-    const gemm::Session session(isa);  // one tile configuration for the whole batch
+    std::size_t i = 0;
+    gemm::Session session(isa);
     for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
         for (std::uint32_t c = 0; c < Out.sizes[1]; ++c) {
-            bool changed = first;
-            const gemm::PackedRight& pb = right(b, c, changed);
-            if (changed) gemm::prepare_columns(s, pb, e);  // before rows: it fixes var_b and the multiplier mode
+            auto& slot = w.slots[i++ % 2];
+            gemm::Epilogue& e = slot.e;
+            const void* key = nullptr;
+            const gemm::PackedRight& pb = right(b, c, key);
+            if (!slot.ready || slot.columns != key) {
+                gemm::prepare_columns(s, pb, e);  // before rows: it fixes var_b and the multiplier mode
+                slot.columns = key;
+            }
             const TA* a_ptr = &op.ATensor[{b, c, 0, 0}];
-            if (a_ptr != packed_a || first) {
-                gemm::pack_left(slice(op.ATensor, b, c), M, K, isa, pa, e.needs_row_sums());
-                if (first)
-                    gemm::prepare_rows(s, pa, e);
-                else
-                    gemm::update_row_sums(pa, e);
+            if (a_ptr != packed_a) {
+                gemm::pack_left(slice(op.ATensor, b, c), M, K, isa, w.left, {e.needs_row_sums(), true});
                 packed_a = a_ptr;
             }
-            first = false;
+            if (!slot.ready)
+                gemm::prepare_rows(s, w.left, e);
+            else if (slot.rows != a_ptr)
+                gemm::update_row_sums(w.left, e);
+            slot.rows = a_ptr;
+            slot.ready = true;
             e.out = reinterpret_cast<std::uint8_t*>(&Out[{b, c, 0, 0}]);
             e.out_rs = Out.strides[2];
             e.out_cs = Out.strides[3];
-            gemm::multiply<TOut>(pa, pb, e);
+            gemm::multiply<TOut>(w.left, pb, e, &session);
         }
+    session.finish();
 }
 
 }  // namespace detail
@@ -115,15 +147,15 @@ void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB
     detail::left_params(op, s);
     detail::right_params(op, s);
     const std::uint32_t N = op.OutputTensor.sizes[3], K = op.ATensor.sizes[3];
-    gemm::PackedRight pb;
+    gemm::PackedRight& pb = detail::workspace<TA>().right;
     const TB* packed = nullptr;
-    detail::run_products(op, isa, s, [&](std::uint32_t b, std::uint32_t c, bool& changed) -> const gemm::PackedRight& {
+    detail::run_products(op, isa, s, [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
         const TB* ptr = &op.BTensor[{b, c, 0, 0}];
         if (ptr != packed) {
             gemm::pack_right(detail::slice(op.BTensor, b, c), K, N, isa, pb);
             packed = ptr;
-            changed = true;
         }
+        key = ptr;
         return pb;
     });
 }

@@ -152,13 +152,11 @@ private:
         s.b_zp = b_zp_;
         s.b_scale = b_scale_;
         const std::uint32_t channels = op.OutputTensor.sizes[1];
-        std::size_t last = slices_.size();
         detail::run_products(op, isa_, s,
-                             [&](std::uint32_t b, std::uint32_t c, bool& changed) -> const gemm::PackedRight& {
-                                 const std::size_t i = slice_of_[std::size_t{b} * channels + c];
-                                 changed = changed || i != last;
-                                 last = i;
-                                 return slices_[i];
+                             [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
+                                 const gemm::PackedRight& slice = slices_[slice_of_[std::size_t{b} * channels + c]];
+                                 key = &slice;
+                                 return slice;
                              });
     }
 

@@ -52,14 +52,17 @@ inline std::size_t left_rows(Isa isa) noexcept {
 
 /// Packs the left operand for the kernel of `isa` (K groups as the right operand's).
 template <class TA>
-void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, Isa isa, PackedLeft& out, bool sums = true) {
-    pack_left(a, M, K, left_layout(isa), left_rows(isa), k_groups(K, isa), out, sums);
+void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, Isa isa, PackedLeft& out, LeftPacking how = {}) {
+    pack_left(a, M, K, left_layout(isa), left_rows(isa), k_groups(K, isa), out, how);
 }
 
 /// The per-thread kernel state of `isa` (AMX: the tile configuration) held
 /// for a series of multiply() calls on this thread, so that a batch of
 /// products loads it once; without a Session, multiply() sets it up and
-/// releases it in each call.
+/// releases it in each call. A multiply() given the session may leave the
+/// epilogue of its last AMX block pending here, to overlap the next
+/// product's tiles: finish() (or the destructor, or the next multiply() with
+/// the session) completes it.
 class Session {
 public:
     explicit Session(Isa isa) noexcept {
@@ -73,6 +76,7 @@ public:
 #endif
     }
     ~Session() {
+        finish();
 #if QDML_GEMM_X86
         if (owner_) {
             amx::release();
@@ -83,8 +87,22 @@ public:
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
 
+    /// Stores whatever epilogue a multiply() left pending.
+    void finish() noexcept {
+#if QDML_GEMM_X86
+        if (pending_.done < pending_.rows) amx::drain(pending_, pending_.rows);
+#endif
+    }
+
+#if QDML_GEMM_X86
+    amx::Pending& pending() noexcept { return pending_; }
+#endif
+
 private:
     bool owner_ = false;
+#if QDML_GEMM_X86
+    amx::Pending pending_;
+#endif
 };
 
 #if QDML_GEMM_X86
@@ -99,22 +117,27 @@ inline void row_panels(const PackedLeft& a, const PackedRight& b, const Epilogue
 
 /// out = the epilogue of (a x b). Precondition: a and b packed for the same
 /// isa, a.K == b.K, `e` prepared from both (prepare_columns, prepare_rows).
+/// With `session` (a Session of b.isa on this thread), AMX may leave the
+/// last block's epilogue pending in it: `e` and its output must then stay
+/// as they are until the next multiply() with the session returns or
+/// session->finish() (a batch alternates between two Epilogues).
 template <class TOut>
-void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e) {
+void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e, Session* session = nullptr) {
     const Isa isa = b.isa;
     const std::size_t M = a.M, mr_max = left_rows(isa);
     const std::size_t panel_bytes = std::max<std::size_t>(b.groups * 64, 1);
     const std::size_t block = std::max<std::size_t>(4, (std::size_t{1} << 20) / panel_bytes / 4 * 4);
 #if QDML_GEMM_X86
     if (isa == Isa::Amx && M == 1) {  // GEMV: the VNNI row kernel (one row: the Rows and Groups4 layouts coincide)
+        if (session) session->finish();
         row_panels(a, b, e, 0, b.panels);
         return;
     }
     if (isa == Isa::Amx) {
-        const Session session(isa);
-        amx::Pending pd;
+        Session local(isa);  // (nothing when `session` or a caller configured the tiles)
+        amx::Pending& pd = session ? session->pending() : local.pending();
         for (std::size_t p0 = 0; p0 < b.panels; p0 += block) amx::block(a, b, e, p0, std::min(b.panels, p0 + block), pd);
-        amx::drain(e, pd, pd.rows);
+        if (!session) amx::drain(pd, pd.rows);
         return;
     }
 #endif

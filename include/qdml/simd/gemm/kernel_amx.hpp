@@ -44,16 +44,21 @@ QDML_TARGET_AMX inline void configure() noexcept {
 
 QDML_TARGET_AMX inline void release() noexcept { _tile_release(); }
 
-/// The last block's dot products, waiting for the epilogue.
+/// The last block's dot products, waiting for the epilogue `e`: in one of
+/// two buffers, the next block's tiles going to the other (its stores then
+/// never wait for the loads of the epilogue still reading this one).
 struct Pending {
-    alignas(64) std::int32_t c[2][2][16][16];  ///< [row tile][column tile][row][column]
+    alignas(64) std::int32_t buffers[2][2][2][16][16];  ///< [buffer][row tile][column tile][row][column]
+    std::int32_t (*c)[2][16][16] = buffers[0];          ///< the pending block's
+    const Epilogue* e = nullptr;
     std::size_t m0 = 0, rows = 0, n0 = 0, tn = 0;
     std::size_t done = 0;  ///< rows already stored (done == rows: nothing pending)
 };
 
-/// Stores the pending block's rows up to `to` (exclusive) through the epilogue.
-QDML_TARGET_AVX512 inline void drain(const Epilogue& e, Pending& pd, std::size_t to) noexcept {
+/// Stores the pending block's rows up to `to` (exclusive) through its epilogue.
+QDML_TARGET_AVX512 inline void drain(Pending& pd, std::size_t to) noexcept {
     to = std::min(to, pd.rows);
+    const Epilogue& e = *pd.e;
     while (pd.done < to) {
         const std::size_t t = pd.done / 16, r = pd.done % 16, n = std::min(to - pd.done, 16 - r);
         if (pd.tn < 2 || !store_rows32(e, pd.m0 + pd.done, n, pd.n0, pd.c[t][0][r], pd.c[t][1][r]))
@@ -68,8 +73,8 @@ QDML_TARGET_AVX512 inline void drain(const Epilogue& e, Pending& pd, std::size_t
 template <int TM, int TN>
 QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
                           std::size_t rows, std::size_t p, Pending& pd) {
-    const std::size_t stride = a.groups * 4;  // bytes per packed row
-    const std::uint8_t* pa = a.rows(m0);
+    const std::uint8_t *pa = a.rows(m0), *pa1 = TM == 2 ? a.rows(m0 + 16) : pa;  // the two row tiles
+    const std::size_t stride = a.row_bytes(m0), stride1 = TM == 2 ? a.row_bytes(m0 + 16) : stride;
     const std::int8_t* pb0 = b.panel(p);
     const std::int8_t* pb1 = TN == 2 ? b.panel(p + 1) : pb0;
     const std::size_t steps = a.groups / 16;
@@ -87,16 +92,19 @@ QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilo
             _tile_dpbusd(1, 4, 7);
         }
         if constexpr (TM == 2) {
-            _tile_loadd(5, pa + 16 * stride + 4 * g, stride);
+            _tile_loadd(5, pa1 + 4 * g, stride1);
             _tile_dpbusd(2, 5, 6);
             if constexpr (TN == 2) _tile_dpbusd(3, 5, 7);
         }
-        if (pd.done < pd.rows) drain(e, pd, pd.done + per_step);
+        if (pd.done < pd.rows) drain(pd, pd.done + per_step);
     }
-    _tile_stored(0, pd.c[0][0], 64);
-    if constexpr (TN == 2) _tile_stored(1, pd.c[0][1], 64);
-    if constexpr (TM == 2) _tile_stored(2, pd.c[1][0], 64);
-    if constexpr (TM == 2 && TN == 2) _tile_stored(3, pd.c[1][1], 64);
+    auto c = pd.c == pd.buffers[0] ? pd.buffers[1] : pd.buffers[0];
+    _tile_stored(0, c[0][0], 64);
+    if constexpr (TN == 2) _tile_stored(1, c[0][1], 64);
+    if constexpr (TM == 2) _tile_stored(2, c[1][0], 64);
+    if constexpr (TM == 2 && TN == 2) _tile_stored(3, c[1][1], 64);
+    pd.c = c;
+    pd.e = &e;
     pd.m0 = m0;
     pd.rows = rows;
     pd.n0 = p * kPanel;
@@ -106,7 +114,7 @@ QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilo
 
 /// Every row block of `a` times panels p0..p1-1 (the column block stays in
 /// L2, a row block of A in L1); the last block's epilogue is left in `pd`
-/// (drain(e, pd, pd.rows) finishes it).
+/// (drain(pd, pd.rows) finishes it).
 QDML_TARGET_AMX inline void block(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t p0,
                                   std::size_t p1, Pending& pd) {
     for (std::size_t m0 = 0; m0 < a.M; m0 += kRows) {

@@ -210,11 +210,31 @@ struct PackedLeft {
     std::size_t M = 0, K = 0, groups = 0, mr = 1;
     AlignedArray<std::uint8_t> data;
     AlignedArray<std::uint32_t> row_sum;  ///< ra[m] = sum_k a' (mod 2^32)
+    /// Rows layout read in place (LeftPacking::in_place): rows below
+    /// `borrowed_rows` (whole tiles of 16) at borrowed + m * borrowed_stride,
+    /// `data` holds the rest from row borrowed_rows on.
+    const std::uint8_t* borrowed = nullptr;
+    std::size_t borrowed_rows = 0, borrowed_stride = 0;
 
     /// Bytes per row and group in the layout.
     std::size_t unit() const noexcept { return layout == LeftLayout::Pairs16 ? 8 : 4; }
     /// The block of rows starting at m0 (a multiple of mr; Rows: of 16).
-    const std::uint8_t* rows(std::size_t m0) const noexcept { return data.data() + m0 * groups * unit(); }
+    const std::uint8_t* rows(std::size_t m0) const noexcept {
+        return m0 < borrowed_rows ? borrowed + m0 * borrowed_stride : data.data() + (m0 - borrowed_rows) * groups * unit();
+    }
+    /// Bytes from one row to the next in the block at m0 (Rows layout).
+    std::size_t row_bytes(std::size_t m0) const noexcept { return m0 < borrowed_rows ? borrowed_stride : groups * 4; }
+};
+
+/// How pack_left packs. `sums`: compute row_sum (without, row_sum is
+/// unspecified: Epilogue::needs_row_sums says when the epilogue reads it).
+/// `in_place`: the Rows layout (AMX) may read the whole 16-row tiles of an
+/// unsigned A with contiguous rows and K a multiple of 64 where they are
+/// (a' = A, no padding), packing only the last partial tile; A must then
+/// stay unchanged and alive until every multiply() with the result is done.
+struct LeftPacking {
+    bool sums = true;
+    bool in_place = false;
 };
 
 namespace detail {
@@ -242,8 +262,8 @@ std::uint32_t left_row(Matrix<TA> a, std::size_t m, std::size_t K, std::uint8_t*
 #if QDML_GEMM_X86
 /// A contiguous row of K bytes as a' (xor `flip`) into `dst`, zero-padded to
 /// `padded` bytes (a multiple of 64); returns the sum of the a' bytes mod 2^32
-/// (Sum), else 0.
-template <bool Sum>
+/// (Sum), else 0. Without Store, only the sum (dst unused).
+template <bool Sum, bool Store = true>
 QDML_TARGET_AVX512 std::uint32_t left_row_avx512(const std::uint8_t* src, std::size_t K, std::size_t padded,
                                                 std::uint8_t flip, std::uint8_t* dst) noexcept {
     const __m512i x = _mm512_set1_epi8(static_cast<char>(flip)), zero = _mm512_setzero_si512();
@@ -252,7 +272,7 @@ QDML_TARGET_AVX512 std::uint32_t left_row_avx512(const std::uint8_t* src, std::s
         const std::size_t n = K > k ? std::min<std::size_t>(64, K - k) : 0;
         const __mmask64 mask = n == 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
         const __m512i v = _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, src + k), x));
-        _mm512_storeu_si512(dst + k, v);
+        if constexpr (Store) _mm512_storeu_si512(dst + k, v);
         if constexpr (Sum) sum = _mm512_add_epi64(sum, _mm512_sad_epu8(v, zero));
     }
     if constexpr (!Sum) return 0;
@@ -271,32 +291,43 @@ inline std::uint32_t load32(const std::uint8_t* p) noexcept {
 
 }  // namespace detail
 
-/// `sums`: whether to compute row_sum (the epilogue may not need it:
-/// Epilogue::needs_row_sums; without, row_sum is unspecified).
 template <class TA>
 void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, std::size_t mr, std::size_t groups,
-               PackedLeft& out, bool sums = true) {
+               PackedLeft& out, LeftPacking how = {}) {
     out.layout = layout;
     out.M = M;
     out.K = K;
     out.groups = groups;
     out.mr = mr;
+    out.borrowed = nullptr;
+    out.borrowed_rows = out.borrowed_stride = 0;
     const std::size_t rows = layout == LeftLayout::Rows ? (M + 15) / 16 * 16 : M;
 #if QDML_GEMM_X86
     // Rows (AMX, whose CPUs have AVX-512) from contiguous rows: a vector copy
-    // with the sign flip, no zero fill but the padding.
+    // with the sign flip, no zero fill but the padding; or, in place, the
+    // whole tiles read where they are (their sums, when wanted, from there).
     if (layout == LeftLayout::Rows && a.col_stride == 1 && groups % 16 == 0 && isa_available(Isa::Avx512Vnni)) {
         const std::size_t bytes = groups * 4;
-        out.data.resize(rows * bytes);
-        out.row_sum.resize(rows);
         const auto src = [&](std::size_t m) { return reinterpret_cast<const std::uint8_t*>(a.data + m * a.row_stride); };
-        if (sums)
-            for (std::size_t m = 0; m < M; ++m)
-                out.row_sum[m] = detail::left_row_avx512<true>(src(m), K, bytes, as_left(TA{0}), out.data.data() + m * bytes);
+        std::size_t m0 = 0;
+        out.row_sum.resize(rows);
+        if (how.in_place && !std::is_signed_v<TA> && K == bytes && M >= 16) {
+            m0 = M / 16 * 16;
+            out.borrowed = src(0);
+            out.borrowed_rows = m0;
+            out.borrowed_stride = a.row_stride;
+            if (how.sums)
+                for (std::size_t m = 0; m < m0; ++m)
+                    out.row_sum[m] = detail::left_row_avx512<true, false>(src(m), K, bytes, 0, nullptr);
+        }
+        out.data.resize((rows - m0) * bytes);
+        const auto dst = [&](std::size_t m) { return out.data.data() + (m - m0) * bytes; };
+        if (how.sums)
+            for (std::size_t m = m0; m < M; ++m)
+                out.row_sum[m] = detail::left_row_avx512<true>(src(m), K, bytes, as_left(TA{0}), dst(m));
         else
-            for (std::size_t m = 0; m < M; ++m)
-                detail::left_row_avx512<false>(src(m), K, bytes, as_left(TA{0}), out.data.data() + m * bytes);
-        if (rows > M) std::memset(out.data.data() + M * bytes, 0, (rows - M) * bytes);
+            for (std::size_t m = m0; m < M; ++m) detail::left_row_avx512<false>(src(m), K, bytes, as_left(TA{0}), dst(m));
+        if (rows > M) std::memset(dst(M), 0, (rows - M) * bytes);
         for (std::size_t m = M; m < rows; ++m) out.row_sum[m] = 0;
         return;
     }
