@@ -81,32 +81,36 @@ TEST_CASE("SIMD quantized add equals the reference: all 8 type mixes, broadcasts
 }
 
 namespace {
-/// Every (A, B) pair of T in one contiguous row of 65536 elements (A = i >> 8,
-/// B = i & 255), per-tensor parameters, reference vs SIMD.
+/// Every (A, B) pair of TA x TB in one contiguous row of 65536 elements
+/// (A = i >> 8, B = i & 255), per-tensor parameters, reference vs SIMD.
 template <class T>
-void every_pair(float a_scale, float b_scale, float out_scale, T a_zp, T b_zp, T out_zp, std::size_t misalign) {
+using Exactly = typename qdml::type_tag<T>::type;  // (not deduced from the zero points' literals)
+
+template <class TA, class TB = TA, class TO = TA>
+void every_pair(float a_scale, float b_scale, float out_scale, Exactly<TA> a_zp, Exactly<TB> b_zp, Exactly<TO> out_zp,
+                std::size_t misalign) {
     Arena arena;
     const std::vector<std::uint32_t> sizes{65536}, one{1};
-    const DT t = qdml::data_type_of<T>;
+    const DT ta = qdml::data_type_of<TA>, tb = qdml::data_type_of<TB>, to = qdml::data_type_of<TO>;
     qdml::ElementWiseQuantizedLinearAddDesc d;
-    d.ATensor = arena.tensor(t, sizes, {}, misalign);
-    d.BTensor = arena.tensor(t, sizes, {}, 0);
-    d.OutputTensor = arena.tensor(t, sizes, {}, misalign);
+    d.ATensor = arena.tensor(ta, sizes, {}, misalign);
+    d.BTensor = arena.tensor(tb, sizes, {}, 0);
+    d.OutputTensor = arena.tensor(to, sizes, {}, misalign);
     d.AScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
     d.BScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
     d.OutputScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
-    d.AZeroPointTensor = arena.tensor(t, one, {}, 0);
-    d.BZeroPointTensor = arena.tensor(t, one, {}, 0);
-    d.OutputZeroPointTensor = arena.tensor(t, one, {}, 0);
+    d.AZeroPointTensor = arena.tensor(ta, one, {}, 0);
+    d.BZeroPointTensor = arena.tensor(tb, one, {}, 0);
+    d.OutputZeroPointTensor = arena.tensor(to, one, {}, 0);
     std::uint32_t i = 0, j = 0;
-    Arena::fill<T>(d.ATensor, [&] { return static_cast<T>(i++ >> 8); });
-    Arena::fill<T>(d.BTensor, [&] { return static_cast<T>(j++ & 255); });
+    Arena::fill<TA>(d.ATensor, [&] { return static_cast<TA>(i++ >> 8); });
+    Arena::fill<TB>(d.BTensor, [&] { return static_cast<TB>(j++ & 255); });
     Arena::fill<float>(d.AScaleTensor, [&] { return a_scale; });
     Arena::fill<float>(d.BScaleTensor, [&] { return b_scale; });
     Arena::fill<float>(d.OutputScaleTensor, [&] { return out_scale; });
-    Arena::fill<T>(*d.AZeroPointTensor, [&] { return a_zp; });
-    Arena::fill<T>(*d.BZeroPointTensor, [&] { return b_zp; });
-    Arena::fill<T>(*d.OutputZeroPointTensor, [&] { return out_zp; });
+    Arena::fill<TA>(*d.AZeroPointTensor, [&] { return a_zp; });
+    Arena::fill<TB>(*d.BZeroPointTensor, [&] { return b_zp; });
+    Arena::fill<TO>(*d.OutputZeroPointTensor, [&] { return out_zp; });
     qdml::ElementWiseQuantizedLinearAddDesc s = d;
     s.OutputTensor = arena.clone(d.OutputTensor);
     qdml::run(d, {qdml::Implementation::Reference});
@@ -118,13 +122,13 @@ void every_pair(float a_scale, float b_scale, float out_scale, T a_zp, T b_zp, T
 }
 }  // namespace
 
-// The SIMD add computes (va + vb) / OutputScale without dividing where the
-// product with fp32(1 / OutputScale) gives Q's result (simd/
-// element_wise_quantized_linear_add.hpp, QuickQuotient), and divides near
-// ties and for OutputScale outside 2^-100..2^100: sums on and next to ties
-// (scales that put va + vb on k/8 steps and output scales whose reciprocal
-// is inexact), the limits of the division-free range, and special scales.
-TEST_CASE("SIMD quantized add: the division-free quotient near ties and at OutputScale's limits", "[simd][add]") {
+// The SIMD add decides blocks in integers where SPEC.md's roundings cannot
+// change Q's result (simd/element_wise_quantized_linear_add.hpp, AddPairs)
+// and takes the spec's steps (true division) near ties and where the
+// decision is off: sums on and next to ties (scales that put va + vb on k/8
+// steps, output scales with inexact quotients), the limits of OutputScale
+// and special scales.
+TEST_CASE("SIMD quantized add: the integer decision near ties and at OutputScale's limits", "[simd][add]") {
     const float inf = std::numeric_limits<float>::infinity();
     const float out_scales[] = {0.3f,       0.7f,           3.0f,           0.1f,           1.0f / 3.0f,
                                 0.125f,     1.0f,           0x1p-100f,      0x1.fffffep-101f, 0x1p100f,
@@ -136,6 +140,31 @@ TEST_CASE("SIMD quantized add: the division-free quotient near ties and at Outpu
         for (const auto& [as, bs] : in_scales) {
             every_pair<std::int8_t>(as, bs, os, 0, 5, static_cast<std::int8_t>(k % 2 ? -128 : 7), k % 3);
             every_pair<std::uint8_t>(as, bs, os, 128, 3, static_cast<std::uint8_t>(k % 2 ? 255 : 0), k % 5);
+            ++k;
+        }
+}
+
+// The integer decision's own limits (AddPairs): M = 255 * (|AScale| +
+// |BScale|) / |OutputScale| just below and above each power of two where
+// its fixed-point scale q changes (2^q (M + 258) < 2^31) and at its
+// ceiling 2^13; scales whose sums land exactly on ties (dyadic scales and
+// an output scale of 3 * 2^-j); negative scales; mixed operand types.
+TEST_CASE("SIMD quantized add: the integer decision at its fixed-point limits, on ties, mixed types", "[simd][add]") {
+    std::size_t k = 0;
+    for (double m : {254.0, 766.0, 1790.0, 3838.0, 7934.0, 8191.0, 8192.0, 100.0, 0.5})
+        for (double rel : {-1e-6, 0.0, 1e-6}) {
+            const float as = 0.375f, bs = 0.25f;
+            const auto os = static_cast<float>(255.0 * (as + bs) / (m * (1.0 + rel)));
+            every_pair<std::int8_t>(as, bs, os, -128, 127, static_cast<std::int8_t>(k % 2 ? 5 : -128), k % 3);
+            every_pair<std::uint8_t>(as, bs, os, 255, 0, static_cast<std::uint8_t>(k % 2 ? 200 : 255), k % 5);
+            ++k;
+        }
+    const std::pair<float, float> tie_scales[] = {{0.5f, 0.25f}, {1.0f, 1.0f}, {0.125f, 0.375f}, {2.0f, -0.75f}};
+    for (const auto& [as, bs] : tie_scales)
+        for (float os : {1.0f, 0.5f, 3.0f, 0.75f, 0x1p-6f, 48.0f, -1.5f}) {
+            every_pair<std::int8_t, std::uint8_t, std::int8_t>(as, bs, os, 3, 128, -7, k % 3);
+            every_pair<std::uint8_t, std::int8_t, std::uint8_t>(as, bs, os, 0, -1, 128, k % 5);
+            every_pair<std::int8_t, std::int8_t, std::uint8_t>(-as, bs, os, 127, -128, 0, k % 7);
             ++k;
         }
 }

@@ -2,17 +2,24 @@
 // ELEMENT_WISE_QUANTIZED_LINEAR_ADD, bit-identical to
 // reference/element_wise_quantized_linear_add.hpp (SPEC.md section 4):
 //   Output[i] = Q((fp32(A[i]-AZP)*AScale + fp32(B[i]-BZP)*BScale) / OutputScale, OutputZP)
-// A and B widen to binary32 (exact, as are A - AZP and B - BZP); core's
-// add_step keeps the spec's order and true division; core's quantize_int
-// clamps and rounds ties to even; the int32 lanes narrow to 8 bits.
+// Blocks of 4W elements are first decided in integers (AddPairs below: the
+// result where SPEC.md's roundings provably cannot matter, on AVX-512BW and
+// AVX2); a block with a lane near a tie, other archs and the row's last
+// elements take the spec's steps: A and B widen to binary32 (exact, as are
+// A - AZP and B - BZP), core's add_step keeps the spec's order and true
+// division, core's quantize_int clamps and rounds ties to even, and the
+// int32 lanes narrow to 8 bits.
 #pragma once
 
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "qdml/core/quantize.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/reference/element_wise_quantized_linear_add.hpp"
 #include "qdml/simd/arch.hpp"
+#include "qdml/simd/kernel/add_pairs.hpp"
 #include "qdml/simd/kernel/convert.hpp"
 #include "qdml/simd/kernel/vec_ops.hpp"
 #include "qdml/simd/loops.hpp"
@@ -21,41 +28,59 @@ namespace qdml::simd {
 
 namespace detail {
 
-/// Q((va + vb) / OutputScale) without the division where that gives Q's
-/// bits: t' = (va + vb) * fp32(1 / OutputScale) is within |t'| * 2^-22 of
-/// the true quotient t (three binary32 roundings, with OutputScale normal
-/// and within 2^-100..2^100), so Q(t') = Q(t) unless a tie k + 0.5 lies
-/// between them. Q(t') is read off t' rounded to multiples of 2^-12
-/// (t' + 3072, in [2048, 4096) for |t'| < 1024, holds t' to 2^-12): a lane
-/// within a step of a tie is `uncertain`, and the caller then computes the
-/// block with the true division. Lanes beyond +-1024, and NaN (sent to
-/// -2048, as Q sends NaN low), give values past T's range, which the
-/// saturating store_int4 clamps as Q's clamp would.
-template <class A>
-struct QuickQuotient {
-    using F = kernel::fbatch<A>;
-    using I = kernel::ibatch<A>;
+/// Q((va + vb) / OutputScale) decided in integers where SPEC.md's four
+/// binary32 roundings cannot change Q's result (kernel::add_pairs_block).
+/// With M = 255 * (|AScale| + |BScale|) / |OutputScale|, which bounds the
+/// quotient t, and 2^q (M + 258) < 2^31,
+///   N = C + A * KA + B * KB,   KA = round(2^q * AScale / OutputScale), KB likewise,
+///   C = round(2^q * (OutputZeroPoint + 1/2 - AZP * AScale / OutputScale
+///                    - BZP * BScale / OutputScale)) + H
+/// is exact in int32 and lies within E = 255.5 + 2^q * 3.01 * 2^-24 * M + 1
+/// of 2^q * (t + OutputZeroPoint + 1/2) + H: the rounding of KA, KB and C
+/// adds at most 255.5 (|A|, |B| <= 255), and the spec's roundings of va,
+/// vb, their sum and the quotient move t at most 3.01 * 2^-24 * M from the
+/// exact value (plus 2^-49 for subnormal steps, |OutputScale| >= 2^-100).
+/// H, a power of two above E, puts a tie t = j + 1/2 at N = H modulo 2^q:
+/// a lane with N mod 2^q < 2H may lie near a tie (`uncertain`: the block
+/// then takes the spec's own steps, true division), and any other lane is
+/// at least H > E from the tie, so N >> q = rne(t) + OutputZeroPoint, ties
+/// impossible; the saturating packs then clamp it as Q does. Used on
+/// AVX-512BW and AVX2 when the scales are finite, |OutputScale| >= 2^-100
+/// and M < 2^13 (above, the window of 2H flags too many lanes to pay).
+struct AddPairs {
     bool enabled = false;
-    float recip = 0.0f;
-    std::int32_t bias = 0;
+    kernel::AddPairsConstants k;
 
-    template <class TOut>
-    static QuickQuotient make(const AddParams& p) noexcept {
-        QuickQuotient f;
-        const float s = p.out_scale < 0.0f ? -p.out_scale : p.out_scale;  // (false for NaN)
-        f.enabled = kernel::store_int4_saturates<A, TOut>() && s >= 0x1p-100f && s <= 0x1p100f;
-        f.recip = 1.0f / p.out_scale;
-        // bits(t' + 3072) - bits(3072) = t' * 4096 rounded; + 2048 + 1 + zp * 4096, >> 12: rne(t') + zp.
-        f.bias = VecOps<float>::bits(3072.0f) - 2049 - p.out.zp * 4096;
-        return f;
-    }
-
-    /// rne(t') + zp for lanes off ties; `uncertain` is set for lanes near one.
-    I operator()(const F& sum, xsimd::batch_bool<std::int32_t, A>& uncertain) const noexcept {
-        const F t = kernel::max_or_low<A>(VecOps<F>::no_fuse(sum * F(recip)), F(-2048.0f));
-        const I n = VecOps<F>::bits(VecOps<F>::no_fuse(t + F(3072.0f))) - I(bias);
-        uncertain = (n & I(0xFFC)) == I(0);  // n = 4096 * (t' + zp + 0.5) + 1 within [-1, 2] of a tie's
-        return kernel::shift_right_arith<12, A>(n);
+    template <class A, class TOut>
+    static AddPairs make(const AddParams& p) noexcept {
+        AddPairs d;
+        const double sa = p.a_scale, sb = p.b_scale, so = p.out_scale;
+        const double m = 255.0 * (std::fabs(sa) + std::fabs(sb)) / std::fabs(so);
+        if (!kernel::add_pairs_available<A>() || !std::isfinite(sa) || !std::isfinite(sb) || !std::isfinite(so) ||
+            !(std::fabs(so) >= 0x1p-100) || !(m < 0x1p13))
+            return d;
+        int q = 0;
+        while (std::ldexp(m + 258.0, q + 1) < 0x1p31 && q < 24) ++q;  // the largest q with 2^q (M + 258) < 2^31
+        const double e = 255.5 + std::ldexp(3.01 * m, q - 24) + 1.0;
+        std::int64_t h = 1;
+        while (static_cast<double>(h) <= e) h *= 2;
+        if (4 * h > (std::int64_t{1} << q)) return d;
+        const double ka = sa / so, kb = sb / so;
+        const auto KA = static_cast<std::int64_t>(std::llround(std::ldexp(ka, q)));
+        const auto KB = static_cast<std::int64_t>(std::llround(std::ldexp(kb, q)));
+        const double c = std::ldexp(p.out.zp + 0.5 - p.a_zp * ka - p.b_zp * kb, q);
+        const auto pair = [](std::int64_t lo_word, std::int64_t hi_word) {  // (A's word, B's word) as one int32
+            return static_cast<std::int32_t>(static_cast<std::uint32_t>(hi_word << 16) |
+                                             static_cast<std::uint32_t>(lo_word & 0xFFFF));
+        };
+        const std::int64_t ka_lo = KA & 4095, kb_lo = KB & 4095;  // KA = 4096 * hi + lo, 0 <= lo < 4096
+        d.k.k_hi = pair((KA - ka_lo) / 4096, (KB - kb_lo) / 4096);
+        d.k.k_lo = pair(ka_lo, kb_lo);
+        d.k.c = static_cast<std::int32_t>(std::llround(c) + h);
+        d.k.mask = static_cast<std::int32_t>((std::int64_t{1} << q) - 2 * h);
+        d.k.shift = q;
+        d.enabled = true;
+        return d;
     }
 };
 
@@ -66,6 +91,7 @@ inline constexpr std::size_t kPrefetchAhead = 1024;
 template <class TA, class TB, class TOut>
 struct AddRow {
     AddParams p;
+    AddPairs pairs;  ///< the integer decision of 4W-element blocks, where enabled
     bool stream = false;  ///< non-temporal stores (see streams())
 
     void operator()(TOut* out, RowIn<TA> a, RowIn<TB> b, std::size_t n) const noexcept {
@@ -76,31 +102,28 @@ struct AddRow {
     }
 
     /// A row whose A (AConst) or B (BConst) is one value repeated: that
-    /// operand's dequantized value is computed once, as a scalar.
+    /// operand is loaded (and, for the spec's steps, dequantized) once.
     template <bool AConst, bool BConst>
     void run(TOut* out, const TA* a, const TB* b, std::size_t n) const noexcept {
         using A = Arch;
         using F = kernel::fbatch<A>;
-        using I = kernel::ibatch<A>;
         constexpr std::size_t W = F::size;
         const AddParams prm = p;  // (the lambdas below copy what they use: no reloads after 8-bit stores)
+        const AddPairs dec = pairs;
         const F a_zp(static_cast<float>(p.a_zp)), b_zp(static_cast<float>(p.b_zp));
-        const F a_scale(p.a_scale), b_scale(p.b_scale);
-        const F a_const(dequantize(*a, p.a_zp, p.a_scale)), b_const(dequantize(*b, p.b_zp, p.b_scale));
-        // va and vb of W lanes at i (8-bit operands: fp32(x) - fp32(zp) is the exact fp32(x - zp)).
-        const auto va = [=](std::size_t i) {
-            return AConst ? a_const : dequantize_step(kernel::load_float<A>(a + i) - a_zp, a_scale);
+        const F a_one(static_cast<float>(*a)), b_one(static_cast<float>(*b));
+        // fp32(A) and fp32(B) of W lanes at i (exact for 8-bit operands, as is fp32(x) - fp32(zp)).
+        const auto fa = [=](std::size_t i) { return AConst ? a_one : kernel::load_float<A>(a + i); };
+        const auto fb = [=](std::size_t i) { return BConst ? b_one : kernel::load_float<A>(b + i); };
+        // The spec's steps: Q((va + vb) / OutputScale), a true division.
+        const auto q = [=](const F& x, const F& y) {
+            return quantize_int(add_step(x - a_zp, y - b_zp, prm), prm.out);
         };
-        const auto vb = [=](std::size_t i) {
-            return BConst ? b_const : dequantize_step(kernel::load_float<A>(b + i) - b_zp, b_scale);
-        };
-        const auto q = [=](const F& x, const F& y) { return quantize_int(add_sum(x, y, prm), prm.out); };
         const auto one = [=](std::size_t i) {
             const float x = dequantize(a[AConst ? 0 : i], prm.a_zp, prm.a_scale);
             const float y = dequantize(b[BConst ? 0 : i], prm.b_zp, prm.b_scale);
             out[i] = static_cast<TOut>(quantize_int(add_sum(x, y, prm), prm.out));
         };
-        const auto quick = QuickQuotient<A>::template make<TOut>(p);
         row_blocks<W>(
             out, n, stream,
             [=](std::size_t i, auto s) {
@@ -109,20 +132,14 @@ struct AddRow {
                     if constexpr (!AConst) kernel::prefetch(a + i, kPrefetchAhead);
                     if constexpr (!BConst) kernel::prefetch(b + i, kPrefetchAhead);
                 }
-                const F x0 = va(i), x1 = va(i + W), x2 = va(i + 2 * W), x3 = va(i + 3 * W);
-                const F y0 = vb(i), y1 = vb(i + W), y2 = vb(i + 2 * W), y3 = vb(i + 3 * W);
-                if (quick.enabled) {
-                    xsimd::batch_bool<std::int32_t, A> u0, u1, u2, u3;
-                    const I q0 = quick(x0 + y0, u0), q1 = quick(x1 + y1, u1);
-                    const I q2 = quick(x2 + y2, u2), q3 = quick(x3 + y3, u3);
-                    if (!xsimd::any((u0 | u1) | (u2 | u3))) {
-                        kernel::store_int4<A, S>(out + i, q0, q1, q2, q3);
-                        return;
-                    }
-                }
+                if (dec.enabled && kernel::add_pairs_block<A, S, AConst, BConst>(out + i, AConst ? a : a + i,
+                                                                                 BConst ? b : b + i, dec.k))
+                    return;  // decided without the spec's steps
+                const F x0 = fa(i), x1 = fa(i + W), x2 = fa(i + 2 * W), x3 = fa(i + 3 * W);
+                const F y0 = fb(i), y1 = fb(i + W), y2 = fb(i + 2 * W), y3 = fb(i + 3 * W);
                 kernel::store_int4<A, S>(out + i, q(x0, y0), q(x1, y1), q(x2, y2), q(x3, y3));
             },
-            [=](std::size_t i) { kernel::store_int<A>(out + i, q(va(i), vb(i))); }, one);
+            [=](std::size_t i) { kernel::store_int<A>(out + i, q(fa(i), fb(i))); }, one);
     }
 };
 
@@ -130,8 +147,9 @@ struct AddRow {
 template <class TA, class TB, class TOut>
 void add_rows(const LoopPlan<3>& plan, const std::array<char*, 3>& base, const AddParams& p) {
     const bool stream = streams(plan.elements() * sizeof(TOut));
+    const AddRow<TA, TB, TOut> row{p, AddPairs::make<Arch, TOut>(p), stream};
     for_each_row(plan, base, [&](const auto& ptrs, const auto& st, std::uint64_t n) {
-        run_row<TOut, TA, TB>(ptrs, st, n, AddRow<TA, TB, TOut>{p, stream});
+        run_row<TOut, TA, TB>(ptrs, st, n, row);
     });
     if (stream) kernel::stream_fence();
 }

@@ -389,31 +389,6 @@ void store_int4(T* p, const ibatch<A>& v0, const ibatch<A>& v1, const ibatch<A>&
     store_int<A>(p + 3 * W, v3);
 }
 
-/// Whether store_int4 saturates lanes outside T's range to T's bounds (the
-/// packs; not the generic form, nor AVX-512F without BW).
-template <class A, class T>
-constexpr bool store_int4_saturates() noexcept {
-#if XSIMD_WITH_AVX512BW
-    if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) return true;
-#endif
-    return isa_of<A>() == Isa::Avx2 || isa_of<A>() == Isa::Sse2;
-}
-
-/// Each int32 lane shifted right by N bits, the sign copied in (here, where
-/// GCC's warnings about the AVX-512 intrinsics' placeholders are off).
-template <int N, class A>
-ibatch<A> shift_right_arith(const ibatch<A>& v) noexcept {
-    return v >> N;
-}
-
-/// max(v, lo) in each lane, a NaN lane becoming lo: x86's max (which
-/// returns its second operand when either is NaN), a select elsewhere.
-template <class A>
-fbatch<A> max_or_low(const fbatch<A>& v, const fbatch<A>& lo) noexcept {
-    if constexpr (isa_of<A>() != Isa::Generic) return xsimd::max(v, lo);
-    else return xsimd::select(v >= lo, v, lo);
-}
-
 /// A hint to fetch the cache line `ahead` bytes past `p` (which may lie
 /// past the buffer: a prefetch never faults; the address is formed as an
 /// integer, not by pointer arithmetic).
