@@ -3,8 +3,8 @@
 // reference/element_wise_quantized_linear_add.hpp (SPEC.md section 4):
 //   Output[i] = Q((fp32(A[i]-AZP)*AScale + fp32(B[i]-BZP)*BScale) / OutputScale, OutputZP)
 // Blocks of 4W elements are first decided in integers (AddPairs below: the
-// result where SPEC.md's roundings provably cannot matter, on AVX-512BW and
-// AVX2); a block with a lane near a tie, other archs and the row's last
+// result where SPEC.md's roundings provably cannot matter, on AVX-512BW,
+// AVX2 and SSE2); a block with a lane near a tie, other archs and the row's last
 // elements take the spec's steps: A and B widen to binary32 (exact, as are
 // A - AZP and B - BZP), core's add_step keeps the spec's order and true
 // division, core's quantize_int clamps and rounds ties to even, and the
@@ -45,7 +45,7 @@ namespace detail {
 /// then takes the spec's own steps, true division), and any other lane is
 /// at least H > E from the tie, so N >> q = rne(t) + OutputZeroPoint, ties
 /// impossible; the saturating packs then clamp it as Q does. Used on
-/// AVX-512BW and AVX2 when the scales are finite, |OutputScale| >= 2^-100
+/// AVX-512BW, AVX2 and SSE2 when the scales are finite, |OutputScale| >= 2^-100
 /// and M < 2^13 (above, the window of 2H flags too many lanes to pay).
 struct AddPairs {
     bool enabled = false;
@@ -70,8 +70,9 @@ struct AddPairs {
         const auto KB = static_cast<std::int64_t>(std::llround(std::ldexp(kb, q)));
         const double c = std::ldexp(p.out.zp + 0.5 - p.a_zp * ka - p.b_zp * kb, q);
         const auto pair = [](std::int64_t lo_word, std::int64_t hi_word) {  // (A's word, B's word) as one int32
-            return static_cast<std::int32_t>(static_cast<std::uint32_t>(hi_word << 16) |
-                                             static_cast<std::uint32_t>(lo_word & 0xFFFF));
+            const std::uint64_t bits = (static_cast<std::uint64_t>(hi_word) << 16) |
+                                       (static_cast<std::uint64_t>(lo_word) & 0xFFFF);  // (no signed shift)
+            return static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
         };
         const std::int64_t ka_lo = KA & 4095, kb_lo = KB & 4095;  // KA = 4096 * hi + lo, 0 <= lo < 4096
         d.k.k_hi = pair((KA - ka_lo) / 4096, (KB - kb_lo) / 4096);

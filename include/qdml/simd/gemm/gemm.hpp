@@ -122,7 +122,8 @@ inline void row_panels(const PackedLeft& a, const PackedRight& b, const Epilogue
 /// as they are until the next multiply() with the session returns or
 /// session->finish() (a batch alternates between two Epilogues).
 template <class TOut>
-void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e, Session* session = nullptr) {
+void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e,
+              [[maybe_unused]] Session* session = nullptr) {
     const Isa isa = b.isa;
     const std::size_t M = a.M, mr_max = left_rows(isa);
     const std::size_t panel_bytes = std::max<std::size_t>(b.groups * 64, 1);

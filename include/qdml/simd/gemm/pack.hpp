@@ -293,7 +293,7 @@ inline std::uint32_t load32(const std::uint8_t* p) noexcept {
 
 template <class TA>
 void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, std::size_t mr, std::size_t groups,
-               PackedLeft& out, LeftPacking how = {}) {
+               PackedLeft& out, [[maybe_unused]] LeftPacking how = {}) {
     out.layout = layout;
     out.M = M;
     out.K = K;

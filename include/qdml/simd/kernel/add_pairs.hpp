@@ -6,8 +6,8 @@
 // that each product is one vpmaddwd on A and B interleaved as word pairs;
 // N = (hi << 12) + lo + C. A lane is uncertain when N & mask == 0; the result
 // of a certain lane is N >> shift, stored with saturating packs. AVX-512BW
-// (with vpdpwssd where AVX-512 VNNI is enabled) and AVX2 forms; other archs
-// have none (add_pairs_available() is false).
+// (with vpdpwssd where AVX-512 VNNI is enabled), AVX2 and SSE2 forms; other
+// archs have none (add_pairs_available() is false).
 #pragma once
 
 #include <cstddef>
@@ -47,7 +47,7 @@ constexpr bool add_pairs_available() noexcept {
 #if XSIMD_WITH_AVX512BW
     if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) return true;
 #endif
-    return isa_of<A>() == Isa::Avx2;
+    return isa_of<A>() == Isa::Avx2 || isa_of<A>() == Isa::Sse2;
 }
 
 /// Computes the 4W lanes at a and b (AConst / BConst: the element at a or
@@ -136,6 +136,46 @@ bool add_pairs_block(TOut* out, const TA* a, const TB* b, const AddPairsConstant
             _mm256_stream_si256(reinterpret_cast<__m256i*>(out), r);
         else
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), r);
+        return true;
+    }
+#endif
+#if XSIMD_WITH_SSE2
+    if constexpr (isa_of<A>() == Isa::Sse2) {
+        const auto words = [](const auto* p, std::size_t off) {  // 8 elements as int16
+            using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+            const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + off));
+            return std::is_signed_v<T> ? _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8)
+                                       : _mm_unpacklo_epi8(v, _mm_setzero_si128());
+        };
+        __m128i a0, a1, b0, b1;
+        if constexpr (AConst) a0 = a1 = _mm_set1_epi16(static_cast<short>(*a));
+        else a0 = words(a, 0), a1 = words(a, 8);
+        if constexpr (BConst) b0 = b1 = _mm_set1_epi16(static_cast<short>(*b));
+        else b0 = words(b, 0), b1 = words(b, 8);
+        const __m128i k_hi = _mm_set1_epi32(k.k_hi), k_lo = _mm_set1_epi32(k.k_lo);
+        const __m128i c = _mm_set1_epi32(k.c), mask = _mm_set1_epi32(k.mask), zero = _mm_setzero_si128();
+        const auto n_of = [&](__m128i pairs) {
+            const __m128i hi = _mm_madd_epi16(pairs, k_hi);
+            const __m128i lo = _mm_add_epi32(_mm_madd_epi16(pairs, k_lo), c);
+            return _mm_add_epi32(_mm_slli_epi32(hi, 12), lo);
+        };
+        // Elements 0-3, 4-7, 8-11, 12-15: one 128-bit lane, already in order.
+        const __m128i n0 = n_of(_mm_unpacklo_epi16(a0, b0)), n1 = n_of(_mm_unpackhi_epi16(a0, b0));
+        const __m128i n2 = n_of(_mm_unpacklo_epi16(a1, b1)), n3 = n_of(_mm_unpackhi_epi16(a1, b1));
+        const __m128i low_bits =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(_mm_and_si128(n0, mask), zero),
+                                      _mm_cmpeq_epi32(_mm_and_si128(n1, mask), zero)),
+                         _mm_or_si128(_mm_cmpeq_epi32(_mm_and_si128(n2, mask), zero),
+                                      _mm_cmpeq_epi32(_mm_and_si128(n3, mask), zero)));
+        if (_mm_movemask_epi8(low_bits) != 0) return false;
+        const __m128i s = _mm_cvtsi32_si128(k.shift);
+        const __m128i w0 = _mm_packs_epi32(_mm_sra_epi32(n0, s), _mm_sra_epi32(n1, s));
+        const __m128i w1 = _mm_packs_epi32(_mm_sra_epi32(n2, s), _mm_sra_epi32(n3, s));
+        const __m128i r = std::is_signed_v<TOut> ? _mm_packs_epi16(w0, w1) : _mm_packus_epi16(w0, w1);
+        if constexpr (Stream)
+            _mm_stream_si128(reinterpret_cast<__m128i*>(out), r);
+        else
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out), r);
         return true;
     }
 #endif
