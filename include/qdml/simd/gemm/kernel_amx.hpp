@@ -85,10 +85,10 @@ QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilo
     if constexpr (TM == 2 && TN == 2) _tile_zero(3);
     for (std::size_t g = 0; g < a.groups; g += 16) {
         _tile_loadd(4, pa + 4 * g, stride);
-        _tile_loadd(6, pb0 + 64 * g, 64);
+        _tile_stream_loadd(6, pb0 + 64 * g, 64);
         _tile_dpbusd(0, 4, 6);
         if constexpr (TN == 2) {
-            _tile_loadd(7, pb1 + 64 * g, 64);
+            _tile_stream_loadd(7, pb1 + 64 * g, 64);
             _tile_dpbusd(1, 4, 7);
         }
         if constexpr (TM == 2) {

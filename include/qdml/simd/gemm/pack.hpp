@@ -116,10 +116,10 @@ namespace detail {
 /// (vpmaddubsw of 1 x b' is exact: at most 2 * 128 per pair; vpmaddwd then
 /// adds the pairs). `flip` is 0x80 for an unsigned B (as_right), else 0.
 QDML_TARGET_AVX2 inline void pack_right_rows(const std::uint8_t* src, std::uint64_t row_stride, std::size_t K,
-                                            std::size_t N, std::uint8_t flip, PackedRight& out) {
+                                            std::size_t N, std::uint8_t flip, PackedRight& out, std::size_t p_begin = 0) {
     const __m128i x = _mm_set1_epi8(static_cast<char>(flip));
     const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
-    for (std::size_t p = 0; p < out.panels; ++p) {
+    for (std::size_t p = p_begin; p < out.panels; ++p) {
         const std::size_t n0 = p * kPanel, count = std::min(kPanel, N - n0);
         std::int8_t* dst = out.data.data() + p * out.groups * 64;
         __m256i sum0 = _mm256_setzero_si256(), sum1 = _mm256_setzero_si256();
@@ -151,6 +151,47 @@ QDML_TARGET_AVX2 inline void pack_right_rows(const std::uint8_t* src, std::uint6
         _mm256_store_si256(reinterpret_cast<__m256i*>(out.col_sum.data() + n0 + 8), sum1);
     }
 }
+
+/// pack_right_rows for the first N / 64 * 4 panels, four at a time: one
+/// 64-byte load per row of B, the same unpacks per 128-bit lane (a lane is
+/// one panel's 16 columns), then a 4 x 4 transpose of the lanes
+/// (vshufi64x2) into the four panels' group rows; vpdpbusd of 1 x b' sums
+/// the columns (exact: four products of at most 128). Returns the panels
+/// done.
+QDML_TARGET_AVX512 inline std::size_t pack_right_rows4(const std::uint8_t* src, std::uint64_t row_stride,
+                                                      std::size_t K, std::size_t N, std::uint8_t flip,
+                                                      PackedRight& out) {
+    const __m512i x = _mm512_set1_epi8(static_cast<char>(flip)), ones = _mm512_set1_epi8(1);
+    const std::size_t full = N / 64 * 4, stride = out.groups * 64;
+    for (std::size_t p = 0; p < full; p += 4) {
+        const std::uint8_t* col = src + p * kPanel;
+        std::int8_t* dst = out.data.data() + p * stride;
+        __m512i sum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                          _mm512_setzero_si512()};
+        for (std::size_t g = 0; g < out.groups; ++g, dst += 64) {
+            __m512i r[4];
+            for (std::size_t t = 0; t < 4; ++t) {
+                const std::size_t k = 4 * g + t;
+                r[t] = k < K ? _mm512_xor_si512(_mm512_loadu_si512(col + k * row_stride), x) : _mm512_setzero_si512();
+            }
+            const __m512i lo01 = _mm512_unpacklo_epi8(r[0], r[1]), hi01 = _mm512_unpackhi_epi8(r[0], r[1]);
+            const __m512i lo23 = _mm512_unpacklo_epi8(r[2], r[3]), hi23 = _mm512_unpackhi_epi8(r[2], r[3]);
+            // Per lane l (panel p + l): q0 columns 0-3, q1 4-7, q2 8-11, q3 12-15, four k bytes each.
+            const __m512i q0 = _mm512_unpacklo_epi16(lo01, lo23), q1 = _mm512_unpackhi_epi16(lo01, lo23);
+            const __m512i q2 = _mm512_unpacklo_epi16(hi01, hi23), q3 = _mm512_unpackhi_epi16(hi01, hi23);
+            const __m512i t0 = _mm512_maskz_shuffle_i64x2(0xff, q0, q1, 0x44), t1 = _mm512_maskz_shuffle_i64x2(0xff, q0, q1, 0xee);
+            const __m512i t2 = _mm512_maskz_shuffle_i64x2(0xff, q2, q3, 0x44), t3 = _mm512_maskz_shuffle_i64x2(0xff, q2, q3, 0xee);
+            const __m512i w[4] = {_mm512_maskz_shuffle_i64x2(0xff, t0, t2, 0x88), _mm512_maskz_shuffle_i64x2(0xff, t0, t2, 0xdd),
+                                  _mm512_maskz_shuffle_i64x2(0xff, t1, t3, 0x88), _mm512_maskz_shuffle_i64x2(0xff, t1, t3, 0xdd)};
+            for (std::size_t j = 0; j < 4; ++j) {
+                _mm512_store_si512(dst + j * stride, w[j]);
+                sum[j] = _mm512_dpbusd_epi32(sum[j], ones, w[j]);
+            }
+        }
+        for (std::size_t j = 0; j < 4; ++j) _mm512_store_si512(out.col_sum.data() + (p + j) * kPanel, sum[j]);
+    }
+    return full;
+}
 #endif
 
 }  // namespace detail
@@ -166,8 +207,11 @@ void pack_right(Matrix<TB> b, std::size_t K, std::size_t N, Isa isa, PackedRight
     if (b.col_stride == 1 && isa_available(Isa::Avx2)) {
         out.data.resize(out.panels * out.groups * 64);
         out.col_sum.resize(out.panels * kPanel);
-        detail::pack_right_rows(reinterpret_cast<const std::uint8_t*>(b.data), b.row_stride, K, N,
-                                static_cast<std::uint8_t>(as_right(TB{0})), out);
+        const auto src = reinterpret_cast<const std::uint8_t*>(b.data);
+        const auto flip = static_cast<std::uint8_t>(as_right(TB{0}));
+        const std::size_t done =
+            isa_available(Isa::Avx512Vnni) ? detail::pack_right_rows4(src, b.row_stride, K, N, flip, out) : 0;
+        detail::pack_right_rows(src, b.row_stride, K, N, flip, out, done);
         return;
     }
 #endif
