@@ -68,31 +68,32 @@ QDML_TARGET_AVX512 inline void drain(Pending& pd, std::size_t to) noexcept {
 }
 
 /// Rows m0..m0+rows-1 (16 * TM rows of A, the last ones maybe padding) times
-/// panels p..p+TN-1 over the whole K; the previous block's epilogue runs
-/// between the K steps, this block's is left pending.
-template <int TM, int TN>
-QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
-                          std::size_t rows, std::size_t p, Pending& pd) {
-    const std::uint8_t *pa = a.rows(m0), *pa1 = TM == 2 ? a.rows(m0 + 16) : pa;  // the two row tiles
-    const std::size_t stride = a.row_bytes(m0), stride1 = TM == 2 ? a.row_bytes(m0 + 16) : stride;
+/// panels p..p+TN-1 over `steps` K steps of 16 groups: at step i, row tile t
+/// (0, 1) starts at a_of(t, i), its rows stride[t] bytes apart, and the B
+/// tiles at group 16 i of each panel. The previous block's epilogue runs
+/// between the K steps, this block's is left pending. (tile() reads A
+/// packed or in place; the convolution's NHWC form reads the input's
+/// padded NHWC copy in place, conv/nhwc.hpp.)
+template <int TM, int TN, class AOf>
+QDML_TARGET_AMX void tile_steps(AOf a_of, const std::size_t (&stride)[2], std::size_t steps, const PackedRight& b,
+                                const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t p, Pending& pd) {
     const std::int8_t* pb0 = b.panel(p);
     const std::int8_t* pb1 = TN == 2 ? b.panel(p + 1) : pb0;
-    const std::size_t steps = a.groups / 16;
     const std::size_t per_step = (pd.rows - pd.done + steps - 1) / steps;  // pending rows per K step
     _tile_zero(0);
     if constexpr (TN == 2) _tile_zero(1);
     if constexpr (TM == 2) _tile_zero(2);
     if constexpr (TM == 2 && TN == 2) _tile_zero(3);
-    for (std::size_t g = 0; g < a.groups; g += 16) {
-        _tile_loadd(4, pa + 4 * g, stride);
-        _tile_stream_loadd(6, pb0 + 64 * g, 64);
+    for (std::size_t i = 0; i < steps; ++i) {
+        _tile_loadd(4, a_of(0, i), stride[0]);
+        _tile_stream_loadd(6, pb0 + 1024 * i, 64);  // tileloaddt1: B streams past A (main 280b30e)
         _tile_dpbusd(0, 4, 6);
         if constexpr (TN == 2) {
-            _tile_stream_loadd(7, pb1 + 64 * g, 64);
+            _tile_stream_loadd(7, pb1 + 1024 * i, 64);
             _tile_dpbusd(1, 4, 7);
         }
         if constexpr (TM == 2) {
-            _tile_loadd(5, pa1 + 4 * g, stride1);
+            _tile_loadd(5, a_of(1, i), stride[1]);
             _tile_dpbusd(2, 5, 6);
             if constexpr (TN == 2) _tile_dpbusd(3, 5, 7);
         }
@@ -110,6 +111,16 @@ QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilo
     pd.n0 = p * kPanel;
     pd.tn = TN;
     pd.done = 0;
+}
+
+/// tile_steps over the left operand (a tile row per 64 bytes of K).
+template <int TM, int TN>
+QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
+                          std::size_t rows, std::size_t p, Pending& pd) {
+    const std::uint8_t* pa[2] = {a.rows(m0), TM == 2 ? a.rows(m0 + 16) : a.rows(m0)};  // the two row tiles
+    const std::size_t stride[2] = {a.row_bytes(m0), TM == 2 ? a.row_bytes(m0 + 16) : a.row_bytes(m0)};
+    tile_steps<TM, TN>([&pa](int t, std::size_t i) { return pa[t] + 64 * i; }, stride, a.groups / 16, b, e, m0, rows,
+                       p, pd);
 }
 
 /// Every row block of `a` times panels p0..p1-1 (the column block stays in
