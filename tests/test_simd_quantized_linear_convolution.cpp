@@ -291,6 +291,53 @@ TEST_CASE("simd conv: the issue's shapes in small (1x1, 3x3 s1/s2, 7x7 s2 p3, de
             }
 }
 
+TEST_CASE("simd conv: the input-as-left-operand (NHWC) form: Cin around 4 and 64, groups, rows of 1-70 pixels, "
+          "strides, dilations, NHWC / NCHW / padded layouts in and out, filter zero points",
+          "[simd][conv]") {
+    // The AMX path computes these with the input as the left operand, read in
+    // 64-byte K steps from a padded NHWC copy (simd/conv/nhwc.hpp): channel
+    // counts that leave part of a step to the next pixel, segments per filter
+    // row (dx = 1) or per tap, pixel blocks of 32 split inside an output row,
+    // and the zero-point terms (per-channel filter zero points: the patch sums).
+    Rng rng(91);
+    constexpr std::uint32_t cins[] = {1, 3, 4, 5, 16, 63, 64, 65, 130};
+    constexpr Layout layouts[] = {Layout::Nchw, Layout::Nhwc, Layout::Padded};
+    for (int iter = 0; iter < 72; ++iter) {
+        Problem p;
+        p.tin = kQ8[iter & 1];
+        p.tf = kQ8[(iter >> 1) & 1];
+        p.tout = kQ8[(iter >> 2) & 1];
+        p.groups = iter % 9 == 4 ? 3 : iter % 9 == 7 ? 2 : 1;
+        p.cin = cins[rng.uniform(0, 8)] * p.groups;
+        p.cout = p.groups * rng.uniform(1, 40);
+        p.kH = rng.uniform(1, 5);
+        p.kW = rng.uniform(1, 5);
+        for (int i = 0; i < 2; ++i) {
+            p.stride[i] = rng.coin(3) ? rng.uniform(2, 3) : 1;
+            p.dilation[i] = rng.coin(4) ? 2 : 1;
+            p.start[i] = rng.coin(2) ? 0 : rng.uniform(1, 3);
+            p.end[i] = rng.coin(2) ? 0 : rng.uniform(1, 3);
+        }
+        p.W = rng.uniform(1, 70);
+        p.H = rng.uniform(1, 6);
+        for (int i = 0; i < 2; ++i) {
+            const std::uint32_t extent = 1 + ((i ? p.kW : p.kH) - 1) * p.dilation[i];
+            const std::uint32_t in = (i ? p.W : p.H) + p.start[i] + p.end[i];
+            if (extent > in) p.end[i] += extent - in;
+        }
+        p.batch = iter % 5 == 0 ? 2 : 1;
+        p.lin = layouts[iter % 3];
+        p.lout = layouts[(iter / 3) % 3];
+        p.lf = layouts[rng.uniform(0, 2)];
+        p.per_channel = iter % 4 != 3;
+        p.bias = iter % 6 != 5;
+        p.fill([&] { return rng.byte(); });
+        if (iter % 4 == 1) std::fill(p.f_zp.begin(), p.f_zp.end(), p.tf == DT::Int8 ? 0 : 128);  // no patch sums
+        random_scales(p, rng);
+        check_all_paths(p);
+    }
+}
+
 TEST_CASE("simd conv: output size 1, padding larger than the kernel, one-pixel inputs", "[simd][conv]") {
     Rng rng(9);
     for (int variant = 0; variant < 8; ++variant) {
@@ -374,6 +421,11 @@ std::uint64_t packed_hash(const qdml::simd::PreparedQuantizedLinearConvolution& 
         mix(left.row_sum.data(), left.row_sum.size() * 4);
     }
     mix(prepared.packed().bias.data(), prepared.packed().bias.size() * 4);
+    for (const auto& right : prepared.packed().input_left.right) {
+        mix(right.data.data(), right.data.size());
+        mix(right.col_sum.data(), right.col_sum.size() * 4);
+    }
+    mix(prepared.packed().input_left.bias.data(), prepared.packed().input_left.bias.size() * 4);
     return h.h;
 }
 

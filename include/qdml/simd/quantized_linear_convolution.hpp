@@ -31,6 +31,7 @@
 
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/simd/conv/depthwise.hpp"
+#include "qdml/simd/conv/nhwc.hpp"
 #include "qdml/simd/conv/patches.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
@@ -83,15 +84,19 @@ struct Filter {
     std::vector<std::int32_t> zp;        ///< FZP' per output channel
     std::vector<float> scale;            ///< FilterScale per output channel
     std::vector<std::uint32_t> bias;     ///< Bias per output channel (0 without one)
+    bool nhwc = false;                   ///< the NHWC form computes it (conv/nhwc.hpp), from `input_left`
+    NhwcFilter input_left;               ///< the filter as the NHWC form's right operand (when nhwc)
 };
 
 /// Packs the filter for `isa`.
 template <class TIn, class TFilter, class TOut>
 void prepare_filter(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Isa isa, Filter& f) {
+    f.isa = isa;
+    f.nhwc = use_nhwc(op, isa);
+    if (f.nhwc) return prepare_nhwc_filter(op, isa, f.input_left);
     const Geometry g = geometry(op);
     const std::size_t K = g.K();
     const std::uint32_t cout = g.groups * g.cout_g;
-    f.isa = isa;
     f.left.resize(g.groups);
     f.zp.assign(cout, gemm::left_shift<TFilter>());
     f.scale.resize(cout);
@@ -176,15 +181,6 @@ void patch_row(const TensorView<const TIn, 4>& X, const Geometry& g, TIn x_zp, s
         }
         c += ox1 - ox0;
     }
-}
-
-/// The stride between consecutive flat pixels (oy * oW + ox) of an (oH, oW)
-/// plane with strides (s2, s3), or false when the plane is not one strided run.
-inline bool flat_stride(std::uint32_t oH, std::uint32_t oW, std::uint64_t s2, std::uint64_t s3, std::uint64_t& cs) noexcept {
-    if (oW == 1) cs = s2;
-    else if (oH == 1 || s2 == std::uint64_t{oW} * s3) cs = s3;
-    else return false;
-    return true;
 }
 
 /// Buffers of run(), kept per thread across calls.
@@ -291,6 +287,9 @@ inline std::size_t block_columns(std::size_t K, gemm::Isa isa) noexcept {
 /// - other strides: tap rows gathered block by block (patch_row).
 template <class TIn, class TFilter, class TOut>
 void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter& f) {
+#if QDML_GEMM_X86
+    if (f.nhwc) return run_nhwc(op, f.input_left);
+#endif
     const Geometry g = geometry(op);
     const std::size_t K = g.K(), P = g.pixels(), taps = std::size_t{g.kH} * g.kW;
     const auto& X = op.InputTensor;
