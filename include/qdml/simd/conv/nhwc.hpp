@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "qdml/operators/quantized_linear_convolution.hpp"
+#include "qdml/simd/conv/transpose.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
 
 namespace qdml::simd::conv {
@@ -69,66 +70,32 @@ void pack_filter_right(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op,
     std::size_t Kp = 0;
     for (const Segment& s : segs) Kp += s.steps * 64;
     right.resize(groups);
+    // Row k of B: the filter element at offset `at[k]` of each output channel (none in a step's padding).
+    const auto& F = op.FilterTensor;
+    constexpr std::uint64_t kNone = ~std::uint64_t{0};
+    std::vector<std::uint64_t> at(Kp, kNone);
+    std::size_t k0 = 0;
+    for (const Segment& s : segs) {
+        for (std::size_t t = 0; t < s.bytes; ++t)
+            at[k0 + t] = F.offset({0, static_cast<std::uint32_t>(t % C), s.ky, s.kx + static_cast<std::uint32_t>(t / C)});
+        k0 += s.steps * 64;
+    }
     std::vector<std::int8_t> b(Kp * Ng);
     for (std::uint32_t group = 0; group < groups; ++group) {
-        std::fill(b.begin(), b.end(), std::int8_t{0});
-        std::size_t k0 = 0;
-        for (const Segment& s : segs) {
-            for (std::size_t t = 0; t < s.bytes; ++t) {
-                const std::uint32_t kx = s.kx + static_cast<std::uint32_t>(t / C), c = static_cast<std::uint32_t>(t % C);
-                for (std::uint32_t n = 0; n < Ng; ++n)
-                    b[(k0 + t) * Ng + n] = gemm::as_right(op.FilterTensor[{group * Ng + n, c, s.ky, kx}]);
+        const TFilter* rows = &F[{group * Ng, 0, 0, 0}];
+        for (std::size_t k = 0; k < Kp; ++k) {
+            std::int8_t* dst = b.data() + k * Ng;
+            if (at[k] == kNone) {
+                std::fill(dst, dst + Ng, std::int8_t{0});
+                continue;
             }
-            k0 += s.steps * 64;
+            const TFilter* src = rows + at[k];
+            for (std::uint32_t n = 0; n < Ng; ++n) dst[n] = gemm::as_right(src[n * F.strides[0]]);
         }
         gemm::pack_right(gemm::Matrix<std::int8_t>{b.data(), Ng, 1}, Kp, Ng, isa, right[group]);
         right[group].K = std::size_t{C} * kH * kW;
     }
 }
-
-/// dst[c * dst_stride + r] = src[r * src_stride + c] ^ flip for r < rows, c < cols.
-inline void transpose_bytes(const std::uint8_t* src, std::size_t src_stride, std::uint8_t* dst,
-                            std::size_t dst_stride, std::size_t rows, std::size_t cols, std::uint8_t flip) noexcept {
-    std::size_t r0 = 0;
-#if QDML_GEMM_X86
-    const __m128i x = _mm_set1_epi8(static_cast<char>(flip));
-    for (; r0 + 16 <= rows; r0 += 16) {
-        std::size_t c0 = 0;
-        for (; c0 + 16 <= cols; c0 += 16) {
-            __m128i a[16], b[16];
-            for (int i = 0; i < 16; ++i)
-                a[i] = _mm_xor_si128(
-                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + (r0 + i) * src_stride + c0)), x);
-            for (int i = 0; i < 8; ++i) {  // byte pairs of rows (2i, 2i+1): columns 0-7, 8-15
-                b[2 * i] = _mm_unpacklo_epi8(a[2 * i], a[2 * i + 1]);
-                b[2 * i + 1] = _mm_unpackhi_epi8(a[2 * i], a[2 * i + 1]);
-            }
-            for (int q = 0; q < 4; ++q)  // rows 4q..4q+3: columns 0-3, 4-7, 8-11, 12-15 in a[4q..4q+3]
-                for (int h = 0; h < 2; ++h) {
-                    a[4 * q + 2 * h] = _mm_unpacklo_epi16(b[4 * q + h], b[4 * q + 2 + h]);
-                    a[4 * q + 2 * h + 1] = _mm_unpackhi_epi16(b[4 * q + h], b[4 * q + 2 + h]);
-                }
-            for (int o = 0; o < 2; ++o)  // rows 8o..8o+7: column pairs (0,1), (2,3), ... in b[8o..8o+7]
-                for (int j = 0; j < 4; ++j) {
-                    b[8 * o + 2 * j] = _mm_unpacklo_epi32(a[8 * o + j], a[8 * o + 4 + j]);
-                    b[8 * o + 2 * j + 1] = _mm_unpackhi_epi32(a[8 * o + j], a[8 * o + 4 + j]);
-                }
-            for (int j = 0; j < 8; ++j) {  // columns 2j, 2j+1: rows 0-7 from b[j], 8-15 from b[8 + j]
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (c0 + 2 * j) * dst_stride + r0),
-                                 _mm_unpacklo_epi64(b[j], b[8 + j]));
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (c0 + 2 * j + 1) * dst_stride + r0),
-                                 _mm_unpackhi_epi64(b[j], b[8 + j]));
-            }
-        }
-        for (std::size_t c = c0; c < cols; ++c)
-            for (std::size_t r = r0; r < r0 + 16; ++r) dst[c * dst_stride + r] = src[r * src_stride + c] ^ flip;
-    }
-#endif
-    for (std::size_t c = 0; c < cols; ++c)
-        for (std::size_t r = r0; r < rows; ++r) dst[c * dst_stride + r] = src[r * src_stride + c] ^ flip;
-}
-
-
 
 /// The stride between consecutive flat pixels (oy * oW + ox) of an (oH, oW)
 /// plane with strides (s2, s3), or false when the plane is not one strided run.
@@ -194,7 +161,18 @@ struct NhwcWorkspace {
     gemm::PackedLeft sums;  ///< the pixels' patch sums ra as prepare_rows reads them (M = pixels)
     std::vector<std::uint32_t> pixel_sum;
     std::vector<std::size_t> steps;
+    bool rows_valid = false;                ///< epilogue.rows hold the rows of rows_key (no patch sums)
+    std::array<std::uint32_t, 7> rows_key{};
 };
+
+/// The bits of a 32-bit value (the row constants' cache key).
+template <class T>
+std::uint32_t bits(T v) noexcept {
+    static_assert(sizeof(T) == 4, "32-bit values");
+    std::uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u;
+}
 
 /// Image n's channels [c0, c0 + C) as a' bytes into the interior of the
 /// padded NHWC buffer (pixel (y, x) at ((y + pt) * Wp + pl + x) * C).
@@ -275,7 +253,13 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
     gemm::PackedLeft& sums = w.sums;
     sums.M = P;
     sums.row_sum.resize(P);
-    if (!f.row_sums) std::memset(sums.row_sum.data(), 0, P * 4);
+    // Without patch sums every pixel's row constants are the same, and they
+    // depend only on these values: the last call's rows serve while they repeat.
+    const std::array<std::uint32_t, 7> rows_key{static_cast<std::uint32_t>(P), bits(s.a_zp[0]), bits(s.out_zp[0]),
+                                                bits(s.out_lo), bits(s.out_hi), bits(s.a_scale[0]), bits(s.out_scale[0])};
+    const bool rows_kept = !f.row_sums && w.rows_valid && w.rows_key == rows_key;
+    w.rows_valid = false;
+    if (!f.row_sums && !rows_kept) std::memset(sums.row_sum.data(), 0, P * 4);
     // Output: NHWC rows in place, else a [pixel][channel] scratch copied out.
     std::uint64_t pixel_stride = 0;
     const bool direct = Out.strides[1] == 1 && flat_stride(oH, oW, Out.strides[2], Out.strides[3], pixel_stride);
@@ -289,7 +273,7 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
         s.b_scale.assign(f.scale.begin() + std::size_t{group} * Ng, f.scale.begin() + std::size_t{group + 1} * Ng);
         gemm::prepare_columns(s, b, e);
         for (std::uint32_t j = 0; j < Ng; ++j) e.col_bias[j] += f.bias[std::size_t{group} * Ng + j];
-        if (!f.row_sums) gemm::prepare_rows(s, sums, e);
+        if (!f.row_sums && !rows_kept && group == 0) gemm::prepare_rows(s, sums, e);  // the same for every group
         for (std::uint32_t n = 0; n < batch; ++n) {
             copy_nhwc(X, n, group * C, C, Wp, pt, pl, buf);
             if (f.row_sums) {  // ra per pixel: the sum of its patch's a' bytes
@@ -352,6 +336,8 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
             }
         }
     }
+    w.rows_valid = !f.row_sums;
+    w.rows_key = rows_key;
 }
 #endif
 
