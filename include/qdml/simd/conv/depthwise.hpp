@@ -38,6 +38,7 @@
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/simd/conv/depthwise_kernels.hpp"
+#include "qdml/simd/conv/transpose.hpp"
 #include "qdml/simd/gemm/isa.hpp"
 
 namespace qdml::simd::conv {
@@ -238,12 +239,71 @@ inline gemm::Isa depthwise_isa(gemm::Isa cap = gemm::Isa::Best) noexcept {
     return detail::depthwise_kernels<std::uint8_t, std::uint8_t>(cap, true).isa;
 }
 
+namespace detail {
+/// Whether a {N, C, H, W} view holds channel-inner pixels (NHWC through
+/// strides: channel stride 1, each image's pixels one strided run) worth
+/// transposing into channel planes.
+template <class T>
+bool channels_inner(const TensorView<T, 4>& t) noexcept {
+    return t.sizes[1] > 1 && t.strides[1] == 1 && t.strides[3] >= t.sizes[1] &&
+           (t.sizes[2] == 1 || t.strides[2] == std::uint64_t{t.sizes[3]} * t.strides[3]);
+}
+/// Channel planes of `t`'s sizes, packed, at `data`.
+template <class T>
+TensorView<T, 4> planes(const TensorView<T, 4>& t, T* data) noexcept {
+    TensorView<T, 4> v;
+    v.data = data;
+    v.sizes = t.sizes;
+    v.strides = {std::uint64_t{t.sizes[1]} * t.sizes[2] * t.sizes[3], std::uint64_t{t.sizes[2]} * t.sizes[3],
+                 t.sizes[3], 1};
+    return v;
+}
+}  // namespace detail
+
+template <class TIn, class TFilter, class TOut>
+void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+               gemm::Isa cap = gemm::Isa::Best);
+
+/// NHWC by strides: the input transposed into channel planes and, when the
+/// output is NHWC too, the planes computed transposed back (16x16 byte
+/// blocks); the channel forms below then read and write contiguous rows
+/// instead of gathering every element. False (nothing done) for other layouts.
+template <class TIn, class TFilter, class TOut>
+bool depthwise_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f, gemm::Isa cap) {
+    const auto& X = op.InputTensor;
+    const auto& Out = op.OutputTensor;
+    const bool in = detail::channels_inner(X), out = detail::channels_inner(Out);
+    if (!in && !out) return false;
+    const std::size_t N = X.sizes[0], C = X.sizes[1], HW = std::size_t{X.sizes[2]} * X.sizes[3];
+    const std::size_t Cout = Out.sizes[1], oHW = std::size_t{Out.sizes[2]} * Out.sizes[3];
+    thread_local std::vector<std::uint8_t> in_planes, out_planes;
+    auto planar = op;
+    if (in) {
+        in_planes.resize(N * C * HW);
+        planar.InputTensor = detail::planes(X, reinterpret_cast<const TIn*>(in_planes.data()));
+        for (std::size_t n = 0; n < N; ++n)
+            transpose_bytes(reinterpret_cast<const std::uint8_t*>(X.data + n * X.strides[0]), X.strides[3],
+                            in_planes.data() + n * C * HW, HW, HW, C, 0);
+    }
+    if (out) {
+        out_planes.resize(N * Cout * oHW);
+        planar.OutputTensor = detail::planes(Out, reinterpret_cast<TOut*>(out_planes.data()));
+    }
+    depthwise(planar, f, cap);
+    if (out)
+        for (std::size_t n = 0; n < N; ++n)
+            transpose_bytes(out_planes.data() + n * Cout * oHW, oHW, reinterpret_cast<std::uint8_t*>(Out.data + n * Out.strides[0]),
+                            Out.strides[3], Cout, oHW, 0);
+    return true;
+}
+
 /// Computes a validated depthwise `op` (is_depthwise) with the filter `f`
 /// prepared from it (or from a filter with the same descs and data); same
 /// bits as the reference. `cap` caps the ISA path as QDML_ISA does.
 template <class TIn, class TFilter, class TOut>
 void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-               gemm::Isa cap = gemm::Isa::Best) {
+               gemm::Isa cap) {
+    if (depthwise_nhwc(op, f, cap)) return;
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const auto k = detail::depthwise_kernels<TIn, TOut>(cap, f.quads);
