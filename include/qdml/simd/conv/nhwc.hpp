@@ -264,7 +264,7 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
     std::uint64_t pixel_stride = 0;
     const bool direct = Out.strides[1] == 1 && flat_stride(oH, oW, Out.strides[2], Out.strides[3], pixel_stride);
     if (!direct) w.scratch.resize(P * Ng);
-    const std::size_t kx_rows = 32, a_stride = std::size_t{sx} * C;
+    const std::size_t kx_rows = 32, a_stride[2] = {std::size_t{sx} * C, std::size_t{sx} * C};
     const gemm::Session session(gemm::Isa::Amx);
     gemm::amx::Pending pd;
     for (std::uint32_t group = 0; group < G; ++group) {
@@ -309,7 +309,8 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
                     const std::uint8_t* a = buf + (std::size_t{oy} * sy * Wp + std::size_t{ox0} * sx) * C;
                     // A tile rows: the block's pixels, read in place at each K step's offset.
                     const std::size_t* st = w.steps.data();
-                    const auto a_of = [a, st](std::size_t i) { return a + st[i]; };
+                    const std::size_t tile1 = 16 * a_stride[0];  // the second row tile: 16 pixels on
+                    const auto a_of = [a, st, tile1](int t, std::size_t i) { return a + st[i] + (t ? tile1 : 0); };
                     const std::size_t k = w.steps.size();
                     for (std::size_t p = 0; p < b.panels; p += 2) {
                         const bool two = b.panels - p >= 2;
@@ -321,7 +322,7 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
                                 : gemm::amx::tile_steps<1, 1>(a_of, a_stride, k, b, e, m0, rows, p, pd);
                     }
                 }
-            gemm::amx::drain(e, pd, pd.rows);
+            gemm::amx::drain(pd, pd.rows);
             if (direct) continue;
             TOut* image = &Out[{n, group * Ng, 0, 0}];
             const std::uint64_t s1 = Out.strides[1], s2 = Out.strides[2], s3 = Out.strides[3];
