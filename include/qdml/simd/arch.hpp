@@ -6,6 +6,10 @@
 #include <string>
 #include <type_traits>
 
+#if defined(__F16C__) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#endif
+
 #include <xsimd/xsimd.hpp>
 
 namespace qdml::simd {
@@ -33,8 +37,10 @@ inline const char* arch_name() noexcept {
 /// SIMD path was compiled for.
 inline bool cpu_supports_arch() noexcept {
     if constexpr (!kAvailable) return true;
-#if defined(__F16C__) && (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-    if (!__builtin_cpu_supports("f16c")) return false;
+#if defined(__F16C__) && (defined(__x86_64__) || defined(__i386__))
+    // CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports knows no "f16c").
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 29))) return false;
 #endif
     return xsimd::available_architectures().best >= Arch::version();
 }
