@@ -118,6 +118,8 @@ struct DepthwiseKernels {
     void (*plane)(const kernel::PlaneArgs<TOut>&, const DepthwiseChannel&) noexcept;
     std::size_t group;
     gemm::Isa isa;  ///< the path these run: Generic, Avx2 or Avx512Vnni
+    /// `plane` for exactly 1-4 taps (kH * words per filter row), unrolled, or null.
+    void (*plane_taps[4])(const kernel::PlaneArgs<TOut>&, const DepthwiseChannel&) noexcept = {};
 };
 
 /// The best kernels at or below `cap` (AMX has nothing for depthwise: it
@@ -129,7 +131,9 @@ DepthwiseKernels<TIn, TOut> depthwise_kernels(gemm::Isa cap, bool quads) noexcep
 #if QDML_GEMM_X86
     if (isa >= gemm::Isa::Avx512Vnni && quads)
         return {kernel::quad_row_generic, kernel::quad_at, kernel::row_avx512<TOut, true>,
-                kernel::quad_row_direct_avx512, kernel::plane_quads_avx512<TOut>, 4, gemm::Isa::Avx512Vnni};
+                kernel::quad_row_direct_avx512, kernel::plane_quads_avx512<TOut>, 4, gemm::Isa::Avx512Vnni,
+                {kernel::plane_quads_avx512<TOut, 1>, kernel::plane_quads_avx512<TOut, 2>,
+                 kernel::plane_quads_avx512<TOut, 3>, kernel::plane_quads_avx512<TOut, 4>}};
     if (isa >= gemm::Isa::Avx512Vnni)
         return {kernel::pair_row_avx512<TIn>, kernel::pair_at<TIn>, kernel::row_avx512<TOut, false>, nullptr,
                 kernel::plane_pairs_avx2<TOut>, 2, gemm::Isa::Avx512Vnni};
@@ -154,7 +158,9 @@ inline constexpr std::size_t kMaxRowElements = std::size_t{1} << 24;
 /// stride-1 loop inline where a library call would cost more than the copy.)
 template <class TIn>
 void copy_row(const TIn* src, std::uint64_t stride, std::uint8_t flip, std::uint8_t* dst, std::size_t count) noexcept {
-    if (stride == 1)
+    if (stride == 1 && flip == 0)
+        std::memcpy(dst, src, count);
+    else if (stride == 1)
         for (std::size_t j = 0; j < count; ++j) dst[j] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(src[j]) ^ flip);
     else
         for (std::size_t j = 0; j < count; ++j) dst[j] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(src[j * stride]) ^ flip);
@@ -207,6 +213,7 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     a.oh = oH;
     a.out_row_stride = in_place ? Out.strides[2] : P;
     const std::uint32_t* weights = quads ? f.quad_weights.data() : f.pair_weights.data();
+    const auto plane = a.taps <= 4 && k.plane_taps[a.taps - 1] ? k.plane_taps[a.taps - 1] : k.plane;
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t ic = 0; ic < Cin; ++ic) {
             const auto nn = static_cast<std::uint32_t>(n);
@@ -222,7 +229,7 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                 const auto oc = static_cast<std::uint32_t>(ic * m + j);
                 a.weights = weights + oc * a.taps;
                 a.out = in_place ? &Out[{nn, oc, 0, 0}] : out_plane.data();
-                k.plane(a, channels[oc]);
+                plane(a, channels[oc]);
                 if (!in_place)
                     for (std::size_t oy = 0; oy < oH; ++oy)
                         store_row(out_plane.data() + oy * P, &Out[{nn, oc, static_cast<std::uint32_t>(oy), 0}],

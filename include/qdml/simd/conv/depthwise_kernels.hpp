@@ -289,11 +289,13 @@ QDML_TARGET_AVX512 inline void quad_row_direct_avx512(const std::uint8_t* src, s
 /// Byte order: acc[0] then acc[1], ... (Phased false), or output 4i + p from
 /// lane i of acc[p] (Phased: the four phases of plane_quads_avx512).
 template <class TOut, bool Phased = false>
-QDML_TARGET_AVX512 inline __m512i requantize64_avx512(const __m512i* acc, const DepthwiseChannel& c) noexcept {
+QDML_TARGET_AVX512 inline __m512i requantize64_avx512(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
+                                                      const DepthwiseChannel& c) noexcept {
     constexpr __mmask16 all = 0xffff;
     const __m512 mult = _mm512_set1_ps(c.mult), hi = _mm512_set1_ps(c.q.hi);
+    const __m512i acc[4] = {a0, a1, a2, a3};  // (by value: a pointer would keep the caller's accumulators in memory)
     __m512i q[4];
-    for (int u = 0; u < 4; ++u) {
+    QDML_UNROLL for (int u = 0; u < 4; ++u) {
         const __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[u]), mult);
         q[u] = _mm512_maskz_cvtps_epi32(all, _mm512_maskz_min_ps(all, hi, v));  // min(hi, NaN) is NaN
     }
@@ -329,36 +331,49 @@ QDML_TARGET_AVX512 inline void store_plane64(const PlaneArgs<TOut>& a, std::size
     }
 }
 
+/// acc += x (u8) . w (s8), four products per lane. Written out: g++ 12 keeps
+/// the intrinsic's accumulator apart from its result and copies every
+/// accumulator twice per tap (as in gemm/kernel_avx512vnni.hpp).
+QDML_TARGET_AVX512 inline void dot_quads(__m512i& acc, __m512i x, __m512i w) noexcept {
+    __asm__("vpdpbusd %[w], %[x], %[acc]" : [acc] "+v"(acc) : [x] "v"(x), [w] "v"(w));
+}
+
+/// One tap of plane_quads_avx512: phases 0-3 of 128 outputs from p.
+QDML_TARGET_AVX512 inline void plane_tap(__m512i (&acc)[8], const std::uint8_t* p, __m512i w) noexcept {
+    QDML_UNROLL for (int u = 0; u < 8; ++u) dot_quads(acc[u], _mm512_loadu_si512(p + (u & 3) + 64 * (u >> 2)), w);
+}
+
 /// A whole channel plane at once (dx = sx = sy = 1, weights in int8).
 /// Output f (row f / pitch, column f % pitch; columns from ow on are not
 /// outputs) reads the quad at in + f + offsets[i]: 16 outputs f + p, f + p + 4,
 /// ... (phase p) are one unaligned load of 64 bytes, so no quad row is
 /// built. Computes oh * pitch outputs rounded up to 128 (`in` readable to
-/// that plus the largest offset + 67).
-template <class TOut>
+/// that plus the largest offset + 67). `Taps` > 0: a.taps == Taps, the tap
+/// loop unrolled (offsets and weights in registers); 0: any a.taps.
+template <class TOut, int Taps = 0>
 QDML_TARGET_AVX512 void plane_quads_avx512(const PlaneArgs<TOut>& a, const DepthwiseChannel& c) noexcept {
+    constexpr int kMaxTaps = Taps > 0 ? Taps : 1;
     const auto* in = static_cast<const std::uint8_t*>(a.in);
     const std::size_t count = a.oh * a.pitch;
+    std::size_t off[kMaxTaps];
+    __m512i wt[kMaxTaps];
+    if constexpr (Taps > 0)
+        for (int i = 0; i < Taps; ++i) {
+            off[i] = a.offsets[i];
+            wt[i] = _mm512_set1_epi32(static_cast<int>(a.weights[i]));
+        }
     std::size_t row = 0, row_start = 0;
     for (std::size_t f = 0; f < count; f += 128) {
-        // Eight named accumulators: g++ 12 copies an array's elements around vpdpbusd.
-        __m512i a0 = _mm512_set1_epi32(static_cast<int>(c.bias)), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0,
-                a6 = a0, a7 = a0;
-        for (std::size_t i = 0; i < a.taps; ++i) {
-            const __m512i w = _mm512_set1_epi32(static_cast<int>(a.weights[i]));
-            const std::uint8_t* p = in + f + a.offsets[i];
-            a0 = _mm512_dpbusd_epi32(a0, _mm512_loadu_si512(p), w);
-            a1 = _mm512_dpbusd_epi32(a1, _mm512_loadu_si512(p + 1), w);
-            a2 = _mm512_dpbusd_epi32(a2, _mm512_loadu_si512(p + 2), w);
-            a3 = _mm512_dpbusd_epi32(a3, _mm512_loadu_si512(p + 3), w);
-            a4 = _mm512_dpbusd_epi32(a4, _mm512_loadu_si512(p + 64), w);
-            a5 = _mm512_dpbusd_epi32(a5, _mm512_loadu_si512(p + 65), w);
-            a6 = _mm512_dpbusd_epi32(a6, _mm512_loadu_si512(p + 66), w);
-            a7 = _mm512_dpbusd_epi32(a7, _mm512_loadu_si512(p + 67), w);
+        __m512i acc[8];
+        for (int u = 0; u < 8; ++u) acc[u] = _mm512_set1_epi32(static_cast<int>(c.bias));
+        if constexpr (Taps > 0) {
+            QDML_UNROLL for (int i = 0; i < Taps; ++i) plane_tap(acc, in + f + off[i], wt[i]);
+        } else {
+            for (std::size_t i = 0; i < a.taps; ++i)
+                plane_tap(acc, in + f + a.offsets[i], _mm512_set1_epi32(static_cast<int>(a.weights[i])));
         }
-        const __m512i lo[4] = {a0, a1, a2, a3}, hi[4] = {a4, a5, a6, a7};
-        store_plane64(a, f, requantize64_avx512<TOut, true>(lo, c), row, row_start);
-        store_plane64(a, f + 64, requantize64_avx512<TOut, true>(hi, c), row, row_start);
+        store_plane64(a, f, requantize64_avx512<TOut, true>(acc[0], acc[1], acc[2], acc[3], c), row, row_start);
+        store_plane64(a, f + 64, requantize64_avx512<TOut, true>(acc[4], acc[5], acc[6], acc[7], c), row, row_start);
     }
 }
 
@@ -387,7 +402,7 @@ QDML_TARGET_AVX512 inline void block_avx512(const DepthwiseTaps& t, const Depthw
     __m512i acc[8];
     accumulate_avx512<Quads, U>(t, o, c.bias, acc);
     for (int h = 0; h < (U + 3) / 4; ++h) {
-        const __m512i q = requantize64_avx512<TOut>(acc + 4 * h, c);
+        const __m512i q = requantize64_avx512<TOut>(acc[4 * h], acc[4 * h + 1], acc[4 * h + 2], acc[4 * h + 3], c);
         const std::size_t n = count - 64 * h;
         if (n >= 64)
             _mm512_storeu_si512(out + o + 64 * h, q);
