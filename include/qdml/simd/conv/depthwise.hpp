@@ -182,6 +182,39 @@ void store_row(const TOut* src, TOut* dst, std::uint64_t stride, std::size_t cou
 /// them per row are not outputs). Quads store into output rows of element
 /// stride 1; otherwise the kernel writes a plane of pitch P and its rows are
 /// copied out. False when the plane would be too large (the row form runs).
+/// The plane form's staged plane length (elements) for word size G, or 0 when too large.
+template <class TIn, class TFilter, class TOut>
+std::size_t plane_length(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                         std::size_t G) noexcept {
+    const std::size_t oH = op.OutputTensor.sizes[2], P = op.OutputTensor.sizes[3] + f.kw - 1;
+    const std::size_t last = (f.kh - 1) * op.Dilations[0] * P + G * ((f.kw - 1) / G);  // the largest tap offset
+    const std::size_t len = round_up(oH * P, 128) + last + 128;
+    return len > kMaxRowElements * 16 ? 0 : len;
+}
+
+/// Whether depthwise_plane stages an NHWC-by-strides input (channels_inner)
+/// itself, transposing each input row into the padded planes of all channels
+/// at once (byte quads only).
+template <class TIn, class TOut>
+bool plane_stages_nhwc(const DepthwiseKernels<TIn, TOut>& k) noexcept {
+    return k.plane && k.group == 4;
+}
+
+/// The staged planes of depthwise_plane when it transposes an NHWC input
+/// (thread-local, kept between calls: only the interiors change, so the
+/// padding is written again only when the geometry or its byte differ).
+struct StagedPlanes {
+    std::vector<std::uint8_t> bytes;
+    std::size_t key[7] = {};
+};
+inline StagedPlanes& staged_planes() {
+    thread_local StagedPlanes s;
+    return s;
+}
+
+template <class T>
+bool channels_inner(const TensorView<T, 4>& t) noexcept;
+
 template <class TIn, class TFilter, class TOut>
 bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
                      const DepthwiseKernels<TIn, TOut>& k, const std::vector<DepthwiseChannel>& channels,
@@ -192,39 +225,86 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     const std::size_t Cin = X.sizes[1], H = X.sizes[2], W = X.sizes[3];
     const std::size_t m = Cout / Cin, kh = f.kh, G = k.group, groups = (f.kw + G - 1) / G, dy = op.Dilations[0];
     const std::size_t pad_top = op.StartPadding[0], pad_left = op.StartPadding[1];
-    const std::size_t P = oW + f.kw - 1, count = oH * P, computed = round_up(count, 128);
+    const std::size_t P = oW + f.kw - 1, computed = round_up(oH * P, 128);
     std::vector<std::size_t> offsets(kh * groups);
     for (std::size_t ky = 0; ky < kh; ++ky)
         for (std::size_t t = 0; t < groups; ++t) offsets[ky * groups + t] = ky * dy * P + G * t;
-    const std::size_t plane_len = computed + offsets.back() + 128;
-    if (plane_len > kMaxRowElements * 16) return false;
+    const std::size_t plane_len = plane_length(op, f, G);
+    if (plane_len == 0) return false;
     // The staged plane, padding XZP in the word form (written once: only the interior changes).
     const bool quads = G == 4;
-    std::vector<std::uint8_t> bytes(quads ? plane_len : 0, zp_byte);
+    const bool nhwc_in = plane_stages_nhwc(k) && channels_inner(X), nhwc_out = plane_stages_nhwc(k) && channels_inner(Out);
+    const bool all_staged = nhwc_in || nhwc_out;  // every channel's plane staged at once (the thread's planes)
+    std::vector<std::uint8_t> bytes(quads && !all_staged ? plane_len : 0, zp_byte);
+    StagedPlanes& staged = staged_planes();
+    if (all_staged) {
+        const std::size_t key[7] = {plane_len, Cin, P, H, W, pad_top * P + pad_left, zp_byte};
+        if (!std::equal(key, key + 7, staged.key) || staged.bytes.size() != Cin * plane_len) {
+            staged.bytes.assign(Cin * plane_len, zp_byte);
+            std::copy(key, key + 7, staged.key);
+        }
+    }
     std::vector<std::int16_t> halves(quads ? 0 : plane_len, static_cast<std::int16_t>(op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0}));
-    const bool in_place = quads && Out.strides[3] == 1;
-    std::vector<TOut> out_plane(in_place ? 0 : computed);
+    const bool in_place = quads && Out.strides[3] == 1;  // quads store output rows (pairs: a flat plane of pitch P)
+    std::vector<TOut> out_plane(in_place || nhwc_out ? 0 : computed);
     kernel::PlaneArgs<TOut> a;
     a.in = quads ? static_cast<const void*>(bytes.data()) : static_cast<const void*>(halves.data());
     a.offsets = offsets.data();
     a.taps = offsets.size();
     a.pitch = P;
-    a.ow = in_place ? oW : P;
+    a.ow = quads ? oW : P;
     a.oh = oH;
     a.out_row_stride = in_place ? Out.strides[2] : P;
     const std::uint32_t* weights = quads ? f.quad_weights.data() : f.pair_weights.data();
     const auto plane = a.taps <= 4 && k.plane_taps[a.taps - 1] ? k.plane_taps[a.taps - 1] : k.plane;
-    for (std::size_t n = 0; n < N; ++n)
-        for (std::size_t ic = 0; ic < Cin; ++ic) {
-            const auto nn = static_cast<std::uint32_t>(n);
-            for (std::size_t y = 0; y < H; ++y) {
-                const TIn* src = &X[{nn, static_cast<std::uint32_t>(ic), static_cast<std::uint32_t>(y), 0}];
-                const std::size_t at = (pad_top + y) * P + pad_left;
-                if (quads)
-                    copy_row(src, X.strides[3], flip, bytes.data() + at, W);
-                else
-                    for (std::size_t j = 0; j < W; ++j) halves[at + j] = src[j * X.strides[3]];
+    for (std::size_t n = 0; n < N; ++n) {
+        const auto nn = static_cast<std::uint32_t>(n);
+        if (nhwc_in)  // every channel's plane at once: input row y (pixels x channels) transposed
+            for (std::size_t y = 0; y < H; ++y)
+                transpose_bytes(reinterpret_cast<const std::uint8_t*>(&X[{nn, 0, static_cast<std::uint32_t>(y), 0}]),
+                                X.strides[3], staged.bytes.data() + (pad_top + y) * P + pad_left, plane_len, W, Cin,
+                                flip, k.isa);
+        else if (all_staged)
+            for (std::size_t ic = 0; ic < Cin; ++ic)
+                for (std::size_t y = 0; y < H; ++y)
+                    copy_row(&X[{nn, static_cast<std::uint32_t>(ic), static_cast<std::uint32_t>(y), 0}], X.strides[3],
+                             flip, staged.bytes.data() + ic * plane_len + (pad_top + y) * P + pad_left, W);
+        if (nhwc_out) {
+            // Bands of output rows: every channel's band computed (rows of oW)
+            // into a buffer of about 32 KB, then transposed row by row into
+            // the channel-inner output.
+            const std::size_t band = std::max<std::size_t>(1, 32768 / (Cout * oW)), band_len = band * oW;
+            thread_local std::vector<TOut> bands;
+            bands.resize(Cout * band_len);
+            a.ow = oW;
+            a.out_row_stride = oW;
+            for (std::size_t y0 = 0; y0 < oH; y0 += band) {
+                a.oh = std::min(band, oH - y0);
+                for (std::size_t oc = 0; oc < Cout; ++oc) {
+                    a.in = staged.bytes.data() + oc / m * plane_len + y0 * P;
+                    a.weights = weights + oc * a.taps;
+                    a.out = bands.data() + oc * band_len;
+                    plane(a, channels[oc]);
+                }
+                for (std::size_t r = 0; r < a.oh; ++r)
+                    transpose_bytes(reinterpret_cast<const std::uint8_t*>(bands.data() + r * oW), band_len,
+                                    reinterpret_cast<std::uint8_t*>(&Out[{nn, 0, static_cast<std::uint32_t>(y0 + r), 0}]),
+                                    Out.strides[3], Cout, oW, 0, k.isa);
             }
+            continue;
+        }
+        for (std::size_t ic = 0; ic < Cin; ++ic) {
+            if (all_staged)
+                a.in = staged.bytes.data() + ic * plane_len;
+            else
+                for (std::size_t y = 0; y < H; ++y) {
+                    const TIn* src = &X[{nn, static_cast<std::uint32_t>(ic), static_cast<std::uint32_t>(y), 0}];
+                    const std::size_t at = (pad_top + y) * P + pad_left;
+                    if (quads)
+                        copy_row(src, X.strides[3], flip, bytes.data() + at, W);
+                    else
+                        for (std::size_t j = 0; j < W; ++j) halves[at + j] = src[j * X.strides[3]];
+                }
             for (std::size_t j = 0; j < m; ++j) {
                 const auto oc = static_cast<std::uint32_t>(ic * m + j);
                 a.weights = weights + oc * a.taps;
@@ -236,6 +316,7 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                                   Out.strides[3], oW);
             }
         }
+    }
     return true;
 }
 
@@ -267,14 +348,18 @@ TensorView<T, 4> planes(const TensorView<T, 4>& t, T* data) noexcept {
 }
 }  // namespace detail
 
+namespace detail {
 template <class TIn, class TFilter, class TOut>
-void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-               gemm::Isa cap = gemm::Isa::Best);
+void depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                        gemm::Isa cap);
+}  // namespace detail
 
-/// NHWC by strides: the input transposed into channel planes and, when the
-/// output is NHWC too, the planes computed transposed back (16x16 byte
-/// blocks); the channel forms below then read and write contiguous rows
-/// instead of gathering every element. False (nothing done) for other layouts.
+/// NHWC by strides: the input transposed into channel planes (by
+/// depthwise_plane itself, straight into its padded staged planes, when the
+/// plane form with byte quads runs) and, when the output is NHWC too, the
+/// planes computed transposed back (16x16 byte blocks, two at once on AVX2);
+/// the channel forms then read and write contiguous rows instead of
+/// gathering every element. False (nothing done) for other layouts.
 template <class TIn, class TFilter, class TOut>
 bool depthwise_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f, gemm::Isa cap) {
     const auto& X = op.InputTensor;
@@ -283,24 +368,27 @@ bool depthwise_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, co
     if (!in && !out) return false;
     const std::size_t N = X.sizes[0], C = X.sizes[1], HW = std::size_t{X.sizes[2]} * X.sizes[3];
     const std::size_t Cout = Out.sizes[1], oHW = std::size_t{Out.sizes[2]} * Out.sizes[3];
+    const auto k = detail::depthwise_kernels<TIn, TOut>(cap, f.quads);
+    const bool staged_by_plane = detail::plane_stages_nhwc(k) && op.Dilations[1] == 1 && op.Strides[0] == 1 &&
+                                 op.Strides[1] == 1 && detail::plane_length(op, f, k.group) != 0;
     thread_local std::vector<std::uint8_t> in_planes, out_planes;
     auto planar = op;
-    if (in) {
+    if (in && !staged_by_plane) {
         in_planes.resize(N * C * HW);
         planar.InputTensor = detail::planes(X, reinterpret_cast<const TIn*>(in_planes.data()));
         for (std::size_t n = 0; n < N; ++n)
             transpose_bytes(reinterpret_cast<const std::uint8_t*>(X.data + n * X.strides[0]), X.strides[3],
-                            in_planes.data() + n * C * HW, HW, HW, C, 0);
+                            in_planes.data() + n * C * HW, HW, HW, C, 0, k.isa);
     }
-    if (out) {
+    if (out && !staged_by_plane) {
         out_planes.resize(N * Cout * oHW);
         planar.OutputTensor = detail::planes(Out, reinterpret_cast<TOut*>(out_planes.data()));
     }
-    depthwise(planar, f, cap);
-    if (out)
+    detail::depthwise_channels(planar, f, cap);
+    if (out && !staged_by_plane)
         for (std::size_t n = 0; n < N; ++n)
             transpose_bytes(out_planes.data() + n * Cout * oHW, oHW, reinterpret_cast<std::uint8_t*>(Out.data + n * Out.strides[0]),
-                            Out.strides[3], Cout, oHW, 0);
+                            Out.strides[3], Cout, oHW, 0, k.isa);
     return true;
 }
 
@@ -309,8 +397,15 @@ bool depthwise_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, co
 /// bits as the reference. `cap` caps the ISA path as QDML_ISA does.
 template <class TIn, class TFilter, class TOut>
 void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-               gemm::Isa cap) {
-    if (depthwise_nhwc(op, f, cap)) return;
+               gemm::Isa cap = gemm::Isa::Best) {
+    if (!depthwise_nhwc(op, f, cap)) detail::depthwise_channels(op, f, cap);
+}
+
+/// The channel forms (plane, rows) on `op` as laid out (an NHWC input only
+/// when depthwise_plane stages it).
+template <class TIn, class TFilter, class TOut>
+void detail::depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                                gemm::Isa cap) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const auto k = detail::depthwise_kernels<TIn, TOut>(cap, f.quads);
