@@ -288,3 +288,46 @@ TEST_CASE("simd depthwise: accumulators that wrap modulo 2^32 and saturating out
         check(r, c, seed);
     });
 }
+
+TEST_CASE("simd depthwise: NHWC by strides through the plane form (staged by transposition, output in bands), "
+          "channel counts and widths around the vector widths",
+          "[simd][conv][depthwise]") {
+    // Unit strides and horizontal dilation (the plane form), NHWC input,
+    // output or both (with and without gaps), channel counts around 16/32/64
+    // (the transposition blocks), widths around 16/64 (the kernel's blocks
+    // and its masked last block), filters whose F - FZP fit int8 (byte quads)
+    // and, one case in four, not (int16 pairs: transposed planes instead).
+    static const std::vector<std::uint32_t> channels = {1, 2, 3, 15, 16, 17, 31, 32, 33, 47, 64, 65};
+    static const std::vector<std::uint32_t> widths = {1, 4, 15, 16, 17, 31, 33, 63, 64, 65, 66, 112, 129};
+    diff::for_each_case(0xd6, diff::case_count(240), [](diff::Rng& r, std::uint64_t seed) {
+        Case c;
+        static constexpr DT q8[] = {DT::UInt8, DT::Int8};
+        c.tin = q8[r.range(0, 1)];
+        c.tf = q8[r.range(0, 1)];
+        c.tout = q8[r.range(0, 1)];
+        c.n = r.chance(15) ? 2 : 1;
+        c.cin = r.pick(channels);
+        c.m = r.chance(20) ? 2 : 1;
+        c.kh = static_cast<std::uint32_t>(r.range(1, 5));
+        c.kw = static_cast<std::uint32_t>(r.range(1, 5));
+        c.dil[0] = r.chance(25) ? 2 : 1;
+        c.pad0[0] = static_cast<std::uint32_t>(r.range(0, 2));
+        c.pad1[0] = static_cast<std::uint32_t>(r.range(0, 2));
+        c.pad0[1] = static_cast<std::uint32_t>(r.range(0, 2));
+        c.pad1[1] = static_cast<std::uint32_t>(r.range(0, 2));
+        c.w = r.pick(widths);
+        c.h = static_cast<std::uint32_t>(r.range(1, 9));
+        while (c.h + c.pad0[0] + c.pad1[0] < 1 + (c.kh - 1) * c.dil[0]) ++c.h;
+        while (c.w + c.pad0[1] + c.pad1[1] < c.kw) ++c.w;
+        c.per_channel = r.chance(50);
+        c.bias = !r.chance(20);
+        c.zps = !r.chance(10);
+        const int layout = static_cast<int>(seed % 3);  // NHWC in, out, or both
+        c.in_order = layout != 1 ? Order::Nhwc : Order::Nchw;
+        c.out_order = layout != 0 ? Order::Nhwc : Order::Nchw;
+        c.in_pad = r.chance(30);
+        c.out_pad = r.chance(30);
+        c.int8_weights = !r.chance(25);
+        check(r, c, seed);
+    });
+}

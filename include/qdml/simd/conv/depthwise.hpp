@@ -11,12 +11,15 @@
 // two (int16 pairs) or four (bytes) of an output's taps are multiplied by the
 // matching weights and summed (depthwise_kernels.hpp: the forms, the zero
 // point folded into the bias, the ranges). Two drivers:
-//   - plane (AVX-512 VNNI, weights in int8, dx = sx = sy = 1): the padded
-//     input plane of a channel is staged once as bytes with pitch P =
-//     padLeft + W + padRight; output (oy, ox) is flat index f = oy * P + ox
-//     (P - oW garbage columns per row, never stored), whose quad of row ky is
-//     the 4 bytes at f + ky*dy*P + 4t: 16 outputs f, f+4, ... are one
-//     unaligned 64-byte load, four loads give 64 outputs; no per-row work;
+//   - plane (dx = sx = sy = 1): the padded input plane of a channel is
+//     staged once with pitch P = padLeft + W + padRight, so the word of
+//     filter row ky of output (oy, ox) starts at (oy + ky*dy)*P + ox; AVX-512
+//     VNNI quads (weights in int8), row by row: 16 outputs o + p, o + p + 4,
+//     ... are one unaligned 64-byte load, four loads give 64 outputs, one
+//     plain store (the row's last block masked); pairs (AVX2): a flat pass
+//     over the plane, two 32-byte loads per 16 outputs. NHWC by strides with
+//     quads: every channel's plane staged at once by transposing the input
+//     rows, an NHWC output computed in bands of rows transposed into it;
 //   - rows (every other case): an input row is copied once into a row buffer
 //     (any DML strides), widened into a word row W[j] = word at x[j] (one row
 //     per tap group when sx > 1), kept in a ring of (kH-1)*dy + 1 + sy slots
