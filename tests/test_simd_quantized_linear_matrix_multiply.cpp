@@ -409,6 +409,53 @@ TEST_CASE("simd matmul: accumulators that wrap modulo 2^32 (large K, extreme val
     }
 }
 
+TEST_CASE("simd matmul: accumulators at +-2^31 with multipliers at and below 1 in magnitude (the AMX epilogue's "
+          "clamp-free case)",
+          "[simd][matmul]") {
+    // When every multiplier has |m| < 1, |fp32(acc) * m| < 2^31 and the AMX
+    // epilogue drops its high clamp (the saturating packs do it); m = 1, 2,
+    // NaN keep it. Row 0's accumulator in column 0 (3, 6, ...) is 2^31 - 1
+    // exactly: 255 * 127 * 66311 + 239 * 8, whose fp32 is 2^31 (cvtps2dq's
+    // overflow); in column 1 (B = -128) it wraps; column 2's is small.
+    constexpr std::uint32_t K = 66312;
+    const float kBelow1 = std::nextafter(1.0f, 0.0f);
+    const std::vector<std::vector<float>> column_scales = {
+        {1.0f}, {kBelow1}, {2.0f}, {-1.0f}, {-kBelow1}, {0.5f},
+        {0.5f, kBelow1, 0.25f}, {0.5f, 1.0f, 0.25f}, {-kBelow1, 0.5f, NAN}};
+    for (std::size_t v = 0; v < 2 * column_scales.size() + 4; ++v) {
+        Problem p;
+        p.ta = DT::UInt8;
+        p.tb = DT::Int8;
+        p.tout = kQ8[v & 1];
+        p.M = 2;
+        p.N = 20;  // two column tiles (store_rows32), column n as column n % 3 below
+        p.K = K;
+        const bool per_row = v >= 2 * column_scales.size();  // per-row multipliers: 1 / 2, or below 1
+        const std::vector<float>& bs = per_row ? column_scales[1] : column_scales[v / 2];
+        p.per_col_b = bs.size() > 1;
+        p.per_row_a = p.per_row_out = per_row;
+        p.fill([] { return std::uint8_t{0}; });
+        for (std::uint32_t k = 0; k < K; ++k) {
+            const bool last = k + 1 == K;
+            p.a[k] = last ? 239 : 255;               // row 0
+            p.a[K + k] = static_cast<std::uint8_t>(k % 251);  // row 1
+            for (std::uint32_t n = 0; n < p.N; ++n)
+                p.b[std::size_t{k} * p.N + n] = n % 3 == 0   ? (last ? 8 : 127)
+                                                : n % 3 == 1 ? 0x80  // -128
+                                                             : static_cast<std::uint8_t>(k % 3 == 0 ? 1 : k % 3 == 1 ? 0xff : 0);
+        }
+        std::fill(p.a_zp.begin(), p.a_zp.end(), 0);
+        std::fill(p.b_zp.begin(), p.b_zp.end(), 0);
+        std::fill(p.out_zp.begin(), p.out_zp.end(), p.tout == DT::UInt8 ? 10 : 0);
+        p.a_scale.assign(p.M, 1.0f);
+        p.b_scale.resize(p.N);
+        for (std::uint32_t n = 0; n < p.N; ++n) p.b_scale[n] = bs[n % bs.size()];
+        p.out_scale.assign(p.M, 1.0f);
+        if (per_row) p.out_scale[1] = v % 4 < 2 ? 0.5f : 2.0f;  // row 1: 2 * m (clamped), or m / 2
+        check_all_paths(p);
+    }
+}
+
 TEST_CASE("simd matmul: ties, NaN and infinite scales", "[simd][matmul]") {
     Rng rng(8);
     for (int variant = 0; variant < 6; ++variant) {

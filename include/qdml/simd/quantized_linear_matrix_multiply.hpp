@@ -93,8 +93,8 @@ MatmulWorkspace<TA>& workspace() {
 /// slice and sets `key` to what identifies its contents in this call. Per
 /// call: one Session (AMX tile configuration, the last block's epilogue of
 /// each product overlapping the next product's tiles), the row constants
-/// once per epilogue; per product only what changes: the column constants
-/// with the B slice, A's packing and row sums with the A slice (the sums
+/// once per epilogue; per product only what changes: the column sums and
+/// bias with the B slice, A's packing and row sums with the A slice (the sums
 /// only when the epilogue reads them; AMX reads whole tiles of a u8 A in
 /// place).
 template <class TA, class TB, class TOut, class Right>
@@ -113,10 +113,11 @@ void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::I
             gemm::Epilogue& e = slot.e;
             const void* key = nullptr;
             const gemm::PackedRight& pb = right(b, c, key);
-            if (!slot.ready || slot.columns != key) {
+            if (!slot.ready)
                 gemm::prepare_columns(s, pb, e);  // before rows: it fixes var_b and the multiplier mode
-                slot.columns = key;
-            }
+            else if (slot.columns != key)
+                gemm::update_columns(pb, e);  // the same spec, K and N: only the sums change
+            slot.columns = key;
             const TA* a_ptr = &op.ATensor[{b, c, 0, 0}];
             if (a_ptr != packed_a) {
                 gemm::pack_left(slice(op.ATensor, b, c), M, K, isa, w.left, {e.needs_row_sums(), true});
@@ -124,7 +125,7 @@ void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::I
             }
             if (!slot.ready)
                 gemm::prepare_rows(s, w.left, e);
-            else if (slot.rows != a_ptr)
+            else if (slot.rows != a_ptr && e.needs_row_sums())  // (else every row's stays 0)
                 gemm::update_row_sums(w.left, e);
             slot.rows = a_ptr;
             slot.ready = true;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -57,6 +58,11 @@ struct Epilogue {
     std::uint8_t* out = nullptr;
     std::uint64_t out_rs = 0, out_cs = 1;
     std::uint32_t bzp0 = 0;  ///< bzp'[0] (every column's when !var_b)
+    std::uint32_t neg_azp0 = 0;  ///< -azp' when AZP' is uniform, else 0 (the column bias's factor)
+    /// Every per-column (cols_small, prepare_columns) or per-row (rows_small,
+    /// prepare_rows) multiplier has |mult| < 1 (NaN and inf excluded): then
+    /// |fp32(acc) * mult| < 2^31 and store_rows32 needs no clamp at all.
+    bool cols_small = false, rows_small = false;
 
     const RowParams& row(std::size_t m) const noexcept { return rows[m]; }
     /// Whether the left operand's row sums enter the result (BZP' not all 0;
@@ -95,7 +101,7 @@ inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue
     e.col_mult.resize(width);
     e.col_scale.resize(width);
     const std::uint32_t K = static_cast<std::uint32_t>(b.K);
-    const std::uint32_t neg_azp = e.var_a ? 0u : 0u - static_cast<std::uint32_t>(s.a_zp[0]);
+    const std::uint32_t neg_azp = e.neg_azp0 = e.var_a ? 0u : 0u - static_cast<std::uint32_t>(s.a_zp[0]);
     std::uint32_t *zp = e.col_zp.data(), *sum = e.col_sum.data(), *bias = e.col_bias.data();
     float *scale = e.col_scale.data(), *mult = e.col_mult.data();
     const std::uint32_t* cb = b.col_sum.data();
@@ -115,12 +121,27 @@ inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue
         std::fill(mult, mult + N, N > 0 ? requantize_multiplier(s.a_scale[0], s.b_scale[0], s.out_scale[0]) : 0.0f);
     else
         for (std::size_t n = 0; n < N; ++n) mult[n] = requantize_multiplier(s.a_scale[0], scale[n], s.out_scale[0]);
+    bool small = true;
+    for (std::size_t n = 0; n < N; ++n) small &= std::fabs(mult[n]) < 1.0f;
+    e.cols_small = e.mode == MultMode::PerColumn && small;
     const std::size_t pad = (width - N) * 4;
     std::memset(zp + N, 0, pad);
     std::memset(sum + N, 0, pad);
     std::memset(bias + N, 0, pad);
     std::memset(mult + N, 0, pad);
     std::memset(scale + N, 0, pad);
+}
+
+/// The column constants that depend on the right operand's sums (col_sum,
+/// col_bias), the others left as prepare_columns set them: a batch whose
+/// right operand changes from product to product (the spec, K and N
+/// staying) calls this alone.
+inline void update_columns(const PackedRight& b, Epilogue& e) noexcept {
+    const std::uint32_t K = static_cast<std::uint32_t>(b.K), neg_azp = e.neg_azp0;
+    const std::uint32_t *cb = b.col_sum.data(), *zp = e.col_zp.data();
+    std::uint32_t *sum = e.col_sum.data(), *bias = e.col_bias.data();
+    for (std::size_t n = 0; n < b.N; ++n) sum[n] = cb[n] - K * zp[n];
+    for (std::size_t n = 0; n < b.N; ++n) bias[n] = neg_azp * sum[n];
 }
 
 /// The row constants that depend on the left operand's sums (bias, neg_ra),
@@ -147,6 +168,7 @@ inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e)
     e.out_lo = s.out_lo;
     e.out_hi = s.out_hi;
     e.rows.resize(a.M);
+    bool small = e.mode == MultMode::PerRow;
     for (std::size_t m = 0; m < a.M; ++m) {
         RowParams& r = e.rows[m];
         r.neg_azp = 0u - static_cast<std::uint32_t>(detail::at(s.a_zp, m));
@@ -156,7 +178,9 @@ inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e)
         r.a_scale = detail::at(s.a_scale, m);
         r.out_scale = detail::at(s.out_scale, m);
         if (e.mode == MultMode::PerRow) r.mult = requantize_multiplier(r.a_scale, s.b_scale[0], r.out_scale);
+        small = small && std::fabs(r.mult) < 1.0f;
     }
+    e.rows_small = small;
     update_row_sums(a, e);
 }
 
@@ -231,25 +255,26 @@ QDML_TARGET_AVX512 inline void store16(const Epilogue& e, std::size_t m, std::si
 }
 
 /// Rows m0..m0+rows-1 x columns n0..n0+15 from 16-lane int32 dot products
-/// `c` (row r at c + r * 16; AMX tile stores): store16's arithmetic with
-/// the per-column vectors loaded once for all rows in the common case
-/// (uniform zero points, per-column multiplier, contiguous output rows).
+/// `c` (row r at c + r * 16; AMX tile stores) that already hold the column
+/// bias (the AMX accumulators start from it): store16's arithmetic with the
+/// per-column vectors loaded once for all rows in the common case (uniform
+/// zero points, per-column multiplier, contiguous output rows).
 QDML_TARGET_AVX512 inline void store_rows16(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
                                             const std::int32_t* c) noexcept {
     if (e.var_a || e.var_b || e.mode != MultMode::PerColumn || e.out_cs != 1) {
-        for (std::size_t r = 0; r < rows; ++r) store16(e, m0 + r, n0, _mm512_load_si512(c + 16 * r));
+        const __m512i col_bias = _mm512_load_si512(e.col_bias.data() + n0);  // store16 adds it again
+        for (std::size_t r = 0; r < rows; ++r)
+            store16(e, m0 + r, n0, _mm512_sub_epi32(_mm512_load_si512(c + 16 * r), col_bias));
         return;
     }
     constexpr __mmask16 all = 0xffff;
     const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
     const auto mask = static_cast<__mmask16>((1u << count) - 1u);
-    const __m512i col_bias = _mm512_load_si512(e.col_bias.data() + n0);
     const __m512 mult = _mm512_load_ps(e.col_mult.data() + n0);
     std::uint8_t* out = e.out + m0 * e.out_rs + n0;
     const RowParams* rp = e.rows.data() + m0;
     for (std::size_t r = 0; r < rows; ++r, out += e.out_rs, ++rp) {
-        __m512i acc = _mm512_add_epi32(_mm512_load_si512(c + 16 * r), _mm512_set1_epi32(static_cast<int>(rp->bias)));
-        acc = _mm512_add_epi32(acc, col_bias);
+        const __m512i acc = _mm512_add_epi32(_mm512_load_si512(c + 16 * r), _mm512_set1_epi32(static_cast<int>(rp->bias)));
         __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), mult);
         v = _mm512_maskz_max_ps(all, v, _mm512_set1_ps(rp->lo));
         v = _mm512_maskz_min_ps(all, v, _mm512_set1_ps(rp->hi));
@@ -259,46 +284,30 @@ QDML_TARGET_AVX512 inline void store_rows16(const Epilogue& e, std::size_t m0, s
 }
 
 namespace detail {
-/// One row of 16 columns for store_rows32: int32 of round(min(hi, fp32(acc) * mult)).
-QDML_TARGET_AVX512 inline __m512i q32(const RowParams& rp, const std::int32_t* c, __m512i col_bias, __m512 col_mult,
-                                      bool per_column) noexcept {
+/// One row of 16 columns for store_rows32: int32 of round(fp32(acc) * mult),
+/// acc = c + the row's bias (when not 0), the product clamped to hi (Clamp).
+template <bool PerColumn, bool Clamp>
+QDML_TARGET_AVX512 inline __m512i q32(const RowParams& rp, const std::int32_t* c, __m512 col_mult) noexcept {
     constexpr __mmask16 all = 0xffff;
-    __m512i acc = _mm512_add_epi32(_mm512_load_si512(c), col_bias);
-    acc = _mm512_add_epi32(acc, _mm512_set1_epi32(static_cast<int>(rp.bias)));
-    const __m512 mult = per_column ? col_mult : _mm512_set1_ps(rp.mult);
-    const __m512 v =
-        _mm512_maskz_min_ps(all, _mm512_set1_ps(rp.hi), _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), mult));
+    __m512i acc = _mm512_load_si512(c);
+    if (rp.bias != 0) acc = _mm512_add_epi32(acc, _mm512_set1_epi32(static_cast<int>(rp.bias)));
+    __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), PerColumn ? col_mult : _mm512_set1_ps(rp.mult));
+    if constexpr (Clamp) v = _mm512_maskz_min_ps(all, _mm512_set1_ps(rp.hi), v);
     return _mm512_maskz_cvtps_epi32(all, v);
 }
-}  // namespace detail
 
-/// Rows m0..m0+rows-1 x columns n0..n0+31 from two tiles of 16-lane int32
-/// dot products (row r of the columns n0.. at c0 + 16 r, of n0 + 16.. at
-/// c1 + 16 r), two rows at a time, in the common case (uniform zero points,
-/// a per-column or per-row multiplier, contiguous output rows); false (and
-/// nothing stored) otherwise. Q with fewer steps, the same values: the low
-/// clamp and NaN come from saturation, since rounding commutes with a clamp
-/// to integers: min(hi, v) keeps NaN (minps returns its second operand),
-/// cvtps2dq maps NaN and every v < -2^31 to -2^31, the int16 pack and the
-/// saturating zero point add keep it far below the type, and the final
-/// saturating byte pack sends it to the type's minimum, Q's lo + zp; values
-/// in range are unchanged by the packs.
-QDML_TARGET_AVX512 inline bool store_rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
-                                           const std::int32_t* c0, const std::int32_t* c1) noexcept {
-    if (e.var_a || e.var_b || e.mode == MultMode::PerElement || e.out_cs != 1 ||
-        !((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127)))
-        return false;
-    const bool per_column = e.mode == MultMode::PerColumn, is_signed = e.out_lo < 0;
+template <bool PerColumn, bool Clamp>
+QDML_TARGET_AVX512 void rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
+                               const std::int32_t* c0, const std::int32_t* c1) noexcept {
+    const bool is_signed = e.out_lo < 0;
     const std::size_t count = std::min<std::size_t>(32, e.N - n0);
     const auto mask = static_cast<__mmask32>(count == 32 ? ~0u : (1u << count) - 1u);
-    const __m512i bias0 = _mm512_load_si512(e.col_bias.data() + n0);
-    const __m512i bias1 = _mm512_load_si512(e.col_bias.data() + n0 + 16);
     const __m512 cm0 = _mm512_load_ps(e.col_mult.data() + n0), cm1 = _mm512_load_ps(e.col_mult.data() + n0 + 16);
     // One row: columns n0..n0+31 as int16 with the zero point added (saturating).
     const auto words = [&](std::size_t r) QDML_TARGET_AVX512 {
         const RowParams& rp = e.rows[m0 + r];
-        const __m512i lo = detail::q32(rp, c0 + 16 * r, bias0, cm0, per_column);
-        const __m512i hi = detail::q32(rp, c1 + 16 * r, bias1, cm1, per_column);
+        const __m512i lo = q32<PerColumn, Clamp>(rp, c0 + 16 * r, cm0);
+        const __m512i hi = q32<PerColumn, Clamp>(rp, c1 + 16 * r, cm1);
         return _mm512_adds_epi16(_mm512_packs_epi32(lo, hi), _mm512_set1_epi16(static_cast<short>(rp.zp)));
     };
     // dword order after the packs: per 128-bit lane l, (row r, columns 4l..4l+3),
@@ -313,6 +322,35 @@ QDML_TARGET_AVX512 inline bool store_rows32(const Epilogue& e, std::size_t m0, s
         _mm256_mask_storeu_epi8(out, mask, _mm512_maskz_extracti64x4_epi64(0xf, bytes, 0));
         if (r1 != r) _mm256_mask_storeu_epi8(out + e.out_rs, mask, _mm512_maskz_extracti64x4_epi64(0xf, bytes, 1));
     }
+}
+}  // namespace detail
+
+/// Rows m0..m0+rows-1 x columns n0..n0+31 from two tiles of 16-lane int32
+/// dot products that already hold the column bias (row r of the columns
+/// n0.. at c0 + 16 r, of n0 + 16.. at c1 + 16 r), two rows at a time, in the
+/// common case (uniform zero points, a per-column or per-row multiplier,
+/// contiguous output rows); false (and nothing stored) otherwise. Q with
+/// fewer steps, the same values: the low clamp and NaN come from
+/// saturation, since rounding commutes with a clamp to integers: min(hi, v)
+/// keeps NaN (minps returns its second operand), cvtps2dq maps NaN and
+/// every v < -2^31 to -2^31, the int16 pack and the saturating zero point
+/// add keep it far below the type, and the final saturating byte pack sends
+/// it to the type's minimum, Q's lo + zp; values in range are unchanged by
+/// the packs. When every multiplier has |mult| < 1 the high clamp goes the
+/// same way: |v| < 2^31 converts without overflow, and the packs saturate
+/// it to the type's maximum. A row's bias is added only when it is not 0
+/// (B's zero point 0: every row's).
+QDML_TARGET_AVX512 inline bool store_rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
+                                           const std::int32_t* c0, const std::int32_t* c1) noexcept {
+    if (e.var_a || e.var_b || e.mode == MultMode::PerElement || e.out_cs != 1 ||
+        !((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127)))
+        return false;
+    if (e.mode == MultMode::PerColumn)
+        e.cols_small ? detail::rows32<true, false>(e, m0, rows, n0, c0, c1)
+                     : detail::rows32<true, true>(e, m0, rows, n0, c0, c1);
+    else
+        e.rows_small ? detail::rows32<false, false>(e, m0, rows, n0, c0, c1)
+                     : detail::rows32<false, true>(e, m0, rows, n0, c0, c1);
     return true;
 }
 

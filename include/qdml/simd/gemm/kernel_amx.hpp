@@ -73,17 +73,21 @@ QDML_TARGET_AVX512 inline void drain(Pending& pd, std::size_t to) noexcept {
 /// tiles at group 16 i of each panel. The previous block's epilogue runs
 /// between the K steps, this block's is left pending. (tile() reads A
 /// packed or in place; the convolution's NHWC form reads the input's
-/// padded NHWC copy in place, conv/nhwc.hpp.)
+/// padded NHWC copy in place, conv/nhwc.hpp.) The accumulators start from
+/// e's column bias, so the stored dot products hold it (the epilogue's
+/// store_rows32 / store_rows16 expect that).
 template <int TM, int TN, class AOf>
 QDML_TARGET_AMX void tile_steps(AOf a_of, const std::size_t (&stride)[2], std::size_t steps, const PackedRight& b,
                                 const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t p, Pending& pd) {
     const std::int8_t* pb0 = b.panel(p);
     const std::int8_t* pb1 = TN == 2 ? b.panel(p + 1) : pb0;
     const std::size_t per_step = (pd.rows - pd.done + steps - 1) / steps;  // pending rows per K step
-    _tile_zero(0);
-    if constexpr (TN == 2) _tile_zero(1);
-    if constexpr (TM == 2) _tile_zero(2);
-    if constexpr (TM == 2 && TN == 2) _tile_zero(3);
+    // The accumulators start from the column bias (every row the same: stride 0).
+    const std::uint32_t* bias = e.col_bias.data() + p * kPanel;
+    _tile_loadd(0, bias, 0);
+    if constexpr (TN == 2) _tile_loadd(1, bias + kPanel, 0);
+    if constexpr (TM == 2) _tile_loadd(2, bias, 0);
+    if constexpr (TM == 2 && TN == 2) _tile_loadd(3, bias + kPanel, 0);
     for (std::size_t i = 0; i < steps; ++i) {
         _tile_loadd(4, a_of(0, i), stride[0]);
         _tile_stream_loadd(6, pb0 + 1024 * i, 64);  // tileloaddt1: B streams past A (main 280b30e)
