@@ -325,6 +325,64 @@ QDML_TARGET_AVX512 std::uint32_t left_row_avx512(const std::uint8_t* src, std::s
     const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(s4), _mm256_extracti128_si256(s4, 1));
     return static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
 }
+
+/// One Groups4 block of 8 contiguous rows (row r at src + r * stride, K
+/// bytes) as a' (xor `flip`) into `dst` (groups * 32 bytes): per 64 bytes of
+/// K (16 groups) an 8 x 16 dword transpose (unpack 32, then 64 bits, then
+/// 128-bit lanes of two registers), so that group g holds the 8 rows' dwords
+/// at dst + 32 g. Bytes past K are 0. With Sum, the rows' sums of a' (mod
+/// 2^32) into sums[0..7].
+template <bool Sum>
+QDML_TARGET_AVX512 void groups4_block8(const std::uint8_t* src, std::uint64_t stride, std::size_t K,
+                                       std::size_t groups, std::uint8_t flip, std::uint8_t* dst,
+                                       std::uint32_t* sums) noexcept {
+    const __m512i x = _mm512_set1_epi8(static_cast<char>(flip)), zero = _mm512_setzero_si512();
+    const __m512i lanes02 = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);    // a.L0, b.L0, a.L1, b.L1
+    const __m512i lanes13 = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);  // a.L2, b.L2, a.L3, b.L3
+    __m512i sum[8];
+    for (int r = 0; r < 8; ++r) sum[r] = zero;
+    for (std::size_t g0 = 0; g0 < groups; g0 += 16) {
+        const std::size_t k = 4 * g0, n = K > k ? std::min<std::size_t>(64, K - k) : 0;
+        const __mmask64 mask = n == 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+        __m512i v[8];
+        for (int r = 0; r < 8; ++r) {
+            v[r] = _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, src + r * stride + k), x));
+            if constexpr (Sum) sum[r] = _mm512_add_epi64(sum[r], _mm512_sad_epu8(v[r], zero));
+        }
+        // Per 128-bit lane L (groups 4L..4L+3): t (row pairs), then u[i] = rows 0-3 (u[4 + i]: rows 4-7) of
+        // group 4L + i (the all-lanes maskz unpacks: g++ 12 warns -Wmaybe-uninitialized inside the plain ones).
+        __m512i t[8], u[8];
+        for (int h = 0; h < 2; ++h) {
+            for (int q = 0; q < 2; ++q) {
+                t[4 * h + 2 * q] = _mm512_maskz_unpacklo_epi32(0xffff, v[4 * h + 2 * q], v[4 * h + 2 * q + 1]);
+                t[4 * h + 2 * q + 1] = _mm512_maskz_unpackhi_epi32(0xffff, v[4 * h + 2 * q], v[4 * h + 2 * q + 1]);
+            }
+            u[4 * h + 0] = _mm512_maskz_unpacklo_epi64(0xff, t[4 * h + 0], t[4 * h + 2]);
+            u[4 * h + 1] = _mm512_maskz_unpackhi_epi64(0xff, t[4 * h + 0], t[4 * h + 2]);
+            u[4 * h + 2] = _mm512_maskz_unpacklo_epi64(0xff, t[4 * h + 1], t[4 * h + 3]);
+            u[4 * h + 3] = _mm512_maskz_unpackhi_epi64(0xff, t[4 * h + 1], t[4 * h + 3]);
+        }
+        for (int i = 0; i < 4; ++i) {
+            const __m512i w[2] = {_mm512_permutex2var_epi64(u[i], lanes02, u[4 + i]),   // groups i, 4 + i
+                                  _mm512_permutex2var_epi64(u[i], lanes13, u[4 + i])};  // groups 8 + i, 12 + i
+            for (int j = 0; j < 2; ++j) {  // (the extract's index must be a constant for clang)
+                const std::size_t g = g0 + 8 * j + i;
+                if (g < groups)
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * g), _mm512_maskz_extracti64x4_epi64(0xf, w[j], 0));
+                if (g + 4 < groups)
+                    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * (g + 4)),
+                                        _mm512_maskz_extracti64x4_epi64(0xf, w[j], 1));
+            }
+        }
+    }
+    if constexpr (Sum)
+        for (int r = 0; r < 8; ++r) {
+            const __m256i s4 = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(0xf, sum[r], 0),
+                                                _mm512_maskz_extracti64x4_epi64(0xf, sum[r], 1));
+            const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(s4), _mm256_extracti128_si256(s4, 1));
+            sums[r] = static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
+        }
+}
 #endif
 
 inline std::uint32_t load32(const std::uint8_t* p) noexcept {
@@ -376,16 +434,33 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
         return;
     }
 #endif
-    out.data.resize_zero(rows * groups * out.unit());
-    out.row_sum.resize_zero(rows);
     if (layout == LeftLayout::Rows) {  // plain rows: a' straight into place
+        out.data.resize_zero(rows * groups * 4);
+        out.row_sum.resize_zero(rows);
         for (std::size_t m = 0; m < M; ++m)
             out.row_sum[m] = detail::left_row(a, m, K, out.data.data() + m * groups * 4);
         return;
     }
+    // Groups4 and Pairs16: every byte of the M rows' blocks is written below.
+    out.data.resize(rows * groups * out.unit());
+    out.row_sum.resize(rows);
+    std::size_t done = 0;
+#if QDML_GEMM_X86
+    // Whole blocks of 8 contiguous rows (the AVX-512 VNNI kernel's): transposed 16 groups at a time.
+    if (layout == LeftLayout::Groups4 && mr == 8 && a.col_stride == 1 && isa_available(Isa::Avx512Vnni)) {
+        for (; done + 8 <= M; done += 8) {
+            const auto src = reinterpret_cast<const std::uint8_t*>(a.data + done * a.row_stride);
+            std::uint8_t* dst = out.data.data() + done * groups * 4;
+            if (how.sums)
+                detail::groups4_block8<true>(src, a.row_stride, K, groups, as_left(TA{0}), dst, &out.row_sum[done]);
+            else
+                detail::groups4_block8<false>(src, a.row_stride, K, groups, as_left(TA{0}), dst, nullptr);
+        }
+    }
+#endif
     // Otherwise through one contiguous row, 4 bytes (one group) at a time.
     std::vector<std::uint8_t> row(groups * 4, 0);
-    for (std::size_t m = 0; m < M; ++m) {
+    for (std::size_t m = done; m < M; ++m) {
         const std::size_t m0 = m / mr * mr, r = m - m0, block_rows = std::min(mr, M - m0);
         std::uint8_t* block = out.data.data() + m0 * groups * out.unit();
         out.row_sum[m] = detail::left_row(a, m, K, row.data());
