@@ -331,14 +331,15 @@ TEST_CASE("simd matmul: odd sizes of the issue (7x13x5, 33x65x17, K not a multip
 
 TEST_CASE("simd matmul: register-block edges (M 1-9, N around 16/32/48/64/96, K remainders) on every path",
           "[simd][matmul]") {
-    // Rows around every kernel's block (AVX2 4, AVX-VNNI 6, AVX-512 VNNI 8;
+    // Rows around every kernel's block (AVX2 4, AVX-VNNI 6, AVX-512 VNNI 8,
+    // whose whole blocks are packed 16 groups at a time by a transpose;
     // M = 1 is the GEMV path), columns around the 1-4 panels a call covers
-    // (AVX-512 VNNI: 3 per call, 4 for one row), K around a group of 4 and
-    // the prefetch distance.
+    // (AVX-512 VNNI: 3 per call, four left as 2 + 2, 4 for one row), K
+    // around a group of 4, a transpose of 16 groups and the prefetch distance.
     Rng rng(8);
-    const std::uint32_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9};
+    const std::uint32_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17};
     const std::uint32_t ns[] = {15, 16, 32, 47, 48, 49, 64, 65, 97};
-    const std::uint32_t ks[] = {3, 64, 1030};
+    const std::uint32_t ks[] = {3, 64, 67, 1030};
     int mix = 0;
     for (std::uint32_t m : ms)
         for (std::uint32_t n : ns)

@@ -20,11 +20,28 @@ inline constexpr int kRowPanels = 4;  ///< panels per call for one row (GEMV: mo
 inline constexpr LeftLayout kLayout = LeftLayout::Groups4;
 inline constexpr std::size_t kPrefetch = 1024;  ///< bytes ahead in each panel stream
 
-/// acc += a (u8) . b (s8), four products per lane. Written out: g++ 12 keeps
-/// the intrinsic's accumulator apart from its result and copies every
-/// accumulator twice per k group (half the kernel's issue slots).
-QDML_TARGET_AVX512 inline void dot(__m512i& acc, __m512i a, __m512i b) noexcept {
-    __asm__("vpdpbusd %[b], %[a], %[acc]" : [acc] "+v"(acc) : [a] "v"(a), [b] "v"(b));
+/// acc[j] += broadcast(a's dword) . b[j] for the NP panels, in one asm
+/// statement with its own broadcast register.
+template <int NP>
+QDML_TARGET_AVX512 inline void row(__m512i (&acc)[NP], const std::uint8_t* a, const __m512i (&b)[NP]) noexcept {
+    __m512i t;
+    const auto& a4 = *reinterpret_cast<const std::int32_t*>(a);
+    if constexpr (NP == 1)
+        __asm__("vpbroadcastd %[a], %[t]\n\tvpdpbusd %[b0], %[t], %[c0]"
+                : [c0] "+v"(acc[0]), [t] "=&v"(t) : [a] "m"(a4), [b0] "v"(b[0]));
+    else if constexpr (NP == 2)
+        __asm__("vpbroadcastd %[a], %[t]\n\tvpdpbusd %[b0], %[t], %[c0]\n\tvpdpbusd %[b1], %[t], %[c1]"
+                : [c0] "+v"(acc[0]), [c1] "+v"(acc[1]), [t] "=&v"(t) : [a] "m"(a4), [b0] "v"(b[0]), [b1] "v"(b[1]));
+    else if constexpr (NP == 3)
+        __asm__("vpbroadcastd %[a], %[t]\n\tvpdpbusd %[b0], %[t], %[c0]\n\tvpdpbusd %[b1], %[t], %[c1]\n\t"
+                "vpdpbusd %[b2], %[t], %[c2]"
+                : [c0] "+v"(acc[0]), [c1] "+v"(acc[1]), [c2] "+v"(acc[2]), [t] "=&v"(t)
+                : [a] "m"(a4), [b0] "v"(b[0]), [b1] "v"(b[1]), [b2] "v"(b[2]));
+    else
+        __asm__("vpbroadcastd %[a], %[t]\n\tvpdpbusd %[b0], %[t], %[c0]\n\tvpdpbusd %[b1], %[t], %[c1]\n\t"
+                "vpdpbusd %[b2], %[t], %[c2]\n\tvpdpbusd %[b3], %[t], %[c3]"
+                : [c0] "+v"(acc[0]), [c1] "+v"(acc[1]), [c2] "+v"(acc[2]), [c3] "+v"(acc[3]), [t] "=&v"(t)
+                : [a] "m"(a4), [b0] "v"(b[0]), [b1] "v"(b[1]), [b2] "v"(b[2]), [b3] "v"(b[3]));
 }
 
 template <int MR, int NP>
@@ -46,13 +63,7 @@ QDML_TARGET_AVX512 void tile(const PackedLeft& a, const PackedRight& b, const Ep
             _mm_prefetch(reinterpret_cast<const char*>(pb + j * stride + kPrefetch), _MM_HINT_T0);
         }
         QDML_UNROLL
-        for (int r = 0; r < MR; ++r) {
-            std::int32_t a4;
-            std::memcpy(&a4, pa + 4 * r, 4);
-            const __m512i va = _mm512_set1_epi32(a4);
-            QDML_UNROLL
-            for (int j = 0; j < NP; ++j) dot(acc[r][j], va, vb[j]);
-        }
+        for (int r = 0; r < MR; ++r) row<NP>(acc[r], pa + 4 * r, vb);
     }
     QDML_UNROLL
     for (int r = 0; r < MR; ++r)
@@ -69,6 +80,18 @@ inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, 
         constexpr int R = decltype(rows)::value;
         with_count<kPanels>(np, [&](auto panels) { tile<R, decltype(panels)::value>(a, b, e, m0, p); });
     });
+}
+
+/// Rows m0..m0+mr-1 (1 < mr <= kRows) times panels p0..p1-1, kPanels per
+/// call; four left are split 2 + 2 rather than 3 + 1 (one panel alone has
+/// 8 accumulators: the vpdpbusd latency, not its throughput, bounds it).
+inline void panels(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
+                   std::size_t p0, std::size_t p1) {
+    for (std::size_t p = p0; p < p1;) {
+        const std::size_t left = p1 - p, np = left == 4 ? 2 : std::min<std::size_t>(kPanels, left);
+        tiles(a, b, e, m0, mr, p, np);
+        p += np;
+    }
 }
 
 }  // namespace qdml::simd::gemm::avx512vnni
