@@ -153,8 +153,7 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e,
                         row_panels(a, b, e, p0, p1, m0);
                         break;
                     }
-                    for (std::size_t p = p0; p < p1; p += avx512vnni::kPanels)
-                        avx512vnni::tiles(a, b, e, m0, mr, p, std::min<std::size_t>(avx512vnni::kPanels, p1 - p));
+                    avx512vnni::panels(a, b, e, m0, mr, p0, p1);
                     break;
                 case Isa::AvxVnni:
                     for (std::size_t p = p0; p < p1; ++p) avxvnni::tiles(a, b, e, m0, mr, p);
