@@ -14,7 +14,10 @@
 // - B: panels of 16 columns; panel p, group g holds 64 bytes, column j's four
 //   k values at 4j..4j+3 (an AVX-512 register, two AVX2 registers, or one row
 //   of an AMX B tile). Columns past N are 0. For AMX the group count is a
-//   multiple of 16 (a tile holds 16 groups).
+//   multiple of 16 (a tile holds 16 groups). AVX2 may take the panels
+//   widened (RightPacking::wide): each group's two 32-byte halves (columns
+//   0-7, 8-15) as the int16 pairs (b0, b2) then (b1, b3) of their 8 columns,
+//   128 bytes per group, the operands of vpmaddwd as they are.
 // - A, by kernel: `Groups4` (blocks of `mr` rows, group g of a block holds
 //   the rows' 4 bytes in row order: one dword broadcast per row and group);
 //   `Pairs16` (AVX2: per group and row the int16 pairs (a0, a2) then
@@ -101,10 +104,20 @@ inline std::size_t k_groups(std::size_t K, Isa isa) noexcept {
 struct PackedRight {
     Isa isa = Isa::Generic;
     std::size_t K = 0, N = 0, panels = 0, groups = 0;
-    AlignedArray<std::int8_t> data;        ///< panel p at p * groups * 64
+    bool wide = false;                     ///< groups widened to int16 pairs (AVX2; RightPacking::wide)
+    AlignedArray<std::int8_t> data;        ///< panel p at p * groups * group_bytes()
     AlignedArray<std::uint32_t> col_sum;   ///< cb[n] = sum_k b' (mod 2^32), panels * 16 entries
 
-    const std::int8_t* panel(std::size_t p) const noexcept { return data.data() + p * groups * 64; }
+    std::size_t group_bytes() const noexcept { return wide ? 128 : 64; }
+    const std::int8_t* panel(std::size_t p) const noexcept { return data.data() + p * groups * group_bytes(); }
+};
+
+/// How pack_right packs. `wide`: for the AVX2 kernel (ignored by the
+/// others), the groups widened to int16 pairs once here rather than in the
+/// kernel once per row block; twice the bytes, so for left operands of more
+/// than one row (a one-row product is bound by reading the panels).
+struct RightPacking {
+    bool wide = false;
 };
 
 namespace detail {
@@ -192,18 +205,41 @@ QDML_TARGET_AVX512 inline std::size_t pack_right_rows4(const std::uint8_t* src, 
     }
     return full;
 }
+
+/// The packed panels widened in place, last group first (group i's 64 bytes
+/// at 64 i are read before its 128 bytes go to 128 i): per 32-byte half the
+/// even bytes (b0, b2 of each column) and the odd ones (b1, b3) sign-extended
+/// to int16 by shifts. `out.data` has room for the wide panels.
+QDML_TARGET_AVX2 inline void widen_right(PackedRight& out) noexcept {
+    const std::size_t n = out.panels * out.groups;
+    out.data.resize(n * 128);
+    std::int8_t* d = out.data.data();
+    for (std::size_t i = n; i-- > 0;) {
+        const __m256i h0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(d + 64 * i));
+        const __m256i h1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(d + 64 * i + 32));
+        auto* w = reinterpret_cast<__m256i*>(d + 128 * i);
+        _mm256_store_si256(w + 0, _mm256_srai_epi16(_mm256_slli_epi16(h0, 8), 8));
+        _mm256_store_si256(w + 1, _mm256_srai_epi16(h0, 8));
+        _mm256_store_si256(w + 2, _mm256_srai_epi16(_mm256_slli_epi16(h1, 8), 8));
+        _mm256_store_si256(w + 3, _mm256_srai_epi16(h1, 8));
+    }
+    out.wide = true;
+}
 #endif
 
 }  // namespace detail
 
 template <class TB>
-void pack_right(Matrix<TB> b, std::size_t K, std::size_t N, Isa isa, PackedRight& out) {
+void pack_right(Matrix<TB> b, std::size_t K, std::size_t N, Isa isa, PackedRight& out, RightPacking how = {}) {
     out.isa = isa;
     out.K = K;
     out.N = N;
     out.panels = (N + kPanel - 1) / kPanel;
     out.groups = k_groups(K, isa);
+    out.wide = false;
 #if QDML_GEMM_X86
+    const bool wide = how.wide && isa == Isa::Avx2;
+    if (wide) out.data.resize(out.panels * out.groups * 128);  // the room widen_right needs (kept by the resizes below)
     if (b.col_stride == 1 && isa_available(Isa::Avx2)) {
         out.data.resize(out.panels * out.groups * 64);
         out.col_sum.resize(out.panels * kPanel);
@@ -212,8 +248,11 @@ void pack_right(Matrix<TB> b, std::size_t K, std::size_t N, Isa isa, PackedRight
         const std::size_t done =
             isa_available(Isa::Avx512Vnni) ? detail::pack_right_rows4(src, b.row_stride, K, N, flip, out) : 0;
         detail::pack_right_rows(src, b.row_stride, K, N, flip, out, done);
+        if (wide) detail::widen_right(out);
         return;
     }
+#else
+    (void)how;
 #endif
     out.data.resize_zero(out.panels * out.groups * 64);
     out.col_sum.resize_zero(out.panels * kPanel);
@@ -244,6 +283,9 @@ void pack_right(Matrix<TB> b, std::size_t K, std::size_t N, Isa isa, PackedRight
             std::memcpy(out.data.data() + p * out.groups * 64 + (k0 / 4) * 64, words, 64);
         }
     }
+#if QDML_GEMM_X86
+    if (wide) detail::widen_right(out);
+#endif
 }
 
 enum class LeftLayout { Groups4, Pairs16, Rows };
