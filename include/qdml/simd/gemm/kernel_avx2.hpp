@@ -20,8 +20,10 @@ namespace qdml::simd::gemm::avx2 {
 inline constexpr int kRows = 4;  ///< rows per block (Pairs16 layout)
 inline constexpr LeftLayout kLayout = LeftLayout::Pairs16;
 
+/// Narrow panels (64 bytes per group), widened here once per row block.
 struct Dot {
     static constexpr std::size_t kUnit = 8;
+    static constexpr std::size_t kGroupBytes = 64;
     struct Panel {
         __m256i even[2], odd[2];  ///< (b0, b2) and (b1, b3) of columns 0-7, 8-15
     };
@@ -48,10 +50,33 @@ struct Dot {
     }
 };
 
+/// Wide panels (RightPacking::wide, 128 bytes per group): the four int16
+/// registers loaded as they are, no shift in the k loop.
+struct DotWide {
+    static constexpr std::size_t kUnit = 8;
+    static constexpr std::size_t kGroupBytes = 128;
+    using Panel = Dot::Panel;
+    QDML_TARGET_AVX2 static Panel load(const std::int8_t* group) noexcept {
+        const auto* w = reinterpret_cast<const __m256i*>(group);
+        Panel v;
+        v.even[0] = _mm256_load_si256(w + 0);
+        v.odd[0] = _mm256_load_si256(w + 1);
+        v.even[1] = _mm256_load_si256(w + 2);
+        v.odd[1] = _mm256_load_si256(w + 3);
+        return v;
+    }
+    QDML_TARGET_AVX2 static void step(__m256i (&acc)[2], const std::uint8_t* a, const Panel& b) noexcept {
+        Dot::step(acc, a, b);
+    }
+};
+
 /// Rows m0..m0+mr-1 (mr <= kRows) times panel p.
 inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
                   std::size_t p) {
-    ymm::tiles<Dot, kRows>(a, b, e, m0, mr, p);
+    if (b.wide)
+        ymm::tiles<DotWide, kRows>(a, b, e, m0, mr, p);
+    else
+        ymm::tiles<Dot, kRows>(a, b, e, m0, mr, p);
 }
 
 }  // namespace qdml::simd::gemm::avx2

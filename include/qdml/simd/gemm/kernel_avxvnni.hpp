@@ -18,6 +18,7 @@ inline constexpr LeftLayout kLayout = LeftLayout::Groups4;
 
 struct Dot {
     static constexpr std::size_t kUnit = 4;
+    static constexpr std::size_t kGroupBytes = 64;
     struct Panel {
         __m256i lo, hi;
     };

@@ -1,13 +1,14 @@
 // qdml/simd/gemm/kernel_ymm.hpp - the 256-bit micro-kernel skeleton of the
 // AVX2 and AVX-VNNI kernels: MR rows x one 16-column panel, two ymm
 // accumulators per row (columns 0-7, 8-15). Per k group the panel's 64 bytes
-// are loaded (and prepared) once for all MR rows; the dot step of each row
+// (128 widened) are loaded (and prepared) once for all MR rows; the dot step of each row
 // is the kernel's own (`Dot`). Compiles to nothing off x86-64.
 //
 // A Dot provides:
 //   kUnit                    bytes of the left operand per row and k group
+//   kGroupBytes              bytes of the panel per k group (64; AVX2's wide panels 128)
 //   Panel                    one k group of the panel, as the step reads it
-//   Panel load(const int8*)  from the group's 64 packed bytes
+//   Panel load(const int8*)  from the group's packed bytes
 //   step(acc, a, panel)      acc[0..1] += row a's group . panel
 #pragma once
 
@@ -27,7 +28,14 @@ QDML_TARGET_AVX2 void tile(const PackedLeft& a, const PackedRight& b, const Epil
     __m256i acc[MR][2];
     QDML_UNROLL
     for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-    for (std::size_t g = 0; g < b.groups; ++g, pa += Dot::kUnit * MR, pb += 64) {
+    // Two groups per iteration: fewer loop uops on the vector ports (AVX2:
+    // 1024^3 ~4% faster with 32 registers, ~15% with 16).
+#if defined(__clang__)
+    _Pragma("unroll 2")
+#else
+    _Pragma("GCC unroll 2")
+#endif
+    for (std::size_t g = 0; g < b.groups; ++g, pa += Dot::kUnit * MR, pb += Dot::kGroupBytes) {
         const typename Dot::Panel vb = Dot::load(pb);
         QDML_UNROLL
         for (int r = 0; r < MR; ++r) Dot::step(acc[r], pa + Dot::kUnit * r, vb);
