@@ -126,7 +126,7 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e,
               [[maybe_unused]] Session* session = nullptr) {
     const Isa isa = b.isa;
     const std::size_t M = a.M, mr_max = left_rows(isa);
-    const std::size_t panel_bytes = std::max<std::size_t>(b.groups * 64, 1);
+    const std::size_t panel_bytes = std::max<std::size_t>(b.groups * b.group_bytes(), 1);
     const std::size_t block = std::max<std::size_t>(4, (std::size_t{1} << 20) / panel_bytes / 4 * 4);
 #if QDML_GEMM_X86
     if (isa == Isa::Amx && M == 1) {  // GEMV: the VNNI row kernel (one row: the Rows and Groups4 layouts coincide)
