@@ -147,13 +147,13 @@ void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB
     gemm::RequantSpec s;
     detail::left_params(op, s);
     detail::right_params(op, s);
-    const std::uint32_t N = op.OutputTensor.sizes[3], K = op.ATensor.sizes[3];
+    const std::uint32_t M = op.OutputTensor.sizes[2], N = op.OutputTensor.sizes[3], K = op.ATensor.sizes[3];
     gemm::PackedRight& pb = detail::workspace<TA>().right;
     const TB* packed = nullptr;
     detail::run_products(op, isa, s, [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
         const TB* ptr = &op.BTensor[{b, c, 0, 0}];
         if (ptr != packed) {
-            gemm::pack_right(detail::slice(op.BTensor, b, c), K, N, isa, pb);
+            gemm::pack_right(detail::slice(op.BTensor, b, c), K, N, isa, pb, {M > 1});
             packed = ptr;
         }
         key = ptr;

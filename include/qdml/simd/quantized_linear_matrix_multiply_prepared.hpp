@@ -129,7 +129,7 @@ private:
         b_zp_ = std::move(s.b_zp);
         b_scale_ = std::move(s.b_scale);
         const auto& Out = op.OutputTensor;
-        const std::uint32_t N = Out.sizes[3], K = op.ATensor.sizes[3];
+        const std::uint32_t M = Out.sizes[2], N = Out.sizes[3], K = op.ATensor.sizes[3];
         std::vector<const TB*> seen;
         for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
             for (std::uint32_t c = 0; c < Out.sizes[1]; ++c) {
@@ -139,7 +139,7 @@ private:
                 if (i == seen.size()) {
                     seen.push_back(ptr);
                     slices_.emplace_back();
-                    gemm::pack_right(detail::slice(op.BTensor, b, c), K, N, isa_, slices_.back());
+                    gemm::pack_right(detail::slice(op.BTensor, b, c), K, N, isa_, slices_.back(), {M > 1});
                 }
                 slice_of_.push_back(i);
             }
