@@ -425,6 +425,59 @@ QDML_TARGET_AVX512 void groups4_block8(const std::uint8_t* src, std::uint64_t st
             sums[r] = static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
         }
 }
+
+/// One Pairs16 block of 4 contiguous rows (row r at src + r * stride, K
+/// bytes) as a' (xor `flip`) into `dst` (groups * 32 bytes), 8 groups (32
+/// bytes of K) at a time: per row the dwords' even bytes (a0, a2) and odd
+/// bytes (a1, a3) as int16 pairs (and, shift), interleaved per group
+/// (unpack 32), then the four rows' qwords of each group together (unpack
+/// 64, then 128-bit lanes), group g at dst + 32 g. The last partial 32 bytes
+/// of K go through a zeroed copy. With Sum, the rows' sums of a' (mod 2^32)
+/// into sums[0..3].
+template <bool Sum>
+QDML_TARGET_AVX2 void pairs16_block4(const std::uint8_t* src, std::uint64_t stride, std::size_t K,
+                                     std::size_t groups, std::uint8_t flip, std::uint8_t* dst,
+                                     std::uint32_t* sums) noexcept {
+    const __m256i x = _mm256_set1_epi8(static_cast<char>(flip)), low = _mm256_set1_epi16(0x00ff);
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i sum[4] = {zero, zero, zero, zero};
+    for (std::size_t g0 = 0; g0 < groups; g0 += 8) {
+        const std::size_t k = 4 * g0;
+        __m256i lo[4], hi[4];
+        for (int r = 0; r < 4; ++r) {
+            const std::uint8_t* row = src + r * stride + k;
+            __m256i v;
+            if (k + 32 <= K) {
+                v = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)), x);
+            } else {
+                alignas(32) std::uint8_t tail[32] = {};
+                for (std::size_t j = 0; k + j < K; ++j) tail[j] = static_cast<std::uint8_t>(row[j] ^ flip);
+                v = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail));
+            }
+            if constexpr (Sum) sum[r] = _mm256_add_epi64(sum[r], _mm256_sad_epu8(v, zero));
+            const __m256i even = _mm256_and_si256(v, low), odd = _mm256_srli_epi16(v, 8);
+            lo[r] = _mm256_unpacklo_epi32(even, odd);  // groups 0, 1 | 4, 5 (of these 8)
+            hi[r] = _mm256_unpackhi_epi32(even, odd);  // groups 2, 3 | 6, 7
+        }
+        const __m256i q[8] = {_mm256_unpacklo_epi64(lo[0], lo[1]), _mm256_unpacklo_epi64(lo[2], lo[3]),   // 0 | 4
+                              _mm256_unpackhi_epi64(lo[0], lo[1]), _mm256_unpackhi_epi64(lo[2], lo[3]),   // 1 | 5
+                              _mm256_unpacklo_epi64(hi[0], hi[1]), _mm256_unpacklo_epi64(hi[2], hi[3]),   // 2 | 6
+                              _mm256_unpackhi_epi64(hi[0], hi[1]), _mm256_unpackhi_epi64(hi[2], hi[3])};  // 3 | 7
+        for (int i = 0; i < 4; ++i) {
+            if (g0 + i < groups)
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * (g0 + i)),
+                                    _mm256_permute2x128_si256(q[2 * i], q[2 * i + 1], 0x20));
+            if (g0 + 4 + i < groups)
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * (g0 + 4 + i)),
+                                    _mm256_permute2x128_si256(q[2 * i], q[2 * i + 1], 0x31));
+        }
+    }
+    if constexpr (Sum)
+        for (int r = 0; r < 4; ++r) {
+            const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(sum[r]), _mm256_extracti128_si256(sum[r], 1));
+            sums[r] = static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
+        }
+}
 #endif
 
 inline std::uint32_t load32(const std::uint8_t* p) noexcept {
@@ -497,6 +550,17 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
                 detail::groups4_block8<true>(src, a.row_stride, K, groups, as_left(TA{0}), dst, &out.row_sum[done]);
             else
                 detail::groups4_block8<false>(src, a.row_stride, K, groups, as_left(TA{0}), dst, nullptr);
+        }
+    }
+    // Whole blocks of 4 contiguous rows (the AVX2 kernel's): 8 groups at a time.
+    if (layout == LeftLayout::Pairs16 && mr == 4 && a.col_stride == 1 && isa_available(Isa::Avx2)) {
+        for (; done + 4 <= M; done += 4) {
+            const auto src = reinterpret_cast<const std::uint8_t*>(a.data + done * a.row_stride);
+            std::uint8_t* dst = out.data.data() + done * groups * 8;
+            if (how.sums)
+                detail::pairs16_block4<true>(src, a.row_stride, K, groups, as_left(TA{0}), dst, &out.row_sum[done]);
+            else
+                detail::pairs16_block4<false>(src, a.row_stride, K, groups, as_left(TA{0}), dst, nullptr);
         }
     }
 #endif
