@@ -372,10 +372,9 @@ QDML_TARGET_AVX512 std::uint32_t left_row_avx512(const std::uint8_t* src, std::s
 /// bytes) as a' (xor `flip`) into `dst` (groups * 32 bytes): per 64 bytes of
 /// K (16 groups) an 8 x 16 dword transpose (unpack 32, then 64 bits, then
 /// 128-bit lanes of two registers), so that group g holds the 8 rows' dwords
-/// at dst + 32 g. Bytes past K are 0. With Sum, the rows' sums of a' (mod
-/// 2^32) into sums[0..7].
-template <bool Sum>
-QDML_TARGET_AVX512 void groups4_block8(const std::uint8_t* src, std::uint64_t stride, std::size_t K,
+/// at dst + 32 g. Bytes past K are 0. With `sums` (else nullptr), the rows'
+/// sums of a' (mod 2^32) into sums[0..7].
+QDML_TARGET_AVX512 inline void groups4_block8(const std::uint8_t* src, std::uint64_t stride, std::size_t K,
                                        std::size_t groups, std::uint8_t flip, std::uint8_t* dst,
                                        std::uint32_t* sums) noexcept {
     const __m512i x = _mm512_set1_epi8(static_cast<char>(flip)), zero = _mm512_setzero_si512();
@@ -389,7 +388,7 @@ QDML_TARGET_AVX512 void groups4_block8(const std::uint8_t* src, std::uint64_t st
         __m512i v[8];
         for (int r = 0; r < 8; ++r) {
             v[r] = _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, src + r * stride + k), x));
-            if constexpr (Sum) sum[r] = _mm512_add_epi64(sum[r], _mm512_sad_epu8(v[r], zero));
+            if (sums) sum[r] = _mm512_add_epi64(sum[r], _mm512_sad_epu8(v[r], zero));
         }
         // Per 128-bit lane L (groups 4L..4L+3): t (row pairs), then u[i] = rows 0-3 (u[4 + i]: rows 4-7) of
         // group 4L + i (the all-lanes maskz unpacks: g++ 12 warns -Wmaybe-uninitialized inside the plain ones).
@@ -417,7 +416,7 @@ QDML_TARGET_AVX512 void groups4_block8(const std::uint8_t* src, std::uint64_t st
             }
         }
     }
-    if constexpr (Sum)
+    if (sums)
         for (int r = 0; r < 8; ++r) {
             const __m256i s4 = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(0xf, sum[r], 0),
                                                 _mm512_maskz_extracti64x4_epi64(0xf, sum[r], 1));
@@ -432,10 +431,9 @@ QDML_TARGET_AVX512 void groups4_block8(const std::uint8_t* src, std::uint64_t st
 /// bytes (a1, a3) as int16 pairs (and, shift), interleaved per group
 /// (unpack 32), then the four rows' qwords of each group together (unpack
 /// 64, then 128-bit lanes), group g at dst + 32 g. The last partial 32 bytes
-/// of K go through a zeroed copy. With Sum, the rows' sums of a' (mod 2^32)
-/// into sums[0..3].
-template <bool Sum>
-QDML_TARGET_AVX2 void pairs16_block4(const std::uint8_t* src, std::uint64_t stride, std::size_t K,
+/// of K go through a zeroed copy. With `sums` (else nullptr), the rows' sums
+/// of a' (mod 2^32) into sums[0..3].
+QDML_TARGET_AVX2 inline void pairs16_block4(const std::uint8_t* src, std::uint64_t stride, std::size_t K,
                                      std::size_t groups, std::uint8_t flip, std::uint8_t* dst,
                                      std::uint32_t* sums) noexcept {
     const __m256i x = _mm256_set1_epi8(static_cast<char>(flip)), low = _mm256_set1_epi16(0x00ff);
@@ -454,7 +452,7 @@ QDML_TARGET_AVX2 void pairs16_block4(const std::uint8_t* src, std::uint64_t stri
                 for (std::size_t j = 0; k + j < K; ++j) tail[j] = static_cast<std::uint8_t>(row[j] ^ flip);
                 v = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail));
             }
-            if constexpr (Sum) sum[r] = _mm256_add_epi64(sum[r], _mm256_sad_epu8(v, zero));
+            if (sums) sum[r] = _mm256_add_epi64(sum[r], _mm256_sad_epu8(v, zero));
             const __m256i even = _mm256_and_si256(v, low), odd = _mm256_srli_epi16(v, 8);
             lo[r] = _mm256_unpacklo_epi32(even, odd);  // groups 0, 1 | 4, 5 (of these 8)
             hi[r] = _mm256_unpackhi_epi32(even, odd);  // groups 2, 3 | 6, 7
@@ -472,7 +470,7 @@ QDML_TARGET_AVX2 void pairs16_block4(const std::uint8_t* src, std::uint64_t stri
                                     _mm256_permute2x128_si256(q[2 * i], q[2 * i + 1], 0x31));
         }
     }
-    if constexpr (Sum)
+    if (sums)
         for (int r = 0; r < 4; ++r) {
             const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(sum[r]), _mm256_extracti128_si256(sum[r], 1));
             sums[r] = static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
@@ -541,28 +539,16 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
     out.row_sum.resize(rows);
     std::size_t done = 0;
 #if QDML_GEMM_X86
-    // Whole blocks of 8 contiguous rows (the AVX-512 VNNI kernel's): transposed 16 groups at a time.
-    if (layout == LeftLayout::Groups4 && mr == 8 && a.col_stride == 1 && isa_available(Isa::Avx512Vnni)) {
-        for (; done + 8 <= M; done += 8) {
-            const auto src = reinterpret_cast<const std::uint8_t*>(a.data + done * a.row_stride);
-            std::uint8_t* dst = out.data.data() + done * groups * 4;
-            if (how.sums)
-                detail::groups4_block8<true>(src, a.row_stride, K, groups, as_left(TA{0}), dst, &out.row_sum[done]);
-            else
-                detail::groups4_block8<false>(src, a.row_stride, K, groups, as_left(TA{0}), dst, nullptr);
-        }
-    }
-    // Whole blocks of 4 contiguous rows (the AVX2 kernel's): 8 groups at a time.
-    if (layout == LeftLayout::Pairs16 && mr == 4 && a.col_stride == 1 && isa_available(Isa::Avx2)) {
-        for (; done + 4 <= M; done += 4) {
-            const auto src = reinterpret_cast<const std::uint8_t*>(a.data + done * a.row_stride);
-            std::uint8_t* dst = out.data.data() + done * groups * 8;
-            if (how.sums)
-                detail::pairs16_block4<true>(src, a.row_stride, K, groups, as_left(TA{0}), dst, &out.row_sum[done]);
-            else
-                detail::pairs16_block4<false>(src, a.row_stride, K, groups, as_left(TA{0}), dst, nullptr);
-        }
-    }
+    // Whole blocks of contiguous rows by vector code: 8 rows (the AVX-512
+    // VNNI kernel's) transposed 16 groups at a time, 4 (AVX2) 8 groups at a time.
+    const auto src = [&](std::size_t m) { return reinterpret_cast<const std::uint8_t*>(a.data + m * a.row_stride); };
+    const auto dst = [&](std::size_t m) { return out.data.data() + m * groups * out.unit(); };
+    const auto sums = [&](std::size_t m) { return how.sums ? &out.row_sum[m] : nullptr; };
+    const auto flip = as_left(TA{0});
+    if (layout == LeftLayout::Groups4 && mr == 8 && a.col_stride == 1 && isa_available(Isa::Avx512Vnni))
+        for (; done + 8 <= M; done += 8) detail::groups4_block8(src(done), a.row_stride, K, groups, flip, dst(done), sums(done));
+    if (layout == LeftLayout::Pairs16 && mr == 4 && a.col_stride == 1 && isa_available(Isa::Avx2))
+        for (; done + 4 <= M; done += 4) detail::pairs16_block4(src(done), a.row_stride, K, groups, flip, dst(done), sums(done));
 #endif
     // Otherwise through one contiguous row, 4 bytes (one group) at a time.
     std::vector<std::uint8_t> row(groups * 4, 0);
