@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "qdml/core/quantize.hpp"
@@ -63,6 +64,7 @@ struct Epilogue {
     /// prepare_rows) multiplier has |mult| < 1 (NaN and inf excluded): then
     /// |fp32(acc) * mult| < 2^31 and store_rows32 needs no clamp at all.
     bool cols_small = false, rows_small = false;
+    bool same_zp = false;  ///< every row's OutputZP is the same (prepare_rows)
 
     const RowParams& row(std::size_t m) const noexcept { return rows[m]; }
     /// Whether the left operand's row sums enter the result (BZP' not all 0;
@@ -181,6 +183,7 @@ inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e)
         small = small && std::fabs(r.mult) < 1.0f;
     }
     e.rows_small = small;
+    e.same_zp = detail::uniform(s.out_zp);
     update_row_sums(a, e);
 }
 
@@ -296,19 +299,20 @@ QDML_TARGET_AVX512 inline __m512i q32(const RowParams& rp, const std::int32_t* c
     return _mm512_maskz_cvtps_epi32(all, v);
 }
 
-template <bool PerColumn, bool Clamp>
+template <bool PerColumn, bool Clamp, bool SameZp>
 QDML_TARGET_AVX512 void rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
                                const std::int32_t* c0, const std::int32_t* c1) noexcept {
     const bool is_signed = e.out_lo < 0;
     const std::size_t count = std::min<std::size_t>(32, e.N - n0);
     const auto mask = static_cast<__mmask32>(count == 32 ? ~0u : (1u << count) - 1u);
     const __m512 cm0 = _mm512_load_ps(e.col_mult.data() + n0), cm1 = _mm512_load_ps(e.col_mult.data() + n0 + 16);
+    const __m512i zp = _mm512_set1_epi16(static_cast<short>(e.rows[m0].zp));  // (SameZp: every row's)
     // One row: columns n0..n0+31 as int16 with the zero point added (saturating).
     const auto words = [&](std::size_t r) QDML_TARGET_AVX512 {
         const RowParams& rp = e.rows[m0 + r];
         const __m512i lo = q32<PerColumn, Clamp>(rp, c0 + 16 * r, cm0);
         const __m512i hi = q32<PerColumn, Clamp>(rp, c1 + 16 * r, cm1);
-        return _mm512_adds_epi16(_mm512_packs_epi32(lo, hi), _mm512_set1_epi16(static_cast<short>(rp.zp)));
+        return _mm512_adds_epi16(_mm512_packs_epi32(lo, hi), SameZp ? zp : _mm512_set1_epi16(static_cast<short>(rp.zp)));
     };
     // dword order after the packs: per 128-bit lane l, (row r, columns 4l..4l+3),
     // (r, 16+4l..), (r + 1, 4l..), (r + 1, 16+4l..).
@@ -345,12 +349,16 @@ QDML_TARGET_AVX512 inline bool store_rows32(const Epilogue& e, std::size_t m0, s
     if (e.var_a || e.var_b || e.mode == MultMode::PerElement || e.out_cs != 1 ||
         !((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127)))
         return false;
-    if (e.mode == MultMode::PerColumn)
-        e.cols_small ? detail::rows32<true, false>(e, m0, rows, n0, c0, c1)
-                     : detail::rows32<true, true>(e, m0, rows, n0, c0, c1);
-    else
-        e.rows_small ? detail::rows32<false, false>(e, m0, rows, n0, c0, c1)
-                     : detail::rows32<false, true>(e, m0, rows, n0, c0, c1);
+    const auto run = [&](auto same_zp) {
+        constexpr bool Z = decltype(same_zp)::value;
+        if (e.mode == MultMode::PerColumn)
+            e.cols_small ? detail::rows32<true, false, Z>(e, m0, rows, n0, c0, c1)
+                         : detail::rows32<true, true, Z>(e, m0, rows, n0, c0, c1);
+        else
+            e.rows_small ? detail::rows32<false, false, Z>(e, m0, rows, n0, c0, c1)
+                         : detail::rows32<false, true, Z>(e, m0, rows, n0, c0, c1);
+    };
+    e.same_zp ? run(std::true_type{}) : run(std::false_type{});
     return true;
 }
 
