@@ -331,3 +331,48 @@ TEST_CASE("simd depthwise: NHWC by strides through the plane form (staged by tra
         check(r, c, seed);
     });
 }
+
+TEST_CASE("simd depthwise: the NHWC direct form (channels across lanes, vertical quads) on NHWC in and out",
+          "[simd][conv][depthwise]") {
+    // Channel counts multiples of 16 (the form's lanes; 16-80 and 128), kH
+    // 1-3 (one or two output rows per build), any kW and horizontal
+    // dilation, padding up to beyond the kernel, widths around 16/64, odd
+    // and even output heights, weights in int8 (the form) and, one case in
+    // six, not (the plane form's pairs instead), every type mix.
+    static const std::vector<std::uint32_t> channels = {16, 32, 48, 64, 80, 128};
+    static const std::vector<std::uint32_t> widths = {1, 2, 3, 15, 16, 17, 31, 63, 64, 65, 112};
+    diff::for_each_case(0xd7, diff::case_count(200), [](diff::Rng& r, std::uint64_t seed) {
+        Case c;
+        static constexpr DT q8[] = {DT::UInt8, DT::Int8};
+        c.tin = q8[seed & 1];
+        c.tf = q8[(seed >> 1) & 1];
+        c.tout = q8[(seed >> 2) & 1];
+        c.n = r.chance(15) ? 2 : 1;
+        c.cin = r.pick(channels);
+        c.kh = static_cast<std::uint32_t>(r.range(1, 3));
+        c.kw = static_cast<std::uint32_t>(r.chance(70) ? 3 : r.range(1, 7));
+        c.dil[1] = r.chance(75) ? 1 : static_cast<std::uint32_t>(r.range(2, 3));
+        for (int i = 0; i < 2; ++i) {
+            const std::uint32_t k = i ? c.kw : c.kh, extent = 1 + (k - 1) * c.dil[i];
+            const auto pad = [&] {
+                return r.chance(85) ? static_cast<std::uint32_t>(r.range(0, 2))
+                                    : static_cast<std::uint32_t>(r.range(extent, extent + 2));
+            };
+            c.pad0[i] = pad();
+            c.pad1[i] = pad();
+        }
+        c.w = r.pick(widths);
+        c.h = static_cast<std::uint32_t>(r.range(1, 8));
+        while (c.h + c.pad0[0] + c.pad1[0] < c.kh) ++c.h;
+        while (c.w + c.pad0[1] + c.pad1[1] < 1 + (c.kw - 1) * c.dil[1]) ++c.w;
+        c.per_channel = r.chance(60);
+        c.bias = !r.chance(20);
+        c.zps = !r.chance(10);
+        c.in_order = c.out_order = Order::Nhwc;
+        c.in_pad = r.chance(15);
+        c.out_pad = r.chance(15);
+        c.int8_weights = !r.chance(16);
+        c.wrap = c.bias && r.chance(5);
+        check(r, c, seed);
+    });
+}

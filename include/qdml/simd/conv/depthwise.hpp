@@ -26,6 +26,10 @@
 //     (built one output row ahead; rows of the top/bottom padding read a
 //     constant row of XZP words), and a row kernel sums kH * ceil(kW / G)
 //     words per output.
+// NHWC in and out with pixel stride C (C a multiple of 16, kH <= 3, unit
+// strides, multiplier 1, AVX-512 VNNI quads) has a third form with no
+// transposition, channels across lanes (depthwise_nhwc_direct: quads of
+// vertically neighbouring input bytes, built once per pair of output rows).
 // The filter part (the weight words, sum(w'), FilterScale) is a
 // DepthwiseFilter, built once by prepare_depthwise (the prepared form keeps it).
 #pragma once
@@ -325,6 +329,118 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
 
 }  // namespace detail
 
+namespace detail {
+
+/// Per output channel: the bias with the input zero point folded in
+/// (`zp_form`: XZP in the word form), the multiplier and Q's bounds.
+template <class TIn, class TFilter, class TOut>
+std::vector<DepthwiseChannel> channel_constants(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op,
+                                                const DepthwiseFilter& f, std::int32_t zp_form) {
+    const std::int32_t out_zp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[{0, 0, 0, 0}] : 0;
+    std::vector<DepthwiseChannel> channels(f.cout);
+    for (std::uint32_t oc = 0; oc < f.cout; ++oc) {
+        DepthwiseChannel& c = channels[oc];
+        const std::uint32_t bias = op.BiasTensor ? static_cast<std::uint32_t>((*op.BiasTensor)[{0, oc, 0, 0}]) : 0u;
+        c.bias = bias - static_cast<std::uint32_t>(zp_form) * f.sum[oc];
+        c.mult = requantize_multiplier(op.InputScaleTensor[{0, 0, 0, 0}], f.scale[oc], op.OutputScaleTensor[{0, 0, 0, 0}]);
+        c.q = QuantizeParams::make<TOut>(out_zp);
+    }
+    return channels;
+}
+
+/// The NHWC direct form (AVX-512 VNNI, weights in int8): input and output
+/// NHWC with pixel stride C (any row and image strides), C a multiple of 16,
+/// channel multiplier 1, kH <= 3, unit strides and vertical dilation (any
+/// horizontal dilation). Channels across lanes: per pair of output rows the
+/// quads of 4 vertically neighbouring input bytes (rows oy - padTop ..
+/// oy - padTop + 3; rows outside the input and the padding columns hold
+/// XZP) are built once (unpacks), and each output is one vpdpbusd per
+/// filter column and row of the pair (weights (w'0, w'1, w'2, 0) for the
+/// first, (0, w'0, w'1, w'2) for the second); no transposition, outputs in
+/// order. False (nothing done) when the form does not apply.
+template <class TIn, class TFilter, class TOut>
+bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                           gemm::Isa cap) {
+#if QDML_GEMM_X86
+    const auto& X = op.InputTensor;
+    const auto& Out = op.OutputTensor;
+    const std::size_t N = X.sizes[0], C = X.sizes[1], H = X.sizes[2], W = X.sizes[3];
+    const std::size_t oH = Out.sizes[2], oW = Out.sizes[3], kh = f.kh, kw = f.kw, dx = op.Dilations[1];
+    if (gemm::select_isa(cap) < gemm::Isa::Avx512Vnni || !f.quads || Out.sizes[1] != C || C % 16 != 0 || kh > 3 ||
+        op.Dilations[0] != 1 || op.Strides[0] != 1 || op.Strides[1] != 1 || X.strides[1] != 1 || X.strides[3] != C ||
+        Out.strides[1] != 1 || Out.strides[3] != C)
+        return false;
+    const std::size_t pt = op.StartPadding[0], pl = op.StartPadding[1];
+    const std::size_t Wp = oW + (kw - 1) * dx;                   // padded pixels the outputs read
+    const std::size_t Wi = pl >= Wp ? 0 : std::min(W, Wp - pl);  // input pixels among them
+    if ((Wp + W) * C > kMaxRowElements) return false;
+    const std::uint8_t flip = std::is_signed_v<TIn> ? 0x80 : 0;
+    const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
+    const std::uint8_t zp_byte = static_cast<std::uint8_t>(static_cast<std::uint8_t>(x_zp) ^ flip);
+    const std::vector<DepthwiseChannel> channels = channel_constants(op, f, zp_byte);
+    // Weights [kx][c] as quads over the rows of each output row of the pair, bias and multiplier [c].
+    std::vector<std::uint32_t> w0(kw * C, 0u), w1(kw * C, 0u), bias(C);
+    std::vector<float> mult(C);
+    const std::size_t words = (kw + 3) / 4;
+    for (std::size_t c = 0; c < C; ++c) {
+        bias[c] = channels[c].bias;
+        mult[c] = channels[c].mult;
+        for (std::size_t kx = 0; kx < kw; ++kx)
+            for (std::size_t ky = 0; ky < kh; ++ky) {
+                const std::uint32_t w = f.quad_weights[(c * kh + ky) * words + kx / 4] >> (8 * (kx % 4)) & 0xffu;
+                w0[kx * C + c] |= w << (8 * ky);
+                w1[kx * C + c] |= w << (8 * (ky + 1));
+            }
+    }
+    const std::uint32_t zq = zp_byte * 0x01010101u;
+    std::vector<std::uint32_t> v(Wp * C + 64, zq);  // quads of padded pixel p at p * C (64: the blocks' overrun)
+    const std::vector<TIn> zp_row(W * C, x_zp);
+    kernel::NhwcRows<TOut> a;
+    a.v = v.data();
+    a.n = oW * C;
+    a.tap_step = dx * C;
+    a.taps = kw;
+    a.cblocks = C / 16;
+    a.w0 = w0.data();
+    a.w1 = w1.data();
+    a.bias = bias.data();
+    a.mult = mult.data();
+    a.hi = channels[0].q.hi;
+    a.zp = channels[0].q.zp;
+    const auto right = static_cast<std::ptrdiff_t>(std::min((pl + Wi) * C, v.size()));
+    for (std::size_t n = 0; n < N; ++n)
+        for (std::size_t oy = 0; oy < oH; oy += 2) {
+            const std::uint8_t* rows[4];
+            for (std::size_t j = 0; j < 4; ++j) {
+                const std::size_t r = oy + j;  // padded row
+                rows[j] = r >= pt && r - pt < H
+                              ? reinterpret_cast<const std::uint8_t*>(&X[{static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(r - pt), 0}])
+                              : reinterpret_cast<const std::uint8_t*>(zp_row.data());
+            }
+            if (flip)
+                kernel::vertical_quads_avx512<true>(rows, Wi * C, v.data() + pl * C);
+            else
+                kernel::vertical_quads_avx512<false>(rows, Wi * C, v.data() + pl * C);
+            std::fill(v.begin() + right, v.end(), zq);  // the right padding (the build's tail wrote into it)
+            a.out0 = &Out[{static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(oy), 0}];
+            if (oy + 1 < oH) {
+                a.out1 = &Out[{static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(oy + 1), 0}];
+                kernel::nhwc_rows_avx512<TOut, true>(a);
+            } else {
+                kernel::nhwc_rows_avx512<TOut, false>(a);
+            }
+        }
+    return true;
+#else
+    (void)op;
+    (void)f;
+    (void)cap;
+    return false;
+#endif
+}
+
+}  // namespace detail
+
 /// The path depthwise() runs under `cap` (Generic, Avx2 or Avx512Vnni).
 inline gemm::Isa depthwise_isa(gemm::Isa cap = gemm::Isa::Best) noexcept {
     return detail::depthwise_kernels<std::uint8_t, std::uint8_t>(cap, true).isa;
@@ -369,6 +485,7 @@ bool depthwise_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, co
     const auto& Out = op.OutputTensor;
     const bool in = detail::channels_inner(X), out = detail::channels_inner(Out);
     if (!in && !out) return false;
+    if (in && out && detail::depthwise_nhwc_direct(op, f, cap)) return true;
     const std::size_t N = X.sizes[0], C = X.sizes[1], HW = std::size_t{X.sizes[2]} * X.sizes[3];
     const std::size_t Cout = Out.sizes[1], oHW = std::size_t{Out.sizes[2]} * Out.sizes[3];
     const auto k = detail::depthwise_kernels<TIn, TOut>(cap, f.quads);
@@ -439,16 +556,7 @@ void detail::depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, T
     std::vector<std::uint8_t> xrow(row_len + 64, zp_byte);
     const std::size_t copy_at = std::min(pad_left, row_len), copy_n = std::min(W, row_len - copy_at);
 
-    // Per output channel: bias with XZP folded in, multiplier, Q's bounds.
-    const std::int32_t out_zp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[{0, 0, 0, 0}] : 0;
-    std::vector<DepthwiseChannel> channels(Cout);
-    for (std::uint32_t oc = 0; oc < Cout; ++oc) {
-        DepthwiseChannel& c = channels[oc];
-        const std::uint32_t bias = op.BiasTensor ? static_cast<std::uint32_t>((*op.BiasTensor)[{0, oc, 0, 0}]) : 0u;
-        c.bias = bias - static_cast<std::uint32_t>(zp_form) * f.sum[oc];
-        c.mult = requantize_multiplier(op.InputScaleTensor[{0, 0, 0, 0}], f.scale[oc], op.OutputScaleTensor[{0, 0, 0, 0}]);
-        c.q = QuantizeParams::make<TOut>(out_zp);
-    }
+    const std::vector<DepthwiseChannel> channels = detail::channel_constants(op, f, zp_form);
     if (k.plane && dx == 1 && sx == 1 && sy == 1 && detail::depthwise_plane(op, f, k, channels, zp_byte, flip)) return;
 
     // Ring slots: rows of one output row's window and the next one's (those

@@ -289,17 +289,18 @@ QDML_TARGET_AVX512 inline void quad_row_direct_avx512(const std::uint8_t* src, s
 /// Byte order: acc[0] then acc[1], ... (Phased false), or output 4i + p from
 /// lane i of acc[p] (Phased: the four phases of plane_quads_avx512).
 template <class TOut, bool Phased = false>
-QDML_TARGET_AVX512 inline __m512i requantize64_avx512(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
-                                                      const DepthwiseChannel& c) noexcept {
+QDML_TARGET_AVX512 inline __m512i requantize64_lanes_avx512(__m512i a0, __m512i a1, __m512i a2, __m512i a3, __m512 m0,
+                                                            __m512 m1, __m512 m2, __m512 m3, __m512 hi,
+                                                            std::int32_t out_zp) noexcept {
     constexpr __mmask16 all = 0xffff;
-    const __m512 mult = _mm512_set1_ps(c.mult), hi = _mm512_set1_ps(c.q.hi);
     const __m512i acc[4] = {a0, a1, a2, a3};  // (by value: a pointer would keep the caller's accumulators in memory)
+    const __m512 mult[4] = {m0, m1, m2, m3};
     __m512i q[4];
     QDML_UNROLL for (int u = 0; u < 4; ++u) {
-        const __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[u]), mult);
+        const __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[u]), mult[u]);
         q[u] = _mm512_maskz_cvtps_epi32(all, _mm512_maskz_min_ps(all, hi, v));  // min(hi, NaN) is NaN
     }
-    const __m512i zp = _mm512_set1_epi16(static_cast<short>(c.q.zp));
+    const __m512i zp = _mm512_set1_epi16(static_cast<short>(out_zp));
     const __m512i w01 = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), zp);
     const __m512i w23 = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), zp);
     // Per 128-bit lane k, dwords: acc[0] lanes 4k..4k+3, acc[1] .., acc[2] .., acc[3] ...
@@ -308,6 +309,14 @@ QDML_TARGET_AVX512 inline __m512i requantize64_avx512(__m512i a0, __m512i a1, __
         return _mm512_shuffle_epi8(b, _mm512_set4_epi32(0x0f0b0703, 0x0e0a0602, 0x0d090501, 0x0c080400));
     else
         return _mm512_maskz_permutexvar_epi32(all, _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), b);
+}
+
+/// requantize64_lanes_avx512 with one channel's multiplier in every lane.
+template <class TOut, bool Phased = false>
+QDML_TARGET_AVX512 inline __m512i requantize64_avx512(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
+                                                      const DepthwiseChannel& c) noexcept {
+    const __m512 m = _mm512_set1_ps(c.mult);
+    return requantize64_lanes_avx512<TOut, Phased>(a0, a1, a2, a3, m, m, m, m, _mm512_set1_ps(c.q.hi), c.q.zp);
 }
 
 /// acc += x (u8) . w (s8), four products per lane. Written out: g++ 12 keeps
@@ -418,6 +427,89 @@ QDML_TARGET_AVX512 void row_avx512(const DepthwiseTaps& t, const DepthwiseChanne
         case 6: block_avx512<TOut, Quads, 6>(t, c, out, o, rest); break;
         case 7: block_avx512<TOut, Quads, 7>(t, c, out, o, rest); break;
         default: block_avx512<TOut, Quads, 8>(t, c, out, o, rest); break;
+    }
+}
+
+// --- NHWC direct (AVX-512 VNNI quads): channels across lanes --------------
+
+/// Quads of vertical neighbours: v[b] = bytes (r0[b], r1[b], r2[b], r3[b]) ^ flip
+/// for b < round_up(bytes, 64) (the rows read to `bytes`, masked; the quads
+/// past it are garbage for the caller to overwrite). Each 64-byte row chunk
+/// is first permuted (dword 4L + k from dword 4k + L) so that the unpacks,
+/// which work within 128-bit lanes, give the quads in order.
+template <bool Flip>
+QDML_TARGET_AVX512 void vertical_quads_avx512(const std::uint8_t* const* rows, std::size_t bytes,
+                                              std::uint32_t* v) noexcept {
+    const __m512i fl = _mm512_set1_epi8(static_cast<char>(0x80));
+    const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    for (std::size_t b = 0; b < bytes; b += 64) {
+        const __mmask64 m = bytes - b >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (bytes - b)) - 1;
+        __m512i r[4];
+        for (int j = 0; j < 4; ++j) {
+            r[j] = _mm512_maskz_loadu_epi8(m, rows[j] + b);
+            if constexpr (Flip) r[j] = _mm512_xor_si512(r[j], fl);
+            r[j] = _mm512_maskz_permutexvar_epi32(0xffff, perm, r[j]);
+        }
+        const __m512i lo01 = _mm512_unpacklo_epi8(r[0], r[1]), hi01 = _mm512_unpackhi_epi8(r[0], r[1]);
+        const __m512i lo23 = _mm512_unpacklo_epi8(r[2], r[3]), hi23 = _mm512_unpackhi_epi8(r[2], r[3]);
+        _mm512_storeu_si512(v + b, _mm512_unpacklo_epi16(lo01, lo23));  // bytes b .. b + 15
+        _mm512_storeu_si512(v + b + 16, _mm512_unpackhi_epi16(lo01, lo23));
+        _mm512_storeu_si512(v + b + 32, _mm512_unpacklo_epi16(hi01, hi23));
+        _mm512_storeu_si512(v + b + 48, _mm512_unpackhi_epi16(hi01, hi23));
+    }
+}
+
+/// One or two output rows of the NHWC direct form from the vertical quads
+/// `v` (flat index pixel * C + channel of the padded row; C a multiple of
+/// 16): output f of the row is bias + sum over kx of v[f + kx * tap_step] .
+/// w[kx], with the quad weights (w'[0][kx], w'[1][kx], w'[2][kx], 0) for the
+/// first row (quads rows 0-2) and (0, w'[0][kx], w'[1][kx], w'[2][kx]) for
+/// the second (rows 1-3). Per 16 lanes (channel block cb = f / 16 mod cblocks).
+template <class TOut>
+struct NhwcRows {
+    const std::uint32_t* v = nullptr;     ///< readable to n rounded up to 64 + (taps - 1) * tap_step
+    std::size_t n = 0;                    ///< outputs per row (oW * C)
+    std::size_t tap_step = 0, taps = 0, cblocks = 0;
+    const std::uint32_t* w0 = nullptr;    ///< [kx][cb][16] quad weights of the first row
+    const std::uint32_t* w1 = nullptr;    ///< [kx][cb][16] of the second
+    const std::uint32_t* bias = nullptr;  ///< [cb][16]
+    const float* mult = nullptr;          ///< [cb][16]
+    float hi = 0;
+    std::int32_t zp = 0;
+    TOut* out0 = nullptr;
+    TOut* out1 = nullptr;                 ///< null: one row
+};
+
+template <class TOut, bool Two>
+QDML_TARGET_AVX512 void nhwc_rows_avx512(const NhwcRows<TOut>& a) noexcept {
+    const __m512 hi = _mm512_set1_ps(a.hi);
+    const std::size_t wstride = a.cblocks * 16;  // weights between kx
+    std::size_t cb0 = 0;                         // channel block of output f
+    for (std::size_t f = 0; f < a.n; f += 64) {
+        std::size_t cb[4];
+        for (int u = 0; u < 4; ++u) {
+            cb[u] = cb0 + static_cast<std::size_t>(u);
+            while (cb[u] >= a.cblocks) cb[u] -= a.cblocks;
+        }
+        cb0 = cb[3] + 1 == a.cblocks ? 0 : cb[3] + 1;
+        __m512i x0[4], x1[4];
+        for (int u = 0; u < 4; ++u) x0[u] = x1[u] = _mm512_loadu_si512(a.bias + cb[u] * 16);
+        for (std::size_t kx = 0; kx < a.taps; ++kx) {
+            const std::uint32_t* p = a.v + f + kx * a.tap_step;
+            QDML_UNROLL for (int u = 0; u < 4; ++u) {
+                const __m512i x = _mm512_loadu_si512(p + 16 * u);
+                dot_quads(x0[u], x, _mm512_loadu_si512(a.w0 + kx * wstride + cb[u] * 16));
+                if constexpr (Two) dot_quads(x1[u], x, _mm512_loadu_si512(a.w1 + kx * wstride + cb[u] * 16));
+            }
+        }
+        const __m512 m0 = _mm512_loadu_ps(a.mult + cb[0] * 16), m1 = _mm512_loadu_ps(a.mult + cb[1] * 16);
+        const __m512 m2 = _mm512_loadu_ps(a.mult + cb[2] * 16), m3 = _mm512_loadu_ps(a.mult + cb[3] * 16);
+        const __mmask64 mask = a.n - f >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (a.n - f)) - 1;
+        _mm512_mask_storeu_epi8(a.out0 + f, mask,
+                                requantize64_lanes_avx512<TOut>(x0[0], x0[1], x0[2], x0[3], m0, m1, m2, m3, hi, a.zp));
+        if constexpr (Two)
+            _mm512_mask_storeu_epi8(a.out1 + f, mask,
+                                    requantize64_lanes_avx512<TOut>(x1[0], x1[1], x1[2], x1[3], m0, m1, m2, m3, hi, a.zp));
     }
 }
 
