@@ -65,10 +65,39 @@ QDML_TARGET_AVX512 void tile(const PackedLeft& a, const PackedRight& b, const Ep
         QDML_UNROLL
         for (int r = 0; r < MR; ++r) row<NP>(acc[r], pa + 4 * r, vb);
     }
-    QDML_UNROLL
-    for (int r = 0; r < MR; ++r)
+    if (e.var_a || e.var_b || e.mode != MultMode::PerColumn || e.out_cs != 1) {
         QDML_UNROLL
-        for (int j = 0; j < NP; ++j) store16(e, m0 + r, (p + j) * kPanel, acc[r][j]);
+        for (int r = 0; r < MR; ++r)
+            QDML_UNROLL
+            for (int j = 0; j < NP; ++j) store16(e, m0 + r, (p + j) * kPanel, acc[r][j]);
+        return;
+    }
+    // The common case (uniform zero points, per-column multiplier, contiguous
+    // output rows) without store16's tests per 16 outputs: each row's
+    // constants broadcast once for its NP panels; the same arithmetic.
+    constexpr __mmask16 all = 0xffff;
+    __mmask16 mask[NP];
+    QDML_UNROLL
+    for (int j = 0; j < NP; ++j) {
+        const std::size_t n0 = (p + j) * kPanel, count = e.N - n0 < kPanel ? e.N - n0 : kPanel;
+        mask[j] = static_cast<__mmask16>((1u << count) - 1u);
+    }
+    QDML_UNROLL
+    for (int r = 0; r < MR; ++r) {
+        const RowParams& rp = e.row(m0 + r);
+        const __m512i bias = _mm512_set1_epi32(static_cast<int>(rp.bias)), zp = _mm512_set1_epi32(rp.zp);
+        const __m512 lo = _mm512_set1_ps(rp.lo), hi = _mm512_set1_ps(rp.hi);
+        std::uint8_t* out = e.out + (m0 + r) * e.out_rs + p * kPanel;
+        QDML_UNROLL
+        for (int j = 0; j < NP; ++j) {
+            const std::size_t n0 = (p + j) * kPanel;
+            const __m512i v = _mm512_add_epi32(_mm512_add_epi32(acc[r][j], bias), _mm512_load_si512(e.col_bias.data() + n0));
+            __m512 f = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, v), _mm512_load_ps(e.col_mult.data() + n0));
+            f = _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, f, lo), hi);  // max(NaN, lo) is lo
+            const __m512i q = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, f), zp);  // rne (MXCSR)
+            _mm512_mask_cvtepi32_storeu_epi8(out + j * kPanel, mask[j], q);
+        }
+    }
 }
 
 /// Rows m0..m0+mr-1 (mr <= kRows) times panels p..p+np-1 (np <= kPanels;
