@@ -42,10 +42,40 @@ QDML_TARGET_AVX2 void tile(const PackedLeft& a, const PackedRight& b, const Epil
     }
     // Stored row by row from here (passing the accumulator array by reference
     // to a helper made g++ 12 keep it in memory and store it every k group).
+    const std::size_t n0 = p * kPanel;
+    if (e.var_a || e.var_b || e.mode != MultMode::PerColumn || e.out_cs != 1 || e.N - n0 < kPanel) {
+        QDML_UNROLL
+        for (int r = 0; r < MR; ++r) {
+            store8(e, m0 + r, n0, acc[r][0]);
+            if (n0 + 8 < e.N) store8(e, m0 + r, n0 + 8, acc[r][1]);
+        }
+        return;
+    }
+    // The common case (uniform zero points, per-column multiplier, contiguous
+    // output rows, a whole panel): store8's arithmetic without its tests, each
+    // row's constants broadcast once for both halves, the 16 low bytes packed
+    // together (values in the output range: masked, two non-saturating packs,
+    // then the dwords in column order) into one 16-byte store.
+    const auto* col_bias = reinterpret_cast<const __m256i*>(e.col_bias.data() + n0);
+    const float* col_mult = e.col_mult.data() + n0;
+    const __m256i low = _mm256_set1_epi32(0xff), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     QDML_UNROLL
     for (int r = 0; r < MR; ++r) {
-        store8(e, m0 + r, p * kPanel, acc[r][0]);
-        if (p * kPanel + 8 < e.N) store8(e, m0 + r, p * kPanel + 8, acc[r][1]);
+        const RowParams& rp = e.row(m0 + r);
+        const __m256i bias = _mm256_set1_epi32(static_cast<int>(rp.bias)), zp = _mm256_set1_epi32(rp.zp);
+        const __m256 lo = _mm256_set1_ps(rp.lo), hi = _mm256_set1_ps(rp.hi);
+        __m256i q[2];
+        QDML_UNROLL
+        for (int h = 0; h < 2; ++h) {
+            const __m256i v = _mm256_add_epi32(_mm256_add_epi32(acc[r][h], bias), _mm256_load_si256(col_bias + h));
+            const __m256 f = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(v), _mm256_load_ps(col_mult + 8 * h)), lo),
+                                           hi);  // max(NaN, lo) is lo
+            q[h] = _mm256_and_si256(_mm256_add_epi32(_mm256_cvtps_epi32(f), zp), low);
+        }
+        // Bytes: dwords (cols 0-3, 8-11, ...) per lane after the packs; permuted into column order.
+        const __m256i w = _mm256_packus_epi32(q[0], q[1]);
+        const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(w, w), order);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(e.out + (m0 + r) * e.out_rs + n0), _mm256_castsi256_si128(bytes));
     }
 }
 
