@@ -75,7 +75,13 @@ QDML_TARGET_AVX512 void tile(const PackedLeft& a, const PackedRight& b, const Ep
     // The common case (uniform zero points, per-column multiplier, contiguous
     // output rows) without store16's tests per 16 outputs: each row's
     // constants broadcast once for its NP panels; the same arithmetic.
+    // (The epilogue's fields read into locals first: the byte stores may alias them.)
     constexpr __mmask16 all = 0xffff;
+    const std::uint32_t* col_bias = e.col_bias.data() + p * kPanel;
+    const float* col_mult = e.col_mult.data() + p * kPanel;
+    const RowParams* rows = e.rows.data() + m0;
+    const std::uint64_t out_rs = e.out_rs;
+    std::uint8_t* out = e.out + m0 * out_rs + p * kPanel;
     __mmask16 mask[NP];
     QDML_UNROLL
     for (int j = 0; j < NP; ++j) {
@@ -83,16 +89,14 @@ QDML_TARGET_AVX512 void tile(const PackedLeft& a, const PackedRight& b, const Ep
         mask[j] = static_cast<__mmask16>((1u << count) - 1u);
     }
     QDML_UNROLL
-    for (int r = 0; r < MR; ++r) {
-        const RowParams& rp = e.row(m0 + r);
+    for (int r = 0; r < MR; ++r, out += out_rs) {
+        const RowParams& rp = rows[r];
         const __m512i bias = _mm512_set1_epi32(static_cast<int>(rp.bias)), zp = _mm512_set1_epi32(rp.zp);
         const __m512 lo = _mm512_set1_ps(rp.lo), hi = _mm512_set1_ps(rp.hi);
-        std::uint8_t* out = e.out + (m0 + r) * e.out_rs + p * kPanel;
         QDML_UNROLL
         for (int j = 0; j < NP; ++j) {
-            const std::size_t n0 = (p + j) * kPanel;
-            const __m512i v = _mm512_add_epi32(_mm512_add_epi32(acc[r][j], bias), _mm512_load_si512(e.col_bias.data() + n0));
-            __m512 f = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, v), _mm512_load_ps(e.col_mult.data() + n0));
+            const __m512i v = _mm512_add_epi32(_mm512_add_epi32(acc[r][j], bias), _mm512_load_si512(col_bias + j * kPanel));
+            __m512 f = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, v), _mm512_load_ps(col_mult + j * kPanel));
             f = _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, f, lo), hi);  // max(NaN, lo) is lo
             const __m512i q = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, f), zp);  // rne (MXCSR)
             _mm512_mask_cvtepi32_storeu_epi8(out + j * kPanel, mask[j], q);

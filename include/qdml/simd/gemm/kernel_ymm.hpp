@@ -56,12 +56,16 @@ QDML_TARGET_AVX2 void tile(const PackedLeft& a, const PackedRight& b, const Epil
     // row's constants broadcast once for both halves, the 16 low bytes packed
     // together (values in the output range: masked, two non-saturating packs,
     // then the dwords in column order) into one 16-byte store.
+    // (The epilogue's fields read into locals first: the byte stores may alias them.)
     const auto* col_bias = reinterpret_cast<const __m256i*>(e.col_bias.data() + n0);
     const float* col_mult = e.col_mult.data() + n0;
+    const RowParams* rows = e.rows.data() + m0;
+    const std::uint64_t out_rs = e.out_rs;
+    std::uint8_t* out = e.out + m0 * out_rs + n0;
     const __m256i low = _mm256_set1_epi32(0xff), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     QDML_UNROLL
-    for (int r = 0; r < MR; ++r) {
-        const RowParams& rp = e.row(m0 + r);
+    for (int r = 0; r < MR; ++r, out += out_rs) {
+        const RowParams& rp = rows[r];
         const __m256i bias = _mm256_set1_epi32(static_cast<int>(rp.bias)), zp = _mm256_set1_epi32(rp.zp);
         const __m256 lo = _mm256_set1_ps(rp.lo), hi = _mm256_set1_ps(rp.hi);
         __m256i q[2];
@@ -75,7 +79,7 @@ QDML_TARGET_AVX2 void tile(const PackedLeft& a, const PackedRight& b, const Epil
         // Bytes: dwords (cols 0-3, 8-11, ...) per lane after the packs; permuted into column order.
         const __m256i w = _mm256_packus_epi32(q[0], q[1]);
         const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(w, w), order);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(e.out + (m0 + r) * e.out_rs + n0), _mm256_castsi256_si128(bytes));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(bytes));
     }
 }
 
