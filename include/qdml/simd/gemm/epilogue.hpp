@@ -223,6 +223,19 @@ inline void scatter_bytes(const Epilogue& e, std::size_t m, std::size_t n0, cons
 }
 
 /// 16 columns n0.. of row m from a 512-bit dot product (AVX-512 VNNI and AMX).
+/// The requantize step of 16 int32 sums (SPEC.md section 5): `Q(fp32(acc) *
+/// mult)` as `min(hi, max(lo, v))`, round to nearest even, plus the output
+/// zero point, as 16 int32 lanes (stored as bytes by the caller). Every
+/// AVX-512 store of the vector kernels goes through it.
+QDML_TARGET_AVX512 inline __m512i requantize16(__m512i acc, __m512 mult, __m512 lo, __m512 hi, __m512i zp) noexcept {
+    // (The all-lanes maskz forms: g++ 12's unmasked ones warn -Wuninitialized inside its own header.)
+    constexpr __mmask16 all = 0xffff;
+    __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), mult);
+    v = _mm512_maskz_max_ps(all, v, lo);  // max(NaN, lo) is lo: Q maps NaN to lo - zp
+    v = _mm512_maskz_min_ps(all, v, hi);
+    return _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), zp);  // rne (MXCSR)
+}
+
 QDML_TARGET_AVX512 inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i dot) noexcept {
     const RowParams& r = e.row(m);
     __m512i acc = _mm512_add_epi32(dot, _mm512_set1_epi32(static_cast<int>(r.bias)));
@@ -241,12 +254,7 @@ QDML_TARGET_AVX512 inline void store16(const Epilogue& e, std::size_t m, std::si
     else
         mult = _mm512_div_ps(_mm512_mul_ps(_mm512_set1_ps(r.a_scale), _mm512_load_ps(e.col_scale.data() + n0)),
                              _mm512_set1_ps(r.out_scale));
-    // (The all-lanes maskz forms: g++ 12's unmasked ones warn -Wuninitialized inside its own header.)
-    constexpr __mmask16 all = 0xffff;
-    __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), mult);
-    v = _mm512_maskz_max_ps(all, v, _mm512_set1_ps(r.lo));  // max(NaN, lo) is lo: Q maps NaN to lo - zp
-    v = _mm512_maskz_min_ps(all, v, _mm512_set1_ps(r.hi));
-    const __m512i q = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), _mm512_set1_epi32(r.zp));  // rne (MXCSR)
+    const __m512i q = requantize16(acc, mult, _mm512_set1_ps(r.lo), _mm512_set1_ps(r.hi), _mm512_set1_epi32(r.zp));
     const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
     if (e.out_cs == 1) {
         _mm512_mask_cvtepi32_storeu_epi8(e.out + m * e.out_rs + n0, static_cast<__mmask16>((1u << count) - 1u), q);
@@ -270,7 +278,6 @@ QDML_TARGET_AVX512 inline void store_rows16(const Epilogue& e, std::size_t m0, s
             store16(e, m0 + r, n0, _mm512_sub_epi32(_mm512_load_si512(c + 16 * r), col_bias));
         return;
     }
-    constexpr __mmask16 all = 0xffff;
     const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
     const auto mask = static_cast<__mmask16>((1u << count) - 1u);
     const __m512 mult = _mm512_load_ps(e.col_mult.data() + n0);
@@ -278,10 +285,8 @@ QDML_TARGET_AVX512 inline void store_rows16(const Epilogue& e, std::size_t m0, s
     const RowParams* rp = e.rows.data() + m0;
     for (std::size_t r = 0; r < rows; ++r, out += e.out_rs, ++rp) {
         const __m512i acc = _mm512_add_epi32(_mm512_load_si512(c + 16 * r), _mm512_set1_epi32(static_cast<int>(rp->bias)));
-        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), mult);
-        v = _mm512_maskz_max_ps(all, v, _mm512_set1_ps(rp->lo));
-        v = _mm512_maskz_min_ps(all, v, _mm512_set1_ps(rp->hi));
-        const __m512i q = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), _mm512_set1_epi32(rp->zp));
+        const __m512i q =
+            requantize16(acc, mult, _mm512_set1_ps(rp->lo), _mm512_set1_ps(rp->hi), _mm512_set1_epi32(rp->zp));
         _mm512_mask_cvtepi32_storeu_epi8(out, mask, q);
     }
 }

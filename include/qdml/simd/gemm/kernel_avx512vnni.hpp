@@ -76,7 +76,6 @@ QDML_TARGET_AVX512 void tile(const PackedLeft& a, const PackedRight& b, const Ep
     // output rows) without store16's tests per 16 outputs: each row's
     // constants broadcast once for its NP panels; the same arithmetic.
     // (The epilogue's fields read into locals first: the byte stores may alias them.)
-    constexpr __mmask16 all = 0xffff;
     const std::uint32_t* col_bias = e.col_bias.data() + p * kPanel;
     const float* col_mult = e.col_mult.data() + p * kPanel;
     const RowParams* rows = e.rows.data() + m0;
@@ -96,9 +95,7 @@ QDML_TARGET_AVX512 void tile(const PackedLeft& a, const PackedRight& b, const Ep
         QDML_UNROLL
         for (int j = 0; j < NP; ++j) {
             const __m512i v = _mm512_add_epi32(_mm512_add_epi32(acc[r][j], bias), _mm512_load_si512(col_bias + j * kPanel));
-            __m512 f = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, v), _mm512_load_ps(col_mult + j * kPanel));
-            f = _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, f, lo), hi);  // max(NaN, lo) is lo
-            const __m512i q = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, f), zp);  // rne (MXCSR)
+            const __m512i q = requantize16(v, _mm512_load_ps(col_mult + j * kPanel), lo, hi, zp);
             _mm512_mask_cvtepi32_storeu_epi8(out + j * kPanel, mask[j], q);
         }
     }
