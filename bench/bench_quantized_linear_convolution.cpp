@@ -1,6 +1,6 @@
 // QUANTIZED_LINEAR_CONVOLUTION rows of qdml-bench (issue 9), u8 input, s8
 // filter, int32 bias, u8 output: conv/<impl>/u8s8u8/<shape> for the shapes of
-// conv_shapes(). OPS = 2 * N * OH * OW * COUT * CIN/G * KH * KW.
+// conv_shapes(), each in NCHW (`_nchw`) and NHWC memory (`_nhwc`). OPS = 2 * N * OH * OW * COUT * CIN/G * KH * KW.
 //   reference  qdml::run with Implementation::Reference;
 //   simd       validation, then qdml::simd::quantized_linear_convolution (the
 //              filter packed in every call, the implicit GEMM on the path
@@ -27,7 +27,7 @@ void simd_conv(const Desc& d) {
 }
 
 [[maybe_unused]] const bool registered = [] {
-    for (const ConvShape& c : conv_shapes()) {
+    for (const ConvShape& nchw : conv_shapes()) for (const ConvShape& c : {nchw, nchw.with_layout(true)}) {
         auto runners = qdml_runners<Desc>(false);
         runners.emplace_back("simd", simd_conv);
         register_qdml_rows<ConvProblem>("conv", "u8s8u8", c.name(), benchmark::kMillisecond, runners, c);

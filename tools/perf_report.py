@@ -18,7 +18,9 @@ writes, from that one run:
   OPS / the highest hw/dot peak), plus the CPU model and flags; with
   --isa, the matmul SIMD and oneDNN rows once more per QDML_ISA cap (oneDNN
   held to the same instructions by DNNL_MAX_CPU_ISA), each against the
-  peak of its own dot-product instruction;
+  peak of its own dot-product instruction (for the avx2 cap the conv rows
+  too: issue 9 states targets for AVX2-only CPUs); under the tables, the
+  single-thread targets of issues 7, 8 and 9 evaluated on the same run;
 - docs/performance.png (matplotlib: Debian python3-matplotlib);
 - docs/perf/qdml-bench.json, the benchmark's JSON (its medians and skipped
   rows), which `--json` reads back.
@@ -178,6 +180,23 @@ ISA_PEAK = {"amx": "hw/dot/amx_tdpbusd/peak", "avx512vnni": "hw/dot/avx512vnni_v
 DNNL_ISA = {"amx": "AVX512_CORE_AMX", "avx512vnni": "AVX512_CORE_VNNI", "avxvnni": "AVX2_VNNI", "avx2": "AVX2",
             "generic": "SSE41"}
 ISA_FILTER = "^matmul/(simd|simd_prepared|onednn)/"
+# Issue 9's AVX2 targets (oneDNN end to end from NCHW, NHWC, % of the
+# vpmaddwd peak) are read from the avx2 run, which adds the conv rows.
+ISA_FILTER_CONV = "^(matmul/(simd|simd_prepared|onednn)|conv/(simd|simd_prepared|onednn|onednn_e2e|xnnpack))/"
+
+
+def isa_filter(isa):
+    return ISA_FILTER_CONV if isa == "avx2" else ISA_FILTER
+
+
+def onednn_peer(r, op, types, shape):
+    """oneDNN's row for a qdml row: the same name, or for an NCHW conv its
+    end-to-end row (oneDNN computes NHWC and reorders on either side)."""
+    for impl in ("onednn", "onednn_e2e"):
+        e = r.get("/".join((op, impl, types, shape)))
+        if e is not None:
+            return e
+    return None
 
 
 def isa_table(data, rows):
@@ -186,9 +205,10 @@ def isa_table(data, rows):
     runs = data.get("qdml_isa_runs", {})
     if not runs:
         return []
-    out = ["", "Matmul per ISA path: each path in its own run (`QDML_ISA=<path>`, and oneDNN held to the same "
-           "instructions by `DNNL_MAX_CPU_ISA`), filter `%s`; %% of that path's `hw/dot` peak from the run above."
-           % ISA_FILTER, ""]
+    out = ["", "Matmul (and for `avx2` conv) per ISA path: each path in its own run (`QDML_ISA=<path>`, and "
+           "oneDNN held to the same instructions by `DNNL_MAX_CPU_ISA`), filter `%s` (`avx2`: `%s`); %% of that "
+           "path's `hw/dot` peak from the run above; an NCHW conv row's oneDNN is its end-to-end row."
+           % (ISA_FILTER, ISA_FILTER_CONV), ""]
     out.append("| row | path | qdml | % of the path's peak | oneDNN, same ISA | oneDNN / qdml |")
     out.append("|---|---|---|---|---|---|")
     for isa, benchmarks in runs.items():
@@ -198,7 +218,7 @@ def isa_table(data, rows):
             op, impl, types, shape = name.split("/")
             if impl not in QDML_IMPLS or not isinstance(e, dict):
                 continue
-            peer = r.get("/".join((op, "onednn", types, shape)))
+            peer = onednn_peer(r, op, types, shape)
             cells = ["`%s`" % name, "`%s`" % isa, fmt_time(e["ns"])]
             cells.append(percent(e.get("OPS"), peak["OPS"]) if isinstance(peak, dict) else "-")
             if isinstance(peer, dict):
@@ -301,8 +321,69 @@ def targets_table(data, rows):
         ok = isinstance(ours, dict) and isinstance(theirs, dict)
         add("8", text, "%.3gx" % (theirs["ns"] / ours["ns"]) if ok else "not measured",
             theirs["ns"] / ours["ns"] >= want if ok else None)
-    return ["", "Targets of issues 7 and 8 (single thread, medians of this run):", "",
+    targets_9(g, rows, isa_runs, flags, add)
+    return ["", "Targets of issues 7, 8 and 9 (single thread, medians of this run):", "",
             "| issue | target | measured | holds |", "|---|---|---|---|"] + out
+
+
+def targets_9(g, rows, isa_runs, flags, add):
+    """Issue 9 (convolution): qdml's fastest of simd / simd_prepared in each
+    layout against oneDNN end to end from NCHW or oneDNN in NHWC; the
+    depthwise shape against the best peer in either layout; the AVX2
+    targets from the `QDML_ISA=avx2` run (oneDNN at `DNNL_MAX_CPU_ISA=AVX2`)."""
+    def ratio_line(text, ours, theirs, want, names=("qdml", "oneDNN")):
+        if isinstance(ours, dict) and isinstance(theirs, dict):
+            r = theirs["ns"] / ours["ns"]
+            add("9", text, "%.3gx (%s %s, %s %s)" % (r, names[0], fmt_time(ours["ns"]), names[1],
+                                                     fmt_time(theirs["ns"])), r >= want)
+        else:
+            add("9", text, "not measured", None)
+
+    def best(entries, impls):
+        f = fastest(entries, impls)
+        return f[1] if f else None
+
+    if any(f in flags.split() for f in ("avx512vnni", "avxvnni", "amx-int8")):
+        for shape in ("3x3_64_64_56", "1x1_256_64_56"):
+            e = g.get(("conv", "u8s8u8", shape + "_nchw"), {})
+            ratio_line("`conv/u8s8u8/%s_nchw`: qdml >= 1.5x oneDNN end to end" % shape,
+                       best(e, SIMD_IMPLS), e.get("onednn_e2e"), 1.5)
+            e = g.get(("conv", "u8s8u8", shape + "_nhwc"), {})
+            ratio_line("`conv/u8s8u8/%s_nhwc`: qdml >= 1.0x oneDNN in NHWC" % shape,
+                       best(e, SIMD_IMPLS), e.get("onednn"), 1.0)
+    dw = "3x3_32_32_112_dw"
+    peers = {}
+    for layout in ("nchw", "nhwc"):
+        for impl, entry in g.get(("conv", "u8s8u8", "%s_%s" % (dw, layout)), {}).items():
+            if impl not in QDML_IMPLS and isinstance(entry, dict):
+                peers["%s %s" % (impl, layout)] = entry
+    peer = min(peers.items(), key=lambda x: x[1]["ns"]) if peers else None
+    for layout in ("nchw", "nhwc"):
+        ours = best(g.get(("conv", "u8s8u8", "%s_%s" % (dw, layout)), {}), SIMD_IMPLS)
+        ratio_line("`conv/u8s8u8/%s_%s`: qdml >= 2x the best peer in either layout" % (dw, layout), ours,
+                   peer[1] if peer else None, 2.0, ("qdml", peer[0] if peer else "-"))
+    avx2 = isa_runs.get("avx2", {})
+    if not avx2:
+        return
+
+    def avx2_best(shape):
+        cands = [avx2.get("conv/%s/u8s8u8/%s" % (impl, shape)) for impl in SIMD_IMPLS]
+        cands = [c for c in cands if isinstance(c, dict)]
+        return min(cands, key=lambda c: c["ns"]) if cands else None
+
+    for shape, want in (("3x3_64_64_56", 0.9), ("1x1_256_64_56", 1.1)):
+        ratio_line("`QDML_ISA=avx2`: `conv/u8s8u8/%s_nchw` >= %.2gx oneDNN end to end at `DNNL_MAX_CPU_ISA=AVX2`"
+                   % (shape, want), avx2_best(shape + "_nchw"),
+                   avx2.get("conv/onednn_e2e/u8s8u8/%s_nchw" % shape), want)
+        ratio_line("`QDML_ISA=avx2`: `conv/u8s8u8/%s_nhwc` >= 0.85x oneDNN NHWC at `DNNL_MAX_CPU_ISA=AVX2`"
+                   % shape, avx2_best(shape + "_nhwc"), avx2.get("conv/onednn/u8s8u8/%s_nhwc" % shape), 0.85)
+    peak = rows.get(ISA_PEAK["avx2"])
+    for layout in ("nchw", "nhwc"):
+        ours = avx2_best("3x3_64_64_56_" + layout)
+        text = "`QDML_ISA=avx2`: `conv/u8s8u8/3x3_64_64_56_%s` >= 75%% of `avx2_vpmaddwd` peak" % layout
+        ok = isinstance(ours, dict) and isinstance(peak, dict) and ours.get("OPS")
+        add("9", text, "%.1f%%" % (100 * ours["OPS"] / peak["OPS"]) if ok else "not measured",
+            ours["OPS"] / peak["OPS"] >= 0.75 if ok else None)
 
 
 def report(data, rows, command):
@@ -407,7 +488,7 @@ def main():
         if args.isa:
             data["qdml_isa_runs"] = {}
             for isa in args.isa.split(","):
-                isa_data, _ = run_bench(args.bench, ISA_FILTER, isa)
+                isa_data, _ = run_bench(args.bench, isa_filter(isa), isa)
                 data["qdml_isa_runs"][isa] = [b for b in isa_data["benchmarks"]
                                               if b.get("aggregate_name") == "median" or b.get("error_occurred")]
     else:

@@ -82,7 +82,6 @@ Peer nchw_end_to_end(ConvProblem& p) try {
 
 [[maybe_unused]] const bool registered = [] {
     for (const ConvShape& c : conv_shapes()) {
-        if (c.nhwc) continue;
         const ConvShape n = c.with_layout(true);
         register_peer_row<ConvProblem>("conv/onednn/u8s8u8/" + n.name(), benchmark::kMillisecond, nhwc, n);
         register_peer_row<ConvProblem>("conv/onednn_e2e/u8s8u8/" + c.name(), benchmark::kMillisecond,

@@ -34,7 +34,6 @@ Peer convolution(ConvProblem& p) {
 
 [[maybe_unused]] const bool registered = [] {
     for (const ConvShape& c : conv_shapes()) {
-        if (c.nhwc) continue;
         const ConvShape n = c.with_layout(true);
         register_peer_row<ConvProblem>("conv/xnnpack/u8s8u8/" + n.name(), benchmark::kMillisecond, convolution, n);
     }
