@@ -360,6 +360,43 @@ TEST_CASE("simd matmul: register-block edges (M 1-9, N around 16/32/48/64/96, K 
             }
 }
 
+TEST_CASE("simd matmul: whole 8-row blocks of 2 and 3 panels (AVX-512 VNNI: the asm k loop, the saturating-pack "
+          "store) with every epilogue form, on every path",
+          "[simd][matmul][blocks]") {
+    // The AVX-512 VNNI kernel's 8 x 32 and 8 x 48 blocks run K in groups of
+    // four after groups % 4 single ones (K below: 0-3 groups left over, one
+    // group, no full iteration) and, when the zero points are uniform and
+    // the multiplier per column or per row, start from the column bias and
+    // store through saturating packs (per-row output zero points, multipliers
+    // below 1, at and above 1 or NaN: with and without the high clamp);
+    // partial last panels; per-row A zero points and per-element multipliers
+    // take store16. The other kernels see the same shapes.
+    Rng rng(85);
+    constexpr std::uint32_t kRows[] = {8, 16, 24, 25};
+    constexpr std::uint32_t kCols[] = {32, 33, 47, 48, 63, 80, 96};
+    constexpr std::uint32_t kDepths[] = {4, 5, 8, 12, 16, 60, 61, 64, 100, 257};
+    for (int iter = 0; iter < 64; ++iter) {
+        Problem p;
+        p.ta = kQ8[iter & 1];
+        p.tb = kQ8[(iter >> 1) & 1];
+        p.tout = kQ8[(iter >> 2) & 1];
+        p.M = kRows[rng.uniform(0, 3)];
+        p.N = kCols[rng.uniform(0, 6)];
+        p.K = kDepths[iter % 10];
+        const int form = (iter / 8) % 4;  // 0 per tensor, 1 per-row output, 2 per-row A and output, 3 per-column B
+        p.per_row_out = form == 1 || form == 2;
+        p.per_row_a = form == 2;
+        p.per_col_b = form == 3;
+        p.fill([&] { return rng.byte(); });
+        if (form == 2 && iter % 16 < 8) std::fill(p.a_zp.begin(), p.a_zp.end(), p.a_zp[0]);  // per-row scales only
+        random_scales(p, rng);
+        if (iter % 3 == 1)  // multipliers of about 1 or 1e6: many products past 2^31, which only the high clamp catches
+            for (auto& v : p.out_scale) v = p.a_scale[0] * p.b_scale[0] * (iter % 2 ? 1.0f : 1e-6f);
+        if (iter % 11 == 5) p.out_scale[0] = NAN;  // row 0's outputs: the low bound
+        check_all_paths(p);
+    }
+}
+
 TEST_CASE("simd matmul: extreme zero points (0, 255, -128, 127) per tensor, row and column", "[simd][matmul]") {
     Rng rng(8);
     for (int mix = 0; mix < 8; ++mix)

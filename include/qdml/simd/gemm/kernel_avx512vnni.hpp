@@ -3,11 +3,15 @@
 // registers, 1 broadcast), vpdpbusd (u8 x s8, four products summed into
 // int32 without saturation, wrapping like the reference's accumulator).
 // Per k group the NP panel loads serve MR rows and each broadcast A dword
-// serves NP panels. Compiles to nothing off x86-64.
+// serves NP panels. Whole blocks of 8 rows by 2 or 3 panels (all but the
+// edges of a large product) run their k loop as one asm statement (dot8)
+// and store through the saturating-pack epilogue (store_rows32, rows16).
+// Compiles to nothing off x86-64.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "qdml/simd/gemm/epilogue.hpp"
 
@@ -42,6 +46,187 @@ QDML_TARGET_AVX512 inline void row(__m512i (&acc)[NP], const std::uint8_t* a, co
                 "vpdpbusd %[b2], %[t], %[c2]\n\tvpdpbusd %[b3], %[t], %[c3]"
                 : [c0] "+v"(acc[0]), [c1] "+v"(acc[1]), [c2] "+v"(acc[2]), [c3] "+v"(acc[3]), [t] "=&v"(t)
                 : [a] "m"(a4), [b0] "v"(b[0]), [b1] "v"(b[1]), [b2] "v"(b[2]), [b3] "v"(b[3]));
+}
+
+// The k loop of the 8-row tiles of 2 or 3 panels as one asm statement:
+// through the intrinsics g++ 12 keeps two induction variables and a counter
+// (five scalar uops per group, some of them on the two vpdpbusd ports) and
+// spills when asked to unroll; here one induction register i (A's bytes, up
+// to 0 from below; each panel's group at its end pointer + 2i, a scaled
+// index), the groups % 4 one at a time, then four per iteration. Row r of
+// panel j accumulates in zmm(8j + r), from the panel's 16 initial values
+// (the column bias, or zeros), stored to acc[j][r] at the end; the panels'
+// group in zmm28-30, the broadcast A dword in zmm31.
+#define QDML_VNNI_LOAD(u, j, z) "vmovdqa64 64*" #u "(%[b" #j "],%[i],2), %%zmm" #z "\n\t"
+#define QDML_VNNI_BCAST(u, r) "vpbroadcastd 32*" #u "+4*" #r "(%[a],%[i]), %%zmm31\n\t"
+#define QDML_VNNI_DOT(z, c) "vpdpbusd %%zmm" #z ", %%zmm31, %%zmm" #c "\n\t"
+#define QDML_VNNI_ROW2(u, r, c0, c1) QDML_VNNI_BCAST(u, r) QDML_VNNI_DOT(28, c0) QDML_VNNI_DOT(29, c1)
+#define QDML_VNNI_ROW3(u, r, c0, c1, c2) QDML_VNNI_ROW2(u, r, c0, c1) QDML_VNNI_DOT(30, c2)
+#define QDML_VNNI_ROWS(R, u)                                                                                   \
+    R(u, 0, 0, 8, 16) R(u, 1, 1, 9, 17) R(u, 2, 2, 10, 18) R(u, 3, 3, 11, 19) R(u, 4, 4, 12, 20)              \
+    R(u, 5, 5, 13, 21) R(u, 6, 6, 14, 22) R(u, 7, 7, 15, 23)
+#define QDML_VNNI_ROW2_(u, r, c0, c1, c2) QDML_VNNI_ROW2(u, r, c0, c1)
+#define QDML_VNNI_GROUP2(u) QDML_VNNI_LOAD(u, 0, 28) QDML_VNNI_LOAD(u, 1, 29) QDML_VNNI_ROWS(QDML_VNNI_ROW2_, u)
+#define QDML_VNNI_GROUP3(u)                                                                                    \
+    QDML_VNNI_LOAD(u, 0, 28) QDML_VNNI_LOAD(u, 1, 29) QDML_VNNI_LOAD(u, 2, 30) QDML_VNNI_ROWS(QDML_VNNI_ROW3, u)
+#define QDML_VNNI_INIT(j, c) "vmovdqa64 (%[c" #j "]), %%zmm" #c "\n\t"
+#define QDML_VNNI_STORE(j, c) "vmovdqa64 %%zmm" #c ", 64*" #c "(%[acc])\n\t"
+/// The loop around G (one group's text at offset u), the accumulators of the
+/// NP panels initialized first and stored last (EACH(F): F on every one).
+#define QDML_VNNI_LOOP(G, EACH)                                                                                \
+    EACH(QDML_VNNI_INIT)                                                                                       \
+    "test %[rem], %[rem]\n\t"                                                                                  \
+    "jz 2f\n"                                                                                                  \
+    "1:\n\t" G(0) "add $32, %[i]\n\t"                                                                         \
+    "dec %[rem]\n\t"                                                                                           \
+    "jnz 1b\n"                                                                                                 \
+    "2:\n\t"                                                                                                   \
+    "test %[i], %[i]\n\t"                                                                                      \
+    "jz 4f\n"                                                                                                  \
+    "3:\n\t" G(0) G(1) G(2) G(3) "add $128, %[i]\n\t"                                                        \
+    "jnz 3b\n"                                                                                                 \
+    "4:\n\t" EACH(QDML_VNNI_STORE)
+#define QDML_VNNI_EACH2(F)                                                                                     \
+    F(0, 0) F(0, 1) F(0, 2) F(0, 3) F(0, 4) F(0, 5) F(0, 6) F(0, 7)                                            \
+    F(1, 8) F(1, 9) F(1, 10) F(1, 11) F(1, 12) F(1, 13) F(1, 14) F(1, 15)
+#define QDML_VNNI_EACH3(F) QDML_VNNI_EACH2(F) F(2, 16) F(2, 17) F(2, 18) F(2, 19) F(2, 20) F(2, 21) F(2, 22) F(2, 23)
+
+/// acc[j][r] = init[j] + row r of A's block of 8 rows (pa: 32 bytes per
+/// group) . panel j (b[j]: 64 bytes per group), over `groups` groups.
+template <int NP>
+QDML_TARGET_AVX512 inline void dot8(std::int32_t (&acc)[NP][8][16], const std::uint8_t* pa,
+                                    const std::int8_t* const (&b)[NP], const std::int32_t* const (&init)[NP],
+                                    std::size_t groups) noexcept {
+    // (B's panels, the initial values and acc are 64-byte aligned: vmovdqa64.)
+    std::ptrdiff_t i = -static_cast<std::ptrdiff_t>(groups * 32);
+    std::size_t rem = groups % 4;
+    const std::uint8_t* a = pa + groups * 32;
+    const std::int8_t *b0 = b[0] + groups * 64, *b1 = b[1] + groups * 64;
+    if constexpr (NP == 3) {
+        const std::int8_t* b2 = b[2] + groups * 64;
+        __asm__("" QDML_VNNI_LOOP(QDML_VNNI_GROUP3, QDML_VNNI_EACH3)
+                : "=m"(acc), [i] "+r"(i), [rem] "+r"(rem)
+                : [acc] "r"(&acc[0][0][0]), [a] "r"(a), [b0] "r"(b0), [b1] "r"(b1), [b2] "r"(b2), [c0] "r"(init[0]),
+                  [c1] "r"(init[1]), [c2] "r"(init[2])
+                : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+                  "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22",
+                  "xmm23", "xmm28", "xmm29", "xmm30", "xmm31", "cc", "memory");
+    } else {
+        __asm__("" QDML_VNNI_LOOP(QDML_VNNI_GROUP2, QDML_VNNI_EACH2)
+                : "=m"(acc), [i] "+r"(i), [rem] "+r"(rem)
+                : [acc] "r"(&acc[0][0][0]), [a] "r"(a), [b0] "r"(b0), [b1] "r"(b1), [c0] "r"(init[0]), [c1] "r"(init[1])
+                : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+                  "xmm12", "xmm13", "xmm14", "xmm15", "xmm28", "xmm29", "xmm31", "cc", "memory");
+    }
+}
+
+#undef QDML_VNNI_LOAD
+#undef QDML_VNNI_BCAST
+#undef QDML_VNNI_DOT
+#undef QDML_VNNI_ROW2
+#undef QDML_VNNI_ROW3
+#undef QDML_VNNI_ROWS
+#undef QDML_VNNI_ROW2_
+#undef QDML_VNNI_GROUP2
+#undef QDML_VNNI_GROUP3
+#undef QDML_VNNI_INIT
+#undef QDML_VNNI_STORE
+#undef QDML_VNNI_LOOP
+#undef QDML_VNNI_EACH2
+#undef QDML_VNNI_EACH3
+
+namespace detail {
+/// 8 rows x columns n0..n0+15 from acc (row r at c + 16 r, the column bias
+/// included): store_rows32's arithmetic (gemm::detail::q32, the saturating
+/// packs that give Q's clamps), four rows per byte register (the int32 rows
+/// packed in pairs to int16, the zero point added with saturation, the pairs
+/// packed to bytes, the dwords put in row order), one 16-byte store per row.
+template <bool PerColumn, bool Clamp, bool SameZp>
+QDML_TARGET_AVX512 void rows16(const Epilogue& e, std::size_t m0, std::size_t n0, const std::int32_t* c) noexcept {
+    const bool is_signed = e.out_lo < 0;
+    const std::size_t count = std::min<std::size_t>(16, e.N - n0);
+    const auto mask = static_cast<__mmask16>((1u << count) - 1u);
+    const __m512 cm = _mm512_load_ps(e.col_mult.data() + n0);
+    const RowParams* rp = e.rows.data() + m0;
+    const std::uint64_t rs = e.out_rs;
+    const __m512i zp = _mm512_set1_epi16(static_cast<short>(rp[0].zp));  // (SameZp: every row's)
+    // Rows r, r + 1 as int16 with their zero points: per 128-bit lane l, (r, 4l..4l+3) then (r + 1, 4l..).
+    const auto words = [&](int r) QDML_TARGET_AVX512 {
+        const __m512i w = _mm512_packs_epi32(gemm::detail::q32<PerColumn, Clamp>(rp[r], c + 16 * r, cm),
+                                             gemm::detail::q32<PerColumn, Clamp>(rp[r + 1], c + 16 * r + 16, cm));
+        return _mm512_adds_epi16(w, SameZp ? zp
+                                           : _mm512_maskz_unpacklo_epi64(0xff, _mm512_set1_epi16(static_cast<short>(rp[r].zp)),
+                                                                   _mm512_set1_epi16(static_cast<short>(rp[r + 1].zp))));
+    };
+    // dword order after the byte pack: per lane l, rows r..r+3 of columns 4l..4l+3; into row order.
+    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    std::uint8_t* out = e.out + m0 * rs + n0;
+    for (int r = 0; r < 8; r += 4, out += 4 * rs) {
+        const __m512i w0 = words(r), w1 = words(r + 2);
+        const __m512i bytes =
+            _mm512_maskz_permutexvar_epi32(0xffff, order, is_signed ? _mm512_packs_epi16(w0, w1) : _mm512_packus_epi16(w0, w1));
+        // (The all-lanes maskz extracts: g++ 12 warns -Wmaybe-uninitialized inside the plain ones.)
+        const __m128i row0 = _mm512_maskz_extracti32x4_epi32(0xf, bytes, 0), row1 = _mm512_maskz_extracti32x4_epi32(0xf, bytes, 1);
+        const __m128i row2 = _mm512_maskz_extracti32x4_epi32(0xf, bytes, 2), row3 = _mm512_maskz_extracti32x4_epi32(0xf, bytes, 3);
+        if (count == 16) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out), row0);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + rs), row1);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * rs), row2);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * rs), row3);
+        } else {
+            _mm_mask_storeu_epi8(out, mask, row0);
+            _mm_mask_storeu_epi8(out + rs, mask, row1);
+            _mm_mask_storeu_epi8(out + 2 * rs, mask, row2);
+            _mm_mask_storeu_epi8(out + 3 * rs, mask, row3);
+        }
+    }
+}
+}  // namespace detail
+
+/// Whether store_rows32 (and rows16) store this epilogue (store_rows32's
+/// test): uniform zero points, a per-column or per-row multiplier,
+/// contiguous output rows, an 8-bit output type's whole range.
+inline bool packed_store(const Epilogue& e) noexcept {
+    return !(e.var_a || e.var_b || e.mode == MultMode::PerElement || e.out_cs != 1) &&
+           ((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127));
+}
+
+/// Rows m0..m0+7 times panels p..p+NP-1 (NP = 2, 3): dot8, then in the
+/// common case (packed_store) the accumulators start from the column bias
+/// and go through store_rows32 (panels 0-1) and rows16 (panel 2): half the
+/// vector operations of store16 per 16 outputs; else store16.
+template <int NP>
+QDML_TARGET_AVX512 void tile8(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
+                              std::size_t p) {
+    alignas(64) static constexpr std::int32_t kZero[16] = {};
+    alignas(64) std::int32_t acc[NP][8][16];
+    const bool packed = packed_store(e);
+    const std::int8_t* panel[NP];
+    const std::int32_t* init[NP];
+    for (int j = 0; j < NP; ++j) {
+        panel[j] = b.panel(p + j);
+        init[j] = packed ? reinterpret_cast<const std::int32_t*>(e.col_bias.data()) + (p + j) * kPanel : kZero;
+    }
+    dot8<NP>(acc, a.rows(m0), panel, init, b.groups);
+    const std::size_t n0 = p * kPanel;
+    if (packed && store_rows32(e, m0, 8, n0, acc[0][0], acc[1][0])) {
+        if constexpr (NP == 3) {
+            const auto run = [&](auto same_zp) {
+                constexpr bool Z = decltype(same_zp)::value;
+                if (e.mode == MultMode::PerColumn)
+                    e.cols_small ? detail::rows16<true, false, Z>(e, m0, n0 + 32, acc[2][0])
+                                 : detail::rows16<true, true, Z>(e, m0, n0 + 32, acc[2][0]);
+                else
+                    e.rows_small ? detail::rows16<false, false, Z>(e, m0, n0 + 32, acc[2][0])
+                                 : detail::rows16<false, true, Z>(e, m0, n0 + 32, acc[2][0]);
+            };
+            e.same_zp ? run(std::true_type{}) : run(std::false_type{});
+        }
+        return;
+    }
+    for (int r = 0; r < 8; ++r)  // (store16 adds the column bias itself)
+        for (int j = 0; j < NP; ++j)
+            store16(e, m0 + r, n0 + j * kPanel, _mm512_sub_epi32(_mm512_load_si512(acc[j][r]), _mm512_load_si512(init[j])));
 }
 
 template <int MR, int NP>
@@ -106,6 +291,8 @@ QDML_TARGET_AVX512 void tile(const PackedLeft& a, const PackedRight& b, const Ep
 inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
                   std::size_t p, std::size_t np) {
     if (mr == 1 && np == kRowPanels) return tile<1, kRowPanels>(a, b, e, m0, p);
+    if (mr == 8 && np == 3) return tile8<3>(a, b, e, m0, p);
+    if (mr == 8 && np == 2) return tile8<2>(a, b, e, m0, p);
     with_count<kRows>(mr, [&](auto rows) {
         constexpr int R = decltype(rows)::value;
         with_count<kPanels>(np, [&](auto panels) { tile<R, decltype(panels)::value>(a, b, e, m0, p); });
