@@ -22,6 +22,7 @@ inline constexpr LeftLayout kLayout = LeftLayout::Pairs16;
 
 /// Narrow panels (64 bytes per group), widened here once per row block.
 struct Dot {
+    static constexpr int kBlockRows = 0;
     static constexpr std::size_t kUnit = 8;
     static constexpr std::size_t kGroupBytes = 64;
     struct Panel {
@@ -50,9 +51,75 @@ struct Dot {
     }
 };
 
+// The k loop of a whole 4-row block on a wide panel as one asm statement:
+// through the intrinsics g++ 12 copied the eight accumulators between
+// registers every k group (vmovdqa, on the three vector ports that the 16
+// vpmaddwd and 16 vpaddd of a group already fill). One induction register i
+// (A's bytes up to 0 from below; the panel's group at its end pointer + 4i),
+// the groups % 4 one at a time, then four per iteration; 16 ymm registers
+// (any AVX2 CPU): the accumulators of row r in ymm(2r), ymm(2r + 1) (columns
+// 0-7, 8-15), the panel's group in ymm8-11, A's two broadcast pairs in
+// ymm12-13, the vpmaddwd results in ymm14-15; stored to acc at the end.
+#define QDML_AVX2_MADD(u, r, w, x, t, c) "vpmaddwd %%ymm" #w ", %%ymm" #x ", %%ymm" #t "\n\tvpaddd %%ymm" #t ", %%ymm" #c ", %%ymm" #c "\n\t"
+#define QDML_AVX2_ROW(u, r, c0, c1)                                                                            \
+    "vpbroadcastd 32*" #u "+8*" #r "(%[a],%[i]), %%ymm12\n\t"                                               \
+    "vpbroadcastd 32*" #u "+8*" #r "+4(%[a],%[i]), %%ymm13\n\t"                                             \
+    QDML_AVX2_MADD(u, r, 8, 12, 14, c0) QDML_AVX2_MADD(u, r, 9, 13, 15, c0)                                    \
+    QDML_AVX2_MADD(u, r, 10, 12, 14, c1) QDML_AVX2_MADD(u, r, 11, 13, 15, c1)
+#define QDML_AVX2_GROUP(u)                                                                                     \
+    "vmovdqa 128*" #u "(%[b],%[i],4), %%ymm8\n\t"                                                           \
+    "vmovdqa 128*" #u "+32(%[b],%[i],4), %%ymm9\n\t"                                                        \
+    "vmovdqa 128*" #u "+64(%[b],%[i],4), %%ymm10\n\t"                                                       \
+    "vmovdqa 128*" #u "+96(%[b],%[i],4), %%ymm11\n\t"                                                       \
+    QDML_AVX2_ROW(u, 0, 0, 1) QDML_AVX2_ROW(u, 1, 2, 3) QDML_AVX2_ROW(u, 2, 4, 5) QDML_AVX2_ROW(u, 3, 6, 7)
+#define QDML_AVX2_EACH(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7)
+#define QDML_AVX2_ZERO(c) "vpxor %%xmm" #c ", %%xmm" #c ", %%xmm" #c "\n\t"
+#define QDML_AVX2_STORE(c) "vmovdqa %%ymm" #c ", 32*" #c "(%[acc])\n\t"
+
+/// acc[r][h] = row r of A's 4-row block (pa: 32 bytes per group) . columns
+/// 8h..8h+7 of the wide panel pb (128 bytes per group), over `groups` groups.
+QDML_TARGET_AVX2 inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t* pa, const std::int8_t* pb,
+                                  std::size_t groups) noexcept {
+    // (The panel and acc are 32-byte aligned: vmovdqa.)
+    std::ptrdiff_t i = -static_cast<std::ptrdiff_t>(groups * 32);
+    std::size_t rem = groups % 4;
+    const std::uint8_t* a = pa + groups * 32;
+    const std::int8_t* b = pb + groups * 128;
+    __asm__(QDML_AVX2_EACH(QDML_AVX2_ZERO)
+            "test %[rem], %[rem]\n\t"
+            "jz 2f\n"
+            "1:\n\t" QDML_AVX2_GROUP(0) "add $32, %[i]\n\t"
+            "dec %[rem]\n\t"
+            "jnz 1b\n"
+            "2:\n\t"
+            "test %[i], %[i]\n\t"
+            "jz 4f\n"
+            "3:\n\t" QDML_AVX2_GROUP(0) QDML_AVX2_GROUP(1) QDML_AVX2_GROUP(2) QDML_AVX2_GROUP(3)
+            "add $128, %[i]\n\t"
+            "jnz 3b\n"
+            "4:\n\t" QDML_AVX2_EACH(QDML_AVX2_STORE)
+            : "=m"(acc), [i] "+r"(i), [rem] "+r"(rem)
+            : [acc] "r"(&acc[0][0][0]), [a] "r"(a), [b] "r"(b)
+            : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+              "xmm12", "xmm13", "xmm14", "xmm15", "cc", "memory");
+}
+
+#undef QDML_AVX2_MADD
+#undef QDML_AVX2_ROW
+#undef QDML_AVX2_GROUP
+#undef QDML_AVX2_EACH
+#undef QDML_AVX2_ZERO
+#undef QDML_AVX2_STORE
+
 /// Wide panels (RightPacking::wide, 128 bytes per group): the four int16
-/// registers loaded as they are, no shift in the k loop.
+/// registers loaded as they are, no shift in the k loop; a whole block of
+/// kRows rows runs dot4.
 struct DotWide {
+    static constexpr int kBlockRows = kRows;
+    QDML_TARGET_AVX2 static void block(std::int32_t (&acc)[kRows][2][8], const std::uint8_t* pa, const std::int8_t* pb,
+                                       std::size_t groups) noexcept {
+        dot4(acc, pa, pb, groups);
+    }
     static constexpr std::size_t kUnit = 8;
     static constexpr std::size_t kGroupBytes = 128;
     using Panel = Dot::Panel;

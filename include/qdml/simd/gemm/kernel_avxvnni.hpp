@@ -17,6 +17,7 @@ inline constexpr int kRows = 6;  ///< rows per block (Groups4 layout)
 inline constexpr LeftLayout kLayout = LeftLayout::Groups4;
 
 struct Dot {
+    static constexpr int kBlockRows = 0;
     static constexpr std::size_t kUnit = 4;
     static constexpr std::size_t kGroupBytes = 64;
     struct Panel {

@@ -10,6 +10,8 @@
 //   Panel                    one k group of the panel, as the step reads it
 //   Panel load(const int8*)  from the group's packed bytes
 //   step(acc, a, panel)      acc[0..1] += row a's group . panel
+//   kBlockRows               0, or the rows of a whole block whose k loop is the Dot's own:
+//   block(sums, a, b, groups)  sums[r][h] = row r's groups . columns 8h..8h+7 (int32[kBlockRows][2][8])
 #pragma once
 
 #include <cstddef>
@@ -26,19 +28,27 @@ QDML_TARGET_AVX2 void tile(const PackedLeft& a, const PackedRight& b, const Epil
     const std::uint8_t* pa = a.rows(m0);
     const std::int8_t* pb = b.panel(p);
     __m256i acc[MR][2];
-    QDML_UNROLL
-    for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-    // Two groups per iteration: fewer loop uops on the vector ports (AVX2:
-    // 1024^3 ~4% faster with 32 registers, ~15% with 16).
-#if defined(__clang__)
-    _Pragma("unroll 2")
-#else
-    _Pragma("GCC unroll 2")
-#endif
-    for (std::size_t g = 0; g < b.groups; ++g, pa += Dot::kUnit * MR, pb += Dot::kGroupBytes) {
-        const typename Dot::Panel vb = Dot::load(pb);
+    if constexpr (Dot::kBlockRows == MR) {  // the Dot's own k loop for a whole block (AVX2: asm)
+        alignas(32) std::int32_t sums[MR][2][8];
+        Dot::block(sums, pa, pb, b.groups);
         QDML_UNROLL
-        for (int r = 0; r < MR; ++r) Dot::step(acc[r], pa + Dot::kUnit * r, vb);
+        for (int r = 0; r < MR; ++r)
+            for (int h = 0; h < 2; ++h) acc[r][h] = _mm256_load_si256(reinterpret_cast<const __m256i*>(sums[r][h]));
+    } else {
+        QDML_UNROLL
+        for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+        // Two groups per iteration: fewer loop uops on the vector ports (AVX2:
+        // 1024^3 ~4% faster with 32 registers, ~15% with 16).
+#if defined(__clang__)
+        _Pragma("unroll 2")
+#else
+        _Pragma("GCC unroll 2")
+#endif
+        for (std::size_t g = 0; g < b.groups; ++g, pa += Dot::kUnit * MR, pb += Dot::kGroupBytes) {
+            const typename Dot::Panel vb = Dot::load(pb);
+            QDML_UNROLL
+            for (int r = 0; r < MR; ++r) Dot::step(acc[r], pa + Dot::kUnit * r, vb);
+        }
     }
     // Stored row by row from here (passing the accumulator array by reference
     // to a helper made g++ 12 keep it in memory and store it every k group).
