@@ -267,24 +267,29 @@ QDML_TARGET_AVX512 inline void store16(const Epilogue& e, std::size_t m, std::si
 
 /// Rows m0..m0+rows-1 x columns n0..n0+15 from 16-lane int32 dot products
 /// `c` (row r at c + r * 16; AMX tile stores) that already hold the column
-/// bias (the AMX accumulators start from it): store16's arithmetic with the
-/// per-column vectors loaded once for all rows in the common case (uniform
-/// zero points, per-column multiplier, contiguous output rows).
+/// bias when `has_col_bias` (accumulators that started from it), else not:
+/// store16's arithmetic with the per-column vectors loaded once for all rows
+/// in the common case (uniform zero points, per-column multiplier,
+/// contiguous output rows).
 QDML_TARGET_AVX512 inline void store_rows16(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
-                                            const std::int32_t* c) noexcept {
+                                            const std::int32_t* c, bool has_col_bias = true) noexcept {
+    const __m512i col_bias = _mm512_load_si512(e.col_bias.data() + n0);
     if (e.var_a || e.var_b || e.mode != MultMode::PerColumn || e.out_cs != 1) {
-        const __m512i col_bias = _mm512_load_si512(e.col_bias.data() + n0);  // store16 adds it again
-        for (std::size_t r = 0; r < rows; ++r)
-            store16(e, m0 + r, n0, _mm512_sub_epi32(_mm512_load_si512(c + 16 * r), col_bias));
+        for (std::size_t r = 0; r < rows; ++r) {  // store16 adds the column bias
+            const __m512i dot = _mm512_load_si512(c + 16 * r);
+            store16(e, m0 + r, n0, has_col_bias ? _mm512_sub_epi32(dot, col_bias) : dot);
+        }
         return;
     }
     const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
     const auto mask = static_cast<__mmask16>((1u << count) - 1u);
     const __m512 mult = _mm512_load_ps(e.col_mult.data() + n0);
+    const __m512i add = has_col_bias ? _mm512_setzero_si512() : col_bias;
     std::uint8_t* out = e.out + m0 * e.out_rs + n0;
     const RowParams* rp = e.rows.data() + m0;
     for (std::size_t r = 0; r < rows; ++r, out += e.out_rs, ++rp) {
-        const __m512i acc = _mm512_add_epi32(_mm512_load_si512(c + 16 * r), _mm512_set1_epi32(static_cast<int>(rp->bias)));
+        const __m512i acc = _mm512_add_epi32(_mm512_add_epi32(_mm512_load_si512(c + 16 * r), add),
+                                             _mm512_set1_epi32(static_cast<int>(rp->bias)));
         const __m512i q =
             requantize16(acc, mult, _mm512_set1_ps(rp->lo), _mm512_set1_ps(rp->hi), _mm512_set1_epi32(rp->zp));
         _mm512_mask_cvtepi32_storeu_epi8(out, mask, q);
@@ -293,18 +298,23 @@ QDML_TARGET_AVX512 inline void store_rows16(const Epilogue& e, std::size_t m0, s
 
 namespace detail {
 /// One row of 16 columns for store_rows32: int32 of round(fp32(acc) * mult),
-/// acc = c + the row's bias (when not 0), the product clamped to hi (Clamp).
+/// acc = the dot products + the row's bias (when not 0), the product clamped
+/// to hi (Clamp).
 template <bool PerColumn, bool Clamp>
-QDML_TARGET_AVX512 inline __m512i q32(const RowParams& rp, const std::int32_t* c, __m512 col_mult) noexcept {
+QDML_TARGET_AVX512 inline __m512i q32(const RowParams& rp, __m512i acc, __m512 col_mult) noexcept {
     constexpr __mmask16 all = 0xffff;
-    __m512i acc = _mm512_load_si512(c);
     if (rp.bias != 0) acc = _mm512_add_epi32(acc, _mm512_set1_epi32(static_cast<int>(rp.bias)));
     __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), PerColumn ? col_mult : _mm512_set1_ps(rp.mult));
     if constexpr (Clamp) v = _mm512_maskz_min_ps(all, _mm512_set1_ps(rp.hi), v);
     return _mm512_maskz_cvtps_epi32(all, v);
 }
+template <bool PerColumn, bool Clamp>
+QDML_TARGET_AVX512 inline __m512i q32(const RowParams& rp, const std::int32_t* c, __m512 col_mult) noexcept {
+    return q32<PerColumn, Clamp>(rp, _mm512_load_si512(c), col_mult);
+}
 
-template <bool PerColumn, bool Clamp, bool SameZp>
+/// store_rows32's loop; AddColBias: the dot products lack the column bias.
+template <bool PerColumn, bool Clamp, bool SameZp, bool AddColBias>
 QDML_TARGET_AVX512 void rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
                                const std::int32_t* c0, const std::int32_t* c1) noexcept {
     const bool is_signed = e.out_lo < 0;
@@ -312,11 +322,15 @@ QDML_TARGET_AVX512 void rows32(const Epilogue& e, std::size_t m0, std::size_t ro
     const auto mask = static_cast<__mmask32>(count == 32 ? ~0u : (1u << count) - 1u);
     const __m512 cm0 = _mm512_load_ps(e.col_mult.data() + n0), cm1 = _mm512_load_ps(e.col_mult.data() + n0 + 16);
     const __m512i zp = _mm512_set1_epi16(static_cast<short>(e.rows[m0].zp));  // (SameZp: every row's)
+    const __m512i cb0 = _mm512_load_si512(e.col_bias.data() + n0), cb1 = _mm512_load_si512(e.col_bias.data() + n0 + 16);
+    const auto dots = [&](const std::int32_t* c, __m512i cb) QDML_TARGET_AVX512 {
+        return AddColBias ? _mm512_add_epi32(_mm512_load_si512(c), cb) : _mm512_load_si512(c);
+    };
     // One row: columns n0..n0+31 as int16 with the zero point added (saturating).
     const auto words = [&](std::size_t r) QDML_TARGET_AVX512 {
         const RowParams& rp = e.rows[m0 + r];
-        const __m512i lo = q32<PerColumn, Clamp>(rp, c0 + 16 * r, cm0);
-        const __m512i hi = q32<PerColumn, Clamp>(rp, c1 + 16 * r, cm1);
+        const __m512i lo = q32<PerColumn, Clamp>(rp, dots(c0 + 16 * r, cb0), cm0);
+        const __m512i hi = q32<PerColumn, Clamp>(rp, dots(c1 + 16 * r, cb1), cm1);
         return _mm512_adds_epi16(_mm512_packs_epi32(lo, hi), SameZp ? zp : _mm512_set1_epi16(static_cast<short>(rp.zp)));
     };
     // dword order after the packs: per 128-bit lane l, (row r, columns 4l..4l+3),
@@ -335,8 +349,8 @@ QDML_TARGET_AVX512 void rows32(const Epilogue& e, std::size_t m0, std::size_t ro
 }  // namespace detail
 
 /// Rows m0..m0+rows-1 x columns n0..n0+31 from two tiles of 16-lane int32
-/// dot products that already hold the column bias (row r of the columns
-/// n0.. at c0 + 16 r, of n0 + 16.. at c1 + 16 r), two rows at a time, in the
+/// dot products that already hold the column bias when `has_col_bias` (row r
+/// of the columns n0.. at c0 + 16 r, of n0 + 16.. at c1 + 16 r), two rows at a time, in the
 /// common case (uniform zero points, a per-column or per-row multiplier,
 /// contiguous output rows); false (and nothing stored) otherwise. Q with
 /// fewer steps, the same values: the low clamp and NaN come from
@@ -350,20 +364,24 @@ QDML_TARGET_AVX512 void rows32(const Epilogue& e, std::size_t m0, std::size_t ro
 /// it to the type's maximum. A row's bias is added only when it is not 0
 /// (B's zero point 0: every row's).
 QDML_TARGET_AVX512 inline bool store_rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
-                                           const std::int32_t* c0, const std::int32_t* c1) noexcept {
+                                           const std::int32_t* c0, const std::int32_t* c1,
+                                           bool has_col_bias = true) noexcept {
     if (e.var_a || e.var_b || e.mode == MultMode::PerElement || e.out_cs != 1 ||
         !((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127)))
         return false;
-    const auto run = [&](auto same_zp) {
-        constexpr bool Z = decltype(same_zp)::value;
+    const auto run = [&](auto same_zp, auto add_col_bias) {
+        constexpr bool Z = decltype(same_zp)::value, B = decltype(add_col_bias)::value;
         if (e.mode == MultMode::PerColumn)
-            e.cols_small ? detail::rows32<true, false, Z>(e, m0, rows, n0, c0, c1)
-                         : detail::rows32<true, true, Z>(e, m0, rows, n0, c0, c1);
+            e.cols_small ? detail::rows32<true, false, Z, B>(e, m0, rows, n0, c0, c1)
+                         : detail::rows32<true, true, Z, B>(e, m0, rows, n0, c0, c1);
         else
-            e.rows_small ? detail::rows32<false, false, Z>(e, m0, rows, n0, c0, c1)
-                         : detail::rows32<false, true, Z>(e, m0, rows, n0, c0, c1);
+            e.rows_small ? detail::rows32<false, false, Z, B>(e, m0, rows, n0, c0, c1)
+                         : detail::rows32<false, true, Z, B>(e, m0, rows, n0, c0, c1);
     };
-    e.same_zp ? run(std::true_type{}) : run(std::false_type{});
+    const auto with_zp = [&](auto add_col_bias) {
+        e.same_zp ? run(std::true_type{}, add_col_bias) : run(std::false_type{}, add_col_bias);
+    };
+    has_col_bias ? with_zp(std::false_type{}) : with_zp(std::true_type{});
     return true;
 }
 

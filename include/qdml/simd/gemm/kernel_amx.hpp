@@ -61,8 +61,9 @@ QDML_TARGET_AVX512 inline void drain(Pending& pd, std::size_t to) noexcept {
     const Epilogue& e = *pd.e;
     while (pd.done < to) {
         const std::size_t t = pd.done / 16, r = pd.done % 16, n = std::min(to - pd.done, 16 - r);
-        if (pd.tn < 2 || !store_rows32(e, pd.m0 + pd.done, n, pd.n0, pd.c[t][0][r], pd.c[t][1][r]))
-            for (std::size_t j = 0; j < pd.tn; ++j) store_rows16(e, pd.m0 + pd.done, n, pd.n0 + 16 * j, pd.c[t][j][r]);
+        if (pd.tn < 2 || !store_rows32(e, pd.m0 + pd.done, n, pd.n0, pd.c[t][0][r], pd.c[t][1][r], false))
+            for (std::size_t j = 0; j < pd.tn; ++j)
+                store_rows16(e, pd.m0 + pd.done, n, pd.n0 + 16 * j, pd.c[t][j][r], false);
         pd.done += n;
     }
 }
@@ -74,20 +75,20 @@ QDML_TARGET_AVX512 inline void drain(Pending& pd, std::size_t to) noexcept {
 /// between the K steps, this block's is left pending. (tile() reads A
 /// packed or in place; the convolution's NHWC form reads the input's
 /// padded NHWC copy in place, conv/nhwc.hpp.) The accumulators start from
-/// e's column bias, so the stored dot products hold it (the epilogue's
-/// store_rows32 / store_rows16 expect that).
+/// tilezero and the epilogue adds the column bias (store_rows32 /
+/// store_rows16 with has_col_bias false): starting them from the bias by
+/// four stride-0 tile loads per block cost 1024^3 about 8% (A/B, 00:30 UTC
+/// 2026-11-24) and gained nothing measurable at 64^3 or 256^3.
 template <int TM, int TN, class AOf>
 QDML_TARGET_AMX void tile_steps(AOf a_of, const std::size_t (&stride)[2], std::size_t steps, const PackedRight& b,
                                 const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t p, Pending& pd) {
     const std::int8_t* pb0 = b.panel(p);
     const std::int8_t* pb1 = TN == 2 ? b.panel(p + 1) : pb0;
     const std::size_t per_step = (pd.rows - pd.done + steps - 1) / steps;  // pending rows per K step
-    // The accumulators start from the column bias (every row the same: stride 0).
-    const std::uint32_t* bias = e.col_bias.data() + p * kPanel;
-    _tile_loadd(0, bias, 0);
-    if constexpr (TN == 2) _tile_loadd(1, bias + kPanel, 0);
-    if constexpr (TM == 2) _tile_loadd(2, bias, 0);
-    if constexpr (TM == 2 && TN == 2) _tile_loadd(3, bias + kPanel, 0);
+    _tile_zero(0);
+    if constexpr (TN == 2) _tile_zero(1);
+    if constexpr (TM == 2) _tile_zero(2);
+    if constexpr (TM == 2 && TN == 2) _tile_zero(3);
     for (std::size_t i = 0; i < steps; ++i) {
         _tile_loadd(4, a_of(0, i), stride[0]);
         _tile_stream_loadd(6, pb0 + 1024 * i, 64);  // tileloaddt1: B streams past A (main 280b30e)
