@@ -48,92 +48,142 @@ QDML_TARGET_AVX512 inline void row(__m512i (&acc)[NP], const std::uint8_t* a, co
                 : [a] "m"(a4), [b0] "v"(b[0]), [b1] "v"(b[1]), [b2] "v"(b[2]), [b3] "v"(b[3]));
 }
 
-// The k loop of the 8-row tiles of 2 or 3 panels as one asm statement:
+// The k loop of the 8-row tiles of 1 to 3 panels as one asm statement:
 // through the intrinsics g++ 12 keeps two induction variables and a counter
 // (five scalar uops per group, some of them on the two vpdpbusd ports) and
-// spills when asked to unroll; here one induction register i (A's bytes, up
-// to 0 from below; each panel's group at its end pointer + 2i, a scaled
-// index), the groups % 4 one at a time, then four per iteration. Row r of
-// panel j accumulates in zmm(8j + r), from the panel's 16 initial values
-// (the column bias, or zeros), stored to acc[j][r] at the end; the panels'
-// group in zmm28-30, the broadcast A dword in zmm31.
+// spills when asked to unroll; here one induction register i (B's group
+// at each panel's end pointer + 2i, a scaled index; i counts 32 per group up
+// to 0 from below), the groups % 4 one at a time, then four per iteration.
+// A is read packed (the block's group at a + i) or in place (Direct: row r
+// of the 8 at a0 + r * lda for r < 4, a4 + (r - 4) * lda after, as base +
+// index * 1 or 2 with lda and 3 lda in registers; a0 and a4 advance 4 bytes
+// per group). Row r of panel j accumulates in zmm(8j + r), from the panel's
+// 16 initial values (64 bytes each, consecutive: the column bias, or
+// zeros), stored to acc[j][r] at the end; the panels' group in zmm28-30,
+// the broadcast A dword in zmm31.
 #define QDML_VNNI_LOAD(u, j, z) "vmovdqa64 64*" #u "(%[b" #j "],%[i],2), %%zmm" #z "\n\t"
-#define QDML_VNNI_BCAST(u, r) "vpbroadcastd 32*" #u "+4*" #r "(%[a],%[i]), %%zmm31\n\t"
+#define QDML_VNNI_AP0(u, r) "32*" #u "+4*" #r "(%[a],%[i])"  // packed: row r of group u
+#define QDML_VNNI_AD0(u) "4*" #u "(%[a0])"                   // in place: rows 0-3, then 4-7 (a4)
+#define QDML_VNNI_AD1(u) "4*" #u "(%[a0],%[ld],1)"
+#define QDML_VNNI_AD2(u) "4*" #u "(%[a0],%[ld],2)"
+#define QDML_VNNI_AD3(u) "4*" #u "(%[a0],%[ld3],1)"
+#define QDML_VNNI_AD4(u) "4*" #u "(%[a4])"
+#define QDML_VNNI_AD5(u) "4*" #u "(%[a4],%[ld],1)"
+#define QDML_VNNI_AD6(u) "4*" #u "(%[a4],%[ld],2)"
+#define QDML_VNNI_AD7(u) "4*" #u "(%[a4],%[ld3],1)"
+#define QDML_VNNI_AP(u, r) QDML_VNNI_AP0(u, r)
+#define QDML_VNNI_AD(u, r) QDML_VNNI_AD##r(u)
 #define QDML_VNNI_DOT(z, c) "vpdpbusd %%zmm" #z ", %%zmm31, %%zmm" #c "\n\t"
-#define QDML_VNNI_ROW2(u, r, c0, c1) QDML_VNNI_BCAST(u, r) QDML_VNNI_DOT(28, c0) QDML_VNNI_DOT(29, c1)
-#define QDML_VNNI_ROW3(u, r, c0, c1, c2) QDML_VNNI_ROW2(u, r, c0, c1) QDML_VNNI_DOT(30, c2)
-#define QDML_VNNI_ROWS(R, u)                                                                                   \
-    R(u, 0, 0, 8, 16) R(u, 1, 1, 9, 17) R(u, 2, 2, 10, 18) R(u, 3, 3, 11, 19) R(u, 4, 4, 12, 20)              \
-    R(u, 5, 5, 13, 21) R(u, 6, 6, 14, 22) R(u, 7, 7, 15, 23)
-#define QDML_VNNI_ROW2_(u, r, c0, c1, c2) QDML_VNNI_ROW2(u, r, c0, c1)
-#define QDML_VNNI_GROUP2(u) QDML_VNNI_LOAD(u, 0, 28) QDML_VNNI_LOAD(u, 1, 29) QDML_VNNI_ROWS(QDML_VNNI_ROW2_, u)
-#define QDML_VNNI_GROUP3(u)                                                                                    \
-    QDML_VNNI_LOAD(u, 0, 28) QDML_VNNI_LOAD(u, 1, 29) QDML_VNNI_LOAD(u, 2, 30) QDML_VNNI_ROWS(QDML_VNNI_ROW3, u)
-#define QDML_VNNI_INIT(j, c) "vmovdqa64 (%[c" #j "]), %%zmm" #c "\n\t"
+/// Row r of group u: its A dword (address A(u, r)) broadcast, then the NP dot products.
+#define QDML_VNNI_ROW1(A, u, r, c0, c1, c2) "vpbroadcastd " A(u, r) ", %%zmm31\n\t" QDML_VNNI_DOT(28, c0)
+#define QDML_VNNI_ROW2(A, u, r, c0, c1, c2) QDML_VNNI_ROW1(A, u, r, c0, c1, c2) QDML_VNNI_DOT(29, c1)
+#define QDML_VNNI_ROW3(A, u, r, c0, c1, c2) QDML_VNNI_ROW2(A, u, r, c0, c1, c2) QDML_VNNI_DOT(30, c2)
+#define QDML_VNNI_ROWS(R, A, u)                                                                                \
+    R(A, u, 0, 0, 8, 16) R(A, u, 1, 1, 9, 17) R(A, u, 2, 2, 10, 18) R(A, u, 3, 3, 11, 19)                      \
+    R(A, u, 4, 4, 12, 20) R(A, u, 5, 5, 13, 21) R(A, u, 6, 6, 14, 22) R(A, u, 7, 7, 15, 23)
+#define QDML_VNNI_LOADS1(u) QDML_VNNI_LOAD(u, 0, 28)
+#define QDML_VNNI_LOADS2(u) QDML_VNNI_LOADS1(u) QDML_VNNI_LOAD(u, 1, 29)
+#define QDML_VNNI_LOADS3(u) QDML_VNNI_LOADS2(u) QDML_VNNI_LOAD(u, 2, 30)
+#define QDML_VNNI_GROUP(NP, A, u) QDML_VNNI_LOADS##NP(u) QDML_VNNI_ROWS(QDML_VNNI_ROW##NP, A, u)
+#define QDML_VNNI_INIT(j, c) "vmovdqa64 64*" #j "(%[c]), %%zmm" #c "\n\t"
 #define QDML_VNNI_STORE(j, c) "vmovdqa64 %%zmm" #c ", 64*" #c "(%[acc])\n\t"
-/// The loop around G (one group's text at offset u), the accumulators of the
-/// NP panels initialized first and stored last (EACH(F): F on every one).
-#define QDML_VNNI_LOOP(G, EACH)                                                                                \
-    EACH(QDML_VNNI_INIT)                                                                                       \
+#define QDML_VNNI_EACH1(F) F(0, 0) F(0, 1) F(0, 2) F(0, 3) F(0, 4) F(0, 5) F(0, 6) F(0, 7)
+#define QDML_VNNI_EACH2(F) QDML_VNNI_EACH1(F) F(1, 8) F(1, 9) F(1, 10) F(1, 11) F(1, 12) F(1, 13) F(1, 14) F(1, 15)
+#define QDML_VNNI_EACH3(F) QDML_VNNI_EACH2(F) F(2, 16) F(2, 17) F(2, 18) F(2, 19) F(2, 20) F(2, 21) F(2, 22) F(2, 23)
+/// The whole statement's text: NP panels, A's addresses A(u, r), and what
+/// else advances per group (STEP1) and per four (STEP4) besides i.
+#define QDML_VNNI_LOOP(NP, A, STEP1, STEP4)                                                                    \
+    QDML_VNNI_EACH##NP(QDML_VNNI_INIT)                                                                         \
     "test %[rem], %[rem]\n\t"                                                                                  \
     "jz 2f\n"                                                                                                  \
-    "1:\n\t" G(0) "add $32, %[i]\n\t"                                                                         \
+    "1:\n\t" QDML_VNNI_GROUP(NP, A, 0) STEP1 "add $32, %[i]\n\t"                                               \
     "dec %[rem]\n\t"                                                                                           \
     "jnz 1b\n"                                                                                                 \
     "2:\n\t"                                                                                                   \
     "test %[i], %[i]\n\t"                                                                                      \
     "jz 4f\n"                                                                                                  \
-    "3:\n\t" G(0) G(1) G(2) G(3) "add $128, %[i]\n\t"                                                        \
+    "3:\n\t" QDML_VNNI_GROUP(NP, A, 0) QDML_VNNI_GROUP(NP, A, 1) QDML_VNNI_GROUP(NP, A, 2)                    \
+    QDML_VNNI_GROUP(NP, A, 3) STEP4 "add $128, %[i]\n\t"                                                       \
     "jnz 3b\n"                                                                                                 \
-    "4:\n\t" EACH(QDML_VNNI_STORE)
-#define QDML_VNNI_EACH2(F)                                                                                     \
-    F(0, 0) F(0, 1) F(0, 2) F(0, 3) F(0, 4) F(0, 5) F(0, 6) F(0, 7)                                            \
-    F(1, 8) F(1, 9) F(1, 10) F(1, 11) F(1, 12) F(1, 13) F(1, 14) F(1, 15)
-#define QDML_VNNI_EACH3(F) QDML_VNNI_EACH2(F) F(2, 16) F(2, 17) F(2, 18) F(2, 19) F(2, 20) F(2, 21) F(2, 22) F(2, 23)
+    "4:\n\t" QDML_VNNI_EACH##NP(QDML_VNNI_STORE)
+#define QDML_VNNI_PACKED(NP) QDML_VNNI_LOOP(NP, QDML_VNNI_AP, "", "")
+#define QDML_VNNI_DIRECT(NP)                                                                                   \
+    QDML_VNNI_LOOP(NP, QDML_VNNI_AD, "add $4, %[a0]\n\tadd $4, %[a4]\n\t", "add $16, %[a0]\n\tadd $16, %[a4]\n\t")
+#define QDML_VNNI_CLOBBER8 "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm28", "xmm31", "cc", "memory"
+#define QDML_VNNI_CLOBBER16 QDML_VNNI_CLOBBER8, "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm29"
+#define QDML_VNNI_CLOBBER24                                                                                    \
+    QDML_VNNI_CLOBBER16, "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm30"
 
-/// acc[j][r] = init[j] + row r of A's block of 8 rows (pa: 32 bytes per
-/// group) . panel j (b[j]: 64 bytes per group), over `groups` groups.
+/// Where dot8 reads A's 8 rows: packed (Groups4: 32 bytes per group at
+/// `data`), or in place (row r at data + r * lda, K = 4 * groups bytes).
+struct Rows8 {
+    const std::uint8_t* data = nullptr;
+    std::size_t lda = 0;  ///< 0: packed
+};
+
+/// acc[j][r] = init[16 j..16 j + 15] + row r of A's 8 rows . panel j (b[j]:
+/// 64 bytes per group), over `groups` groups.
 template <int NP>
-QDML_TARGET_AVX512 inline void dot8(std::int32_t (&acc)[NP][8][16], const std::uint8_t* pa,
-                                    const std::int8_t* const (&b)[NP], const std::int32_t* const (&init)[NP],
-                                    std::size_t groups) noexcept {
-    // (B's panels, the initial values and acc are 64-byte aligned: vmovdqa64.)
+QDML_TARGET_AVX512 inline void dot8(std::int32_t (&acc)[NP][8][16], Rows8 a, const std::int8_t* const (&b)[NP],
+                                    const std::int32_t* init, std::size_t groups) noexcept {
+    // (B's panels, init and acc are 64-byte aligned: vmovdqa64.)
     std::ptrdiff_t i = -static_cast<std::ptrdiff_t>(groups * 32);
     std::size_t rem = groups % 4;
-    const std::uint8_t* a = pa + groups * 32;
-    const std::int8_t *b0 = b[0] + groups * 64, *b1 = b[1] + groups * 64;
-    if constexpr (NP == 3) {
-        const std::int8_t* b2 = b[2] + groups * 64;
-        __asm__("" QDML_VNNI_LOOP(QDML_VNNI_GROUP3, QDML_VNNI_EACH3)
-                : "=m"(acc), [i] "+r"(i), [rem] "+r"(rem)
-                : [acc] "r"(&acc[0][0][0]), [a] "r"(a), [b0] "r"(b0), [b1] "r"(b1), [b2] "r"(b2), [c0] "r"(init[0]),
-                  [c1] "r"(init[1]), [c2] "r"(init[2])
-                : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-                  "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22",
-                  "xmm23", "xmm28", "xmm29", "xmm30", "xmm31", "cc", "memory");
+    const std::int8_t *b0 = b[0] + groups * 64, *b1 = b[NP > 1 ? 1 : 0] + groups * 64, *b2 = b[NP - 1] + groups * 64;
+    if (a.lda == 0) {
+        const std::uint8_t* pa = a.data + groups * 32;
+#define QDML_VNNI_OPERANDS(NP)                                                                                 \
+    : "=m"(acc), [i] "+r"(i), [rem] "+r"(rem)                                                                  \
+    : [acc] "r"(&acc[0][0][0]), [a] "r"(pa), [b0] "r"(b0), [b1] "r"(b1), [b2] "r"(b2), [c] "r"(init)
+        if constexpr (NP == 1) __asm__(QDML_VNNI_PACKED(1) QDML_VNNI_OPERANDS(1) : QDML_VNNI_CLOBBER8);
+        if constexpr (NP == 2) __asm__(QDML_VNNI_PACKED(2) QDML_VNNI_OPERANDS(2) : QDML_VNNI_CLOBBER16);
+        if constexpr (NP == 3) __asm__(QDML_VNNI_PACKED(3) QDML_VNNI_OPERANDS(3) : QDML_VNNI_CLOBBER24);
+#undef QDML_VNNI_OPERANDS
     } else {
-        __asm__("" QDML_VNNI_LOOP(QDML_VNNI_GROUP2, QDML_VNNI_EACH2)
-                : "=m"(acc), [i] "+r"(i), [rem] "+r"(rem)
-                : [acc] "r"(&acc[0][0][0]), [a] "r"(a), [b0] "r"(b0), [b1] "r"(b1), [c0] "r"(init[0]), [c1] "r"(init[1])
-                : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-                  "xmm12", "xmm13", "xmm14", "xmm15", "xmm28", "xmm29", "xmm31", "cc", "memory");
+        const std::uint8_t *a0 = a.data, *a4 = a.data + 4 * a.lda;
+        const std::size_t ld = a.lda, ld3 = 3 * a.lda;
+#define QDML_VNNI_OPERANDS(NP)                                                                                 \
+    : "=m"(acc), [i] "+r"(i), [rem] "+r"(rem), [a0] "+r"(a0), [a4] "+r"(a4)                                    \
+    : [acc] "r"(&acc[0][0][0]), [ld] "r"(ld), [ld3] "r"(ld3), [b0] "r"(b0), [b1] "r"(b1), [b2] "r"(b2), [c] "r"(init)
+        if constexpr (NP == 1) __asm__(QDML_VNNI_DIRECT(1) QDML_VNNI_OPERANDS(1) : QDML_VNNI_CLOBBER8);
+        if constexpr (NP == 2) __asm__(QDML_VNNI_DIRECT(2) QDML_VNNI_OPERANDS(2) : QDML_VNNI_CLOBBER16);
+        if constexpr (NP == 3) __asm__(QDML_VNNI_DIRECT(3) QDML_VNNI_OPERANDS(3) : QDML_VNNI_CLOBBER24);
+#undef QDML_VNNI_OPERANDS
     }
 }
 
 #undef QDML_VNNI_LOAD
-#undef QDML_VNNI_BCAST
+#undef QDML_VNNI_AP0
+#undef QDML_VNNI_AD0
+#undef QDML_VNNI_AD1
+#undef QDML_VNNI_AD2
+#undef QDML_VNNI_AD3
+#undef QDML_VNNI_AD4
+#undef QDML_VNNI_AD5
+#undef QDML_VNNI_AD6
+#undef QDML_VNNI_AD7
+#undef QDML_VNNI_AP
+#undef QDML_VNNI_AD
 #undef QDML_VNNI_DOT
+#undef QDML_VNNI_ROW1
 #undef QDML_VNNI_ROW2
 #undef QDML_VNNI_ROW3
 #undef QDML_VNNI_ROWS
-#undef QDML_VNNI_ROW2_
-#undef QDML_VNNI_GROUP2
-#undef QDML_VNNI_GROUP3
+#undef QDML_VNNI_LOADS1
+#undef QDML_VNNI_LOADS2
+#undef QDML_VNNI_LOADS3
+#undef QDML_VNNI_GROUP
 #undef QDML_VNNI_INIT
 #undef QDML_VNNI_STORE
-#undef QDML_VNNI_LOOP
+#undef QDML_VNNI_EACH1
 #undef QDML_VNNI_EACH2
 #undef QDML_VNNI_EACH3
+#undef QDML_VNNI_LOOP
+#undef QDML_VNNI_PACKED
+#undef QDML_VNNI_DIRECT
+#undef QDML_VNNI_CLOBBER8
+#undef QDML_VNNI_CLOBBER16
+#undef QDML_VNNI_CLOBBER24
 
 namespace detail {
 /// 8 rows x columns n0..n0+15 from acc (row r at c + 16 r, the column bias
@@ -191,34 +241,32 @@ inline bool packed_store(const Epilogue& e) noexcept {
            ((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127));
 }
 
-/// Rows m0..m0+7 times panels p..p+NP-1 (NP = 2, 3): dot8, then in the
-/// common case (packed_store) the accumulators start from the column bias
-/// and go through store_rows32 (panels 0-1) and rows16 (panel 2): half the
-/// vector operations of store16 per 16 outputs; else store16.
+/// Rows m0..m0+7 times panels p..p+NP-1: dot8 (A packed, or in place
+/// where pack_left left it: PackedLeft::borrowed), then in the common case
+/// (packed_store) the accumulators start from the column bias and go
+/// through store_rows32 (panels 0-1) and rows16 (a third or a lone panel):
+/// half the vector operations of store16 per 16 outputs; else store16.
 template <int NP>
 QDML_TARGET_AVX512 void tile8(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
                               std::size_t p) {
-    alignas(64) static constexpr std::int32_t kZero[16] = {};
+    alignas(64) static constexpr std::int32_t kZero[3 * kPanel] = {};
     alignas(64) std::int32_t acc[NP][8][16];
     const bool packed = packed_store(e);
     const std::int8_t* panel[NP];
-    const std::int32_t* init[NP];
-    for (int j = 0; j < NP; ++j) {
-        panel[j] = b.panel(p + j);
-        init[j] = packed ? reinterpret_cast<const std::int32_t*>(e.col_bias.data()) + (p + j) * kPanel : kZero;
-    }
-    dot8<NP>(acc, a.rows(m0), panel, init, b.groups);
+    for (int j = 0; j < NP; ++j) panel[j] = b.panel(p + j);
+    const std::int32_t* init = packed ? reinterpret_cast<const std::int32_t*>(e.col_bias.data()) + p * kPanel : kZero;
+    dot8<NP>(acc, {a.rows(m0), m0 < a.borrowed_rows ? a.borrowed_stride : 0}, panel, init, b.groups);
     const std::size_t n0 = p * kPanel;
-    if (packed && store_rows32(e, m0, 8, n0, acc[0][0], acc[1][0])) {
-        if constexpr (NP == 3) {
+    if (packed && (NP == 1 || store_rows32(e, m0, 8, n0, acc[0][0], acc[1 % NP][0]))) {
+        if constexpr (NP != 2) {
+            const std::int32_t* last = acc[NP - 1][0];
+            const std::size_t nl = n0 + (NP - 1) * kPanel;
             const auto run = [&](auto same_zp) {
                 constexpr bool Z = decltype(same_zp)::value;
                 if (e.mode == MultMode::PerColumn)
-                    e.cols_small ? detail::rows16<true, false, Z>(e, m0, n0 + 32, acc[2][0])
-                                 : detail::rows16<true, true, Z>(e, m0, n0 + 32, acc[2][0]);
+                    e.cols_small ? detail::rows16<true, false, Z>(e, m0, nl, last) : detail::rows16<true, true, Z>(e, m0, nl, last);
                 else
-                    e.rows_small ? detail::rows16<false, false, Z>(e, m0, n0 + 32, acc[2][0])
-                                 : detail::rows16<false, true, Z>(e, m0, n0 + 32, acc[2][0]);
+                    e.rows_small ? detail::rows16<false, false, Z>(e, m0, nl, last) : detail::rows16<false, true, Z>(e, m0, nl, last);
             };
             e.same_zp ? run(std::true_type{}) : run(std::false_type{});
         }
@@ -226,7 +274,8 @@ QDML_TARGET_AVX512 void tile8(const PackedLeft& a, const PackedRight& b, const E
     }
     for (int r = 0; r < 8; ++r)  // (store16 adds the column bias itself)
         for (int j = 0; j < NP; ++j)
-            store16(e, m0 + r, n0 + j * kPanel, _mm512_sub_epi32(_mm512_load_si512(acc[j][r]), _mm512_load_si512(init[j])));
+            store16(e, m0 + r, n0 + j * kPanel,
+                    _mm512_sub_epi32(_mm512_load_si512(acc[j][r]), _mm512_load_si512(init + j * kPanel)));
 }
 
 template <int MR, int NP>
@@ -293,6 +342,7 @@ inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, 
     if (mr == 1 && np == kRowPanels) return tile<1, kRowPanels>(a, b, e, m0, p);
     if (mr == 8 && np == 3) return tile8<3>(a, b, e, m0, p);
     if (mr == 8 && np == 2) return tile8<2>(a, b, e, m0, p);
+    if (mr == 8 && np == 1) return tile8<1>(a, b, e, m0, p);  // (whole blocks may be read in place: dot8 only)
     with_count<kRows>(mr, [&](auto rows) {
         constexpr int R = decltype(rows)::value;
         with_count<kPanels>(np, [&](auto panels) { tile<R, decltype(panels)::value>(a, b, e, m0, p); });
