@@ -296,9 +296,10 @@ struct PackedLeft {
     std::size_t M = 0, K = 0, groups = 0, mr = 1;
     AlignedArray<std::uint8_t> data;
     AlignedArray<std::uint32_t> row_sum;  ///< ra[m] = sum_k a' (mod 2^32)
-    /// Rows layout read in place (LeftPacking::in_place): rows below
-    /// `borrowed_rows` (whole tiles of 16) at borrowed + m * borrowed_stride,
-    /// `data` holds the rest from row borrowed_rows on.
+    /// Read in place (LeftPacking::in_place): rows below `borrowed_rows`
+    /// (whole tiles of 16 of the Rows layout, or whole 8-row blocks of
+    /// Groups4) at borrowed + m * borrowed_stride, `data` holds the rest
+    /// (packed) from row borrowed_rows on.
     const std::uint8_t* borrowed = nullptr;
     std::size_t borrowed_rows = 0, borrowed_stride = 0;
 
@@ -316,8 +317,10 @@ struct PackedLeft {
 /// unspecified: Epilogue::needs_row_sums says when the epilogue reads it).
 /// `in_place`: the Rows layout (AMX) may read the whole 16-row tiles of an
 /// unsigned A with contiguous rows and K a multiple of 64 where they are
-/// (a' = A, no padding), packing only the last partial tile; A must then
-/// stay unchanged and alive until every multiply() with the result is done.
+/// (a' = A, no padding), packing only the last partial tile, and Groups4
+/// with 8-row blocks (AVX-512 VNNI) its whole blocks when K is a multiple
+/// of 4; A must then stay unchanged and alive until every multiply() with
+/// the result is done.
 struct LeftPacking {
     bool sums = true;
     bool in_place = false;
@@ -534,15 +537,32 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
             out.row_sum[m] = detail::left_row(a, m, K, out.data.data() + m * groups * 4);
         return;
     }
-    // Groups4 and Pairs16: every byte of the M rows' blocks is written below.
-    out.data.resize(rows * groups * out.unit());
+    // Groups4 and Pairs16: every byte of the M rows' blocks is written below
+    // (from row `base` on: the rows before it are read in place).
+    std::size_t done = 0, base = 0;
     out.row_sum.resize(rows);
-    std::size_t done = 0;
+#if QDML_GEMM_X86
+    const auto src = [&](std::size_t m) { return reinterpret_cast<const std::uint8_t*>(a.data + m * a.row_stride); };
+    // In place (Groups4 of the AVX-512 VNNI kernel's 8-row blocks, an
+    // unsigned A with contiguous rows, K a multiple of 4): the kernel reads
+    // the whole blocks' rows where they are; only the last M % 8 rows are
+    // packed. Row sums, when wanted, from the rows.
+    if (layout == LeftLayout::Groups4 && mr == 8 && how.in_place && !std::is_signed_v<TA> && a.col_stride == 1 &&
+        K == groups * 4 && M >= 8 && isa_available(Isa::Avx512Vnni)) {
+        done = base = M / 8 * 8;
+        out.borrowed = src(0);
+        out.borrowed_rows = base;
+        out.borrowed_stride = a.row_stride;
+        if (how.sums)
+            for (std::size_t m = 0; m < base; ++m)
+                out.row_sum[m] = detail::left_row_avx512<true, false>(src(m), K, (K + 63) / 64 * 64, 0, nullptr);
+    }
+#endif
+    out.data.resize((rows - base) * groups * out.unit());
 #if QDML_GEMM_X86
     // Whole blocks of contiguous rows by vector code: 8 rows (the AVX-512
     // VNNI kernel's) transposed 16 groups at a time, 4 (AVX2) 8 groups at a time.
-    const auto src = [&](std::size_t m) { return reinterpret_cast<const std::uint8_t*>(a.data + m * a.row_stride); };
-    const auto dst = [&](std::size_t m) { return out.data.data() + m * groups * out.unit(); };
+    const auto dst = [&](std::size_t m) { return out.data.data() + (m - base) * groups * out.unit(); };
     const auto sums = [&](std::size_t m) { return how.sums ? &out.row_sum[m] : nullptr; };
     const auto flip = as_left(TA{0});
     if (layout == LeftLayout::Groups4 && mr == 8 && a.col_stride == 1 && isa_available(Isa::Avx512Vnni))
@@ -554,7 +574,7 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
     std::vector<std::uint8_t> row(groups * 4, 0);
     for (std::size_t m = done; m < M; ++m) {
         const std::size_t m0 = m / mr * mr, r = m - m0, block_rows = std::min(mr, M - m0);
-        std::uint8_t* block = out.data.data() + m0 * groups * out.unit();
+        std::uint8_t* block = out.data.data() + (m0 - base) * groups * out.unit();
         out.row_sum[m] = detail::left_row(a, m, K, row.data());
         if (layout == LeftLayout::Groups4) {
             for (std::size_t g = 0; g < groups; ++g) std::memcpy(block + (g * block_rows + r) * 4, &row[4 * g], 4);
