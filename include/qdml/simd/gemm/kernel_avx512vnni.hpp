@@ -3,10 +3,10 @@
 // registers, 1 broadcast), vpdpbusd (u8 x s8, four products summed into
 // int32 without saturation, wrapping like the reference's accumulator).
 // Per k group the NP panel loads serve MR rows and each broadcast A dword
-// serves NP panels. Whole blocks of 8 rows by 2 or 3 panels (all but the
-// edges of a large product) run their k loop as one asm statement (dot8)
-// and store through the saturating-pack epilogue (store_rows32, rows16).
-// Compiles to nothing off x86-64.
+// serves NP panels. Whole blocks of 8 rows (all of a product but its last
+// M % 8 rows) run their k loop as one asm statement (dot8), reading A packed
+// or in place, and store through the saturating-pack epilogue
+// (store_rows32, rows16). Compiles to nothing off x86-64.
 #pragma once
 
 #include <cstddef>
@@ -54,7 +54,7 @@ QDML_TARGET_AVX512 inline void row(__m512i (&acc)[NP], const std::uint8_t* a, co
 // spills when asked to unroll; here one induction register i (B's group
 // at each panel's end pointer + 2i, a scaled index; i counts 32 per group up
 // to 0 from below), the groups % 4 one at a time, then four per iteration.
-// A is read packed (the block's group at a + i) or in place (Direct: row r
+// A is read packed (the block's group at a + i) or in place (lda != 0: row r
 // of the 8 at a0 + r * lda for r < 4, a4 + (r - 4) * lda after, as base +
 // index * 1 or 2 with lda and 3 lda in registers; a0 and a4 advance 4 bytes
 // per group). Row r of panel j accumulates in zmm(8j + r), from the panel's
