@@ -73,6 +73,28 @@ QDML_TARGET_AVX2 void tile(const PackedLeft& a, const PackedRight& b, const Epil
     const std::uint64_t out_rs = e.out_rs;
     std::uint8_t* out = e.out + m0 * out_rs + n0;
     const __m256i low = _mm256_set1_epi32(0xff), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    if (e.cols_small && ((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127))) {
+        // Every multiplier below 1 in magnitude: |fp32(acc) * mult| < 2^31
+        // converts without overflow, and saturating packs give Q's clamps
+        // (as store_rows32 does): to int16, plus the zero point with
+        // saturation, to the output type; no max, min or mask.
+        const bool is_signed = e.out_lo < 0;
+        QDML_UNROLL
+        for (int r = 0; r < MR; ++r, out += out_rs) {
+            const RowParams& rp = rows[r];
+            __m256i q[2];
+            QDML_UNROLL
+            for (int h = 0; h < 2; ++h) {
+                const __m256i v = _mm256_add_epi32(_mm256_add_epi32(acc[r][h], _mm256_set1_epi32(static_cast<int>(rp.bias))),
+                                                   _mm256_load_si256(col_bias + h));
+                q[h] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_cvtepi32_ps(v), _mm256_load_ps(col_mult + 8 * h)));
+            }
+            const __m256i w = _mm256_adds_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_set1_epi16(static_cast<short>(rp.zp)));
+            const __m256i b8 = is_signed ? _mm256_packs_epi16(w, w) : _mm256_packus_epi16(w, w);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b8, order)));
+        }
+        return;
+    }
     QDML_UNROLL
     for (int r = 0; r < MR; ++r, out += out_rs) {
         const RowParams& rp = rows[r];
