@@ -86,14 +86,15 @@ QDML_TARGET_AVX512 inline void row(__m512i (&acc)[NP], const std::uint8_t* a, co
 #define QDML_VNNI_LOADS3(u) QDML_VNNI_LOADS2(u) QDML_VNNI_LOAD(u, 2, 30)
 #define QDML_VNNI_GROUP(NP, A, u) QDML_VNNI_LOADS##NP(u) QDML_VNNI_ROWS(QDML_VNNI_ROW##NP, A, u)
 #define QDML_VNNI_INIT(j, c) "vmovdqa64 64*" #j "(%[c]), %%zmm" #c "\n\t"
+#define QDML_VNNI_INITC(j, c) "vmovdqa64 64*" #c "(%[acc]), %%zmm" #c "\n\t"  // from acc itself
 #define QDML_VNNI_STORE(j, c) "vmovdqa64 %%zmm" #c ", 64*" #c "(%[acc])\n\t"
 #define QDML_VNNI_EACH1(F) F(0, 0) F(0, 1) F(0, 2) F(0, 3) F(0, 4) F(0, 5) F(0, 6) F(0, 7)
 #define QDML_VNNI_EACH2(F) QDML_VNNI_EACH1(F) F(1, 8) F(1, 9) F(1, 10) F(1, 11) F(1, 12) F(1, 13) F(1, 14) F(1, 15)
 #define QDML_VNNI_EACH3(F) QDML_VNNI_EACH2(F) F(2, 16) F(2, 17) F(2, 18) F(2, 19) F(2, 20) F(2, 21) F(2, 22) F(2, 23)
 /// The whole statement's text: NP panels, A's addresses A(u, r), and what
 /// else advances per group (STEP1) and per four (STEP4) besides i.
-#define QDML_VNNI_LOOP(NP, A, STEP1, STEP4)                                                                    \
-    QDML_VNNI_EACH##NP(QDML_VNNI_INIT)                                                                         \
+#define QDML_VNNI_LOOP(NP, A, STEP1, STEP4, INIT)                                                              \
+    QDML_VNNI_EACH##NP(INIT)                                                                                   \
     "test %[rem], %[rem]\n\t"                                                                                  \
     "jz 2f\n"                                                                                                  \
     "1:\n\t" QDML_VNNI_GROUP(NP, A, 0) STEP1 "add $32, %[i]\n\t"                                               \
@@ -106,9 +107,11 @@ QDML_TARGET_AVX512 inline void row(__m512i (&acc)[NP], const std::uint8_t* a, co
     QDML_VNNI_GROUP(NP, A, 3) STEP4 "add $128, %[i]\n\t"                                                       \
     "jnz 3b\n"                                                                                                 \
     "4:\n\t" QDML_VNNI_EACH##NP(QDML_VNNI_STORE)
-#define QDML_VNNI_PACKED(NP) QDML_VNNI_LOOP(NP, QDML_VNNI_AP, "", "")
-#define QDML_VNNI_DIRECT(NP)                                                                                   \
-    QDML_VNNI_LOOP(NP, QDML_VNNI_AD, "add $4, %[a0]\n\tadd $4, %[a4]\n\t", "add $16, %[a0]\n\tadd $16, %[a4]\n\t")
+#define QDML_VNNI_PACKED(NP) QDML_VNNI_LOOP(NP, QDML_VNNI_AP, "", "", QDML_VNNI_INIT)
+#define QDML_VNNI_DIRECT_WITH(NP, INIT)                                                                        \
+    QDML_VNNI_LOOP(NP, QDML_VNNI_AD, "add $4, %[a0]\n\tadd $4, %[a4]\n\t", "add $16, %[a0]\n\tadd $16, %[a4]\n\t", INIT)
+#define QDML_VNNI_DIRECT(NP) QDML_VNNI_DIRECT_WITH(NP, QDML_VNNI_INIT)
+#define QDML_VNNI_CHAIN(NP) QDML_VNNI_DIRECT_WITH(NP, QDML_VNNI_INITC)
 #define QDML_VNNI_CLOBBER8 "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm28", "xmm31", "cc", "memory"
 #define QDML_VNNI_CLOBBER16 QDML_VNNI_CLOBBER8, "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm29"
 #define QDML_VNNI_CLOBBER24                                                                                    \
@@ -152,6 +155,26 @@ QDML_TARGET_AVX512 inline void dot8(std::int32_t (&acc)[NP][8][16], Rows8 a, con
     }
 }
 
+/// dot8 in place that starts from acc itself rather than from a per-panel
+/// init (acc[j][r] += row r . panel j over `groups` groups): a k loop cut
+/// into runs of A (the patch segments of the NHWC convolution) chains its calls.
+template <int NP>
+QDML_TARGET_AVX512 inline void dot8_chain(std::int32_t (&acc)[NP][8][16], const std::uint8_t* a, std::size_t lda,
+                                          const std::int8_t* const (&b)[NP], std::size_t groups) noexcept {
+    std::ptrdiff_t i = -static_cast<std::ptrdiff_t>(groups * 32);
+    std::size_t rem = groups % 4;
+    const std::int8_t *b0 = b[0] + groups * 64, *b1 = b[NP > 1 ? 1 : 0] + groups * 64, *b2 = b[NP - 1] + groups * 64;
+    const std::uint8_t *a0 = a, *a4 = a + 4 * lda;
+    const std::size_t ld = lda, ld3 = 3 * lda;
+#define QDML_VNNI_OPERANDS(NP)                                                                                 \
+    : "+m"(acc), [i] "+r"(i), [rem] "+r"(rem), [a0] "+r"(a0), [a4] "+r"(a4)                                    \
+    : [acc] "r"(&acc[0][0][0]), [ld] "r"(ld), [ld3] "r"(ld3), [b0] "r"(b0), [b1] "r"(b1), [b2] "r"(b2)
+    if constexpr (NP == 1) __asm__(QDML_VNNI_CHAIN(1) QDML_VNNI_OPERANDS(1) : QDML_VNNI_CLOBBER8);
+    if constexpr (NP == 2) __asm__(QDML_VNNI_CHAIN(2) QDML_VNNI_OPERANDS(2) : QDML_VNNI_CLOBBER16);
+    if constexpr (NP == 3) __asm__(QDML_VNNI_CHAIN(3) QDML_VNNI_OPERANDS(3) : QDML_VNNI_CLOBBER24);
+#undef QDML_VNNI_OPERANDS
+}
+
 #undef QDML_VNNI_LOAD
 #undef QDML_VNNI_AP0
 #undef QDML_VNNI_AD0
@@ -181,6 +204,9 @@ QDML_TARGET_AVX512 inline void dot8(std::int32_t (&acc)[NP][8][16], Rows8 a, con
 #undef QDML_VNNI_LOOP
 #undef QDML_VNNI_PACKED
 #undef QDML_VNNI_DIRECT
+#undef QDML_VNNI_DIRECT_WITH
+#undef QDML_VNNI_CHAIN
+#undef QDML_VNNI_INITC
 #undef QDML_VNNI_CLOBBER8
 #undef QDML_VNNI_CLOBBER16
 #undef QDML_VNNI_CLOBBER24
@@ -247,15 +273,59 @@ inline bool packed_store(const Epilogue& e) noexcept {
 /// through store_rows32 (panels 0-1) and rows16 (a third or a lone panel):
 /// half the vector operations of store16 per 16 outputs; else store16.
 template <int NP>
+QDML_TARGET_AVX512 void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
+                               const std::int32_t* init, const std::int32_t (&acc)[NP][8][16]);
+
+/// The accumulators' initial values per panel: in the common case
+/// (packed_store) the column bias, else zeros.
+inline const std::int32_t* tile8_init(const Epilogue& e, std::size_t p, bool packed) noexcept {
+    alignas(64) static constexpr std::int32_t kZero[3 * kPanel] = {};
+    return packed ? reinterpret_cast<const std::int32_t*>(e.col_bias.data()) + p * kPanel : kZero;
+}
+
+template <int NP>
 QDML_TARGET_AVX512 void tile8(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
                               std::size_t p) {
-    alignas(64) static constexpr std::int32_t kZero[3 * kPanel] = {};
     alignas(64) std::int32_t acc[NP][8][16];
     const bool packed = packed_store(e);
     const std::int8_t* panel[NP];
     for (int j = 0; j < NP; ++j) panel[j] = b.panel(p + j);
-    const std::int32_t* init = packed ? reinterpret_cast<const std::int32_t*>(e.col_bias.data()) + p * kPanel : kZero;
+    const std::int32_t* init = tile8_init(e, p, packed);
     dot8<NP>(acc, {a.rows(m0), m0 < a.borrowed_rows ? a.borrowed_stride : 0}, panel, init, b.groups);
+    store8<NP>(e, m0, p, packed, init, acc);
+}
+
+/// A run of the left operand's K read in place: `groups` k groups (4 bytes
+/// each) from `offset` bytes after each row's start, against the right
+/// operand's groups from `group` on.
+struct KRun {
+    std::size_t offset = 0, group = 0, groups = 0;
+};
+
+/// tile8 for 8 rows read in place (row r at a + r * lda) whose K is cut
+/// into runs (the NHWC convolution's patch segments): one dot8 from the
+/// initial values, then dot8_chain per further run, then store8.
+template <int NP>
+QDML_TARGET_AVX512 void tile8_runs(const std::uint8_t* a, std::size_t lda, const KRun* runs, std::size_t count,
+                                   const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t p) {
+    alignas(64) std::int32_t acc[NP][8][16];
+    const bool packed = packed_store(e);
+    const std::int32_t* init = tile8_init(e, p, packed);
+    for (std::size_t r = 0; r < count; ++r) {
+        const std::int8_t* panel[NP];
+        for (int j = 0; j < NP; ++j) panel[j] = b.panel(p + j) + runs[r].group * 64;
+        if (r == 0)
+            dot8<NP>(acc, {a + runs[r].offset, lda}, panel, init, runs[r].groups);
+        else
+            dot8_chain<NP>(acc, a + runs[r].offset, lda, panel, runs[r].groups);
+    }
+    store8<NP>(e, m0, p, packed, init, acc);
+}
+
+/// Stores tile8's accumulators (which started from `init`).
+template <int NP>
+QDML_TARGET_AVX512 void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
+                               const std::int32_t* init, const std::int32_t (&acc)[NP][8][16]) {
     const std::size_t n0 = p * kPanel;
     if (packed && (NP == 1 || store_rows32(e, m0, 8, n0, acc[0][0], acc[1 % NP][0]))) {
         if constexpr (NP != 2) {
