@@ -16,7 +16,9 @@
 //   zero point, so they contribute exactly 0 to (x - XZP) * (f - FZP);
 // - output: rows = output channels, columns = pixels, through the output's
 //   strides (or a scratch copied out, see run()).
-// Depthwise convolutions (GroupCount == Cin) take the depthwise path instead.
+// Depthwise convolutions (GroupCount == Cin) take the depthwise path instead;
+// the NHWC form (conv/nhwc.hpp: the input as the left operand, the filter as
+// the right one) computes the others where use_nhwc() says it is faster.
 // mult = fp32(FilterScale[oc] * InputScale) / OutputScale: the reference's
 // fp32(InputScale * FilterScale[oc]) (binary32 multiplication commutes).
 #pragma once
@@ -287,9 +289,12 @@ inline std::size_t block_columns(std::size_t K, gemm::Isa isa) noexcept {
 /// - other strides: tap rows gathered block by block (patch_row).
 template <class TIn, class TFilter, class TOut>
 void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter& f) {
+    if (f.nhwc) {
 #if QDML_GEMM_X86
-    if (f.nhwc) return run_nhwc(op, f.input_left);
+        if (f.isa == gemm::Isa::Amx) return run_nhwc(op, f.input_left);
 #endif
+        return run_nhwc_vector(op, f.input_left, f.isa);
+    }
     const Geometry g = geometry(op);
     const std::size_t K = g.K(), P = g.pixels(), taps = std::size_t{g.kH} * g.kW;
     const auto& X = op.InputTensor;

@@ -1,5 +1,7 @@
 // qdml/simd/conv/nhwc.hpp - the convolution's implicit GEMM with the INPUT as
-// the left operand (oneDNN's brgemm form), on the AMX path:
+// the left operand (oneDNN's brgemm form), on the AMX path (run_nhwc, below)
+// and the vector paths (run_nhwc_vector, at the end: pixel blocks of patch
+// rows, AVX-512 VNNI reading them in place by segments; use_nhwc says when):
 //   rows M = output pixels, K = the patch (taps x Cin/G), columns N = Cout/G;
 //   the filter is the packed right operand (per column: filter zero point,
 //   scale, bias), the epilogue the engine's (gemm/epilogue.hpp).
@@ -45,30 +47,37 @@ struct Segment {
 };
 
 /// The segments of a patch: one per filter row when dx == 1 (kW * C
-/// contiguous bytes), else one per tap (C bytes). Offsets need the padded
-/// row length Wp (pixels).
+/// contiguous bytes), else one per tap (C bytes), each taking `steps` units
+/// of `unit` bytes of K (64 for the AMX form's K steps, 4 for the vector
+/// form's patch rows: one k group). Offsets need the padded row length Wp
+/// (pixels).
 inline std::vector<Segment> segments(std::uint32_t C, std::uint32_t kH, std::uint32_t kW, std::uint32_t dy,
-                                     std::uint32_t dx, std::size_t Wp) {
+                                     std::uint32_t dx, std::size_t Wp, std::size_t unit = 64) {
     std::vector<Segment> s;
     const bool rows = dx == 1;
     const std::size_t bytes = std::size_t{C} * (rows ? kW : 1);
     for (std::uint32_t ky = 0; ky < kH; ++ky)
         for (std::uint32_t kx = 0; kx < (rows ? 1u : kW); ++kx)
-            s.push_back({ky, kx, bytes, (bytes + 63) / 64, (std::size_t{ky} * dy * Wp + std::size_t{kx} * dx) * C});
+            s.push_back({ky, kx, bytes, (bytes + unit - 1) / unit, (std::size_t{ky} * dy * Wp + std::size_t{kx} * dx) * C});
     return s;
 }
 
+/// The K unit of the NHWC form on `isa` (segments()).
+inline std::size_t segment_unit(gemm::Isa isa) noexcept { return isa == gemm::Isa::Amx ? 64 : 4; }
+
 /// The filter of every group as the right operand of the NHWC form: K laid
-/// out as segments() (64-byte steps, zero rows past each segment), b' bytes;
+/// out as segments() (units of segment_unit(isa) bytes, zero rows past each
+/// segment), b' bytes;
 /// PackedRight::K is the real K (taps x C), which the column term needs.
 template <class TIn, class TFilter, class TOut>
 void pack_filter_right(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Isa isa,
                        std::vector<gemm::PackedRight>& right) {
     const std::uint32_t C = op.FilterTensor.sizes[1], kH = op.FilterTensor.sizes[2], kW = op.FilterTensor.sizes[3];
     const std::uint32_t groups = op.GroupCount, Ng = op.FilterTensor.sizes[0] / groups;
-    const std::vector<Segment> segs = segments(C, kH, kW, op.Dilations[0], op.Dilations[1], 0);
+    const std::size_t unit = segment_unit(isa);
+    const std::vector<Segment> segs = segments(C, kH, kW, op.Dilations[0], op.Dilations[1], 0, unit);
     std::size_t Kp = 0;
-    for (const Segment& s : segs) Kp += s.steps * 64;
+    for (const Segment& s : segs) Kp += s.steps * unit;
     right.resize(groups);
     // Row k of B: the filter element at offset `at[k]` of each output channel (none in a step's padding).
     const auto& F = op.FilterTensor;
@@ -78,7 +87,7 @@ void pack_filter_right(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op,
     for (const Segment& s : segs) {
         for (std::size_t t = 0; t < s.bytes; ++t)
             at[k0 + t] = F.offset({0, static_cast<std::uint32_t>(t % C), s.ky, s.kx + static_cast<std::uint32_t>(t / C)});
-        k0 += s.steps * 64;
+        k0 += s.steps * unit;
     }
     std::vector<std::int8_t> b(Kp * Ng);
     for (std::uint32_t group = 0; group < groups; ++group) {
@@ -92,7 +101,7 @@ void pack_filter_right(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op,
             const TFilter* src = rows + at[k];
             for (std::uint32_t n = 0; n < Ng; ++n) dst[n] = gemm::as_right(src[n * F.strides[0]]);
         }
-        gemm::pack_right(gemm::Matrix<std::int8_t>{b.data(), Ng, 1}, Kp, Ng, isa, right[group]);
+        gemm::pack_right(gemm::Matrix<std::int8_t>{b.data(), Ng, 1}, Kp, Ng, isa, right[group], {true});  // (AVX2: wide panels)
         right[group].K = std::size_t{C} * kH * kW;
     }
 }
@@ -115,17 +124,30 @@ struct NhwcFilter {
     bool row_sums = false;                 ///< some bzp' != 0: the pixels' patch sums are needed
 };
 
-/// Whether the NHWC form computes `op` on `isa`: the AMX path, every
-/// convolution but the unpadded stride-1 1x1 on channel planes (a plain GEMM
-/// on the tensors, conv::run), while the padded copy stays moderate.
+/// Whether the NHWC form computes `op` on `isa`, while its padded copy stays
+/// moderate: on the AMX and AVX-512 VNNI paths every convolution but the
+/// unpadded stride-1 1x1 on channel planes (a plain GEMM on the tensors,
+/// conv::run); on the 256-bit paths (AVX-VNNI, AVX2) the 1x1 and strided
+/// convolutions whose input has its channels inner (NHWC by strides), which
+/// the NCHW form would transpose in and out (measured on Zen 4, 2026-11-25:
+/// AVX-512 VNNI 3x3 64->64 56^2 0.55 ms NCHW / 0.53 NHWC against 0.67 / 0.84
+/// in the NCHW form; AVX2 1x1 256->64 NHWC 0.83 ms against 1.19, 3x3 stride
+/// 1 NHWC 1.91 against 1.73).
 template <class TIn, class TFilter, class TOut>
 bool use_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Isa isa) noexcept {
-    if (isa != gemm::Isa::Amx) return false;
     const auto& fs = op.FilterTensor.sizes;
+    const auto& xs = op.InputTensor.strides;
+    if (isa == gemm::Isa::Generic) return false;
     const bool pointwise = fs[2] == 1 && fs[3] == 1 && op.Strides[0] == 1 && op.Strides[1] == 1 &&
                            op.StartPadding[0] == 0 && op.StartPadding[1] == 0 && op.EndPadding[0] == 0 &&
                            op.EndPadding[1] == 0;
-    if (pointwise && op.InputTensor.strides[3] == 1) return false;
+    if (pointwise && xs[3] == 1) return false;
+    // The 256-bit kernels pack the patch rows (Pairs16 or Groups4) and run 4
+    // rows per block: there the NCHW form's stride-1 wide columns win unless
+    // the input has its channels inner and the convolution is 1x1 or strided.
+    const bool ymm = isa == gemm::Isa::Avx2 || isa == gemm::Isa::AvxVnni;
+    const bool unit_stride = op.Strides[0] == 1 && op.Strides[1] == 1;
+    if (ymm && (!(xs[1] < xs[2] && xs[1] < xs[3]) || (unit_stride && !(fs[2] == 1 && fs[3] == 1)))) return false;
     constexpr std::uint64_t kMax = std::uint64_t{1} << 26;
     const std::uint64_t Hp = std::uint64_t{op.InputTensor.sizes[2]} + op.StartPadding[0] + op.EndPadding[0];
     const std::uint64_t Wp = std::uint64_t{op.InputTensor.sizes[3]} + op.StartPadding[1] + op.EndPadding[1];
@@ -213,10 +235,80 @@ inline void fill_nhwc_border(std::uint8_t* buf, std::size_t Hp, std::size_t Wp, 
     }
 }
 
+/// A [pixel][channel] scratch of `Ng` channels per pixel into image n's
+/// output channels oc0.. (any strides; NCHW planes by transposition).
+template <class TOut>
+void store_pixels(const std::uint8_t* scratch, std::uint32_t Ng, const TensorView<TOut, 4>& Out, std::uint32_t n,
+                  std::uint32_t oc0) noexcept {
+    const std::uint32_t oH = Out.sizes[2], oW = Out.sizes[3];
+    const std::size_t P = std::size_t{oH} * oW;
+    TOut* image = &Out[{n, oc0, 0, 0}];
+    const std::uint64_t s1 = Out.strides[1], s2 = Out.strides[2], s3 = Out.strides[3];
+    if (s3 == 1 && (oH == 1 || s2 == oW)) {  // channel planes (NCHW): a transposition
+        transpose_bytes(scratch, Ng, reinterpret_cast<std::uint8_t*>(image), s1, P, Ng, 0);
+        return;
+    }
+    for (std::uint32_t oy = 0; oy < oH; ++oy)
+        for (std::uint32_t ox = 0; ox < oW; ++ox)
+            for (std::uint32_t c = 0; c < Ng; ++c)
+                std::memcpy(image + c * s1 + oy * s2 + ox * s3, scratch + (std::size_t{oy} * oW + ox) * Ng + c, 1);
+}
+
+/// ra per output pixel (flat index oy * oW + ox) into `out`: the sum of its
+/// patch's a' bytes in the padded NHWC buffer `buf` (Wp pixels per row, Cin/G
+/// bytes per pixel), mod 2^32, as box sums of per-pixel sums.
+template <class TIn, class TFilter, class TOut>
+void patch_sums(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const std::uint8_t* buf, std::size_t Wp,
+                std::vector<std::uint32_t>& pixel_sum, std::uint32_t* out) {
+    const std::size_t C = op.FilterTensor.sizes[1];
+    const std::size_t Hp = std::size_t{op.InputTensor.sizes[2]} + op.StartPadding[0] + op.EndPadding[0];
+    const std::uint32_t kH = op.FilterTensor.sizes[2], kW = op.FilterTensor.sizes[3];
+    const std::uint32_t oH = op.OutputTensor.sizes[2], oW = op.OutputTensor.sizes[3];
+    pixel_sum.resize(Hp * Wp);
+    for (std::size_t q = 0; q < Hp * Wp; ++q) {
+        std::uint32_t t = 0;
+        for (std::size_t c = 0; c < C; ++c) t += buf[q * C + c];
+        pixel_sum[q] = t;
+    }
+    for (std::uint32_t oy = 0; oy < oH; ++oy)
+        for (std::uint32_t ox = 0; ox < oW; ++ox) {
+            std::uint32_t t = 0;
+            for (std::uint32_t ky = 0; ky < kH; ++ky)
+                for (std::uint32_t kx = 0; kx < kW; ++kx)
+                    t += pixel_sum[(std::size_t{oy} * op.Strides[0] + std::size_t{ky} * op.Dilations[0]) * Wp +
+                                   std::size_t{ox} * op.Strides[1] + std::size_t{kx} * op.Dilations[1]];
+            out[std::size_t{oy} * oW + ox] = t;
+        }
+}
+
 #if QDML_GEMM_X86
 /// Computes the convolution in the NHWC form (use_nhwc(op, Amx)), same bits
 /// as the reference: per image and group, the padded copy, then blocks of up
 /// to 32 pixels of one output row against pairs of 16-channel panels.
+// The epilogue's per-column side for one group: the filter's zero points and
+// scales as the right operand, its column sums and the bias.
+inline void group_columns(const NhwcFilter& f, std::uint32_t group, std::uint32_t Ng, const gemm::PackedRight& b,
+                          gemm::RequantSpec& s, gemm::Epilogue& e) {
+    const std::size_t first = std::size_t{group} * Ng;
+    s.b_zp.assign(f.zp.begin() + first, f.zp.begin() + first + Ng);
+    s.b_scale.assign(f.scale.begin() + first, f.scale.begin() + first + Ng);
+    gemm::prepare_columns(s, b, e);
+    for (std::uint32_t j = 0; j < Ng; ++j) e.col_bias[j] += f.bias[first + j];
+}
+
+// The epilogue's per-tensor side: the input as the left operand (zero point
+// shifted as the kernels read it), the output's scale, zero point and range.
+template <class TIn, class TFilter, class TOut>
+void per_tensor_spec(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, TIn x_zp, gemm::RequantSpec& s) {
+    const std::array<std::uint32_t, 4> zero{0, 0, 0, 0};
+    s.a_zp.assign(1, std::int32_t{x_zp} + gemm::left_shift<TIn>());
+    s.a_scale.assign(1, op.InputScaleTensor[zero]);
+    s.out_zp.assign(1, op.OutputZeroPointTensor ? std::int32_t{(*op.OutputZeroPointTensor)[zero]} : 0);
+    s.out_scale.assign(1, op.OutputScaleTensor[zero]);
+    s.out_lo = std::numeric_limits<TOut>::min();
+    s.out_hi = std::numeric_limits<TOut>::max();
+}
+
 template <class TIn, class TFilter, class TOut>
 void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f) {
     const auto& X = op.InputTensor;
@@ -244,12 +336,7 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
     // The epilogue: the input as the left operand (per tensor), the filter as the right one (per column).
     gemm::RequantSpec& s = w.spec;
     gemm::Epilogue& e = w.epilogue;
-    s.a_zp.assign(1, std::int32_t{x_zp} + gemm::left_shift<TIn>());
-    s.a_scale.assign(1, op.InputScaleTensor[zero]);
-    s.out_zp.assign(1, op.OutputZeroPointTensor ? std::int32_t{(*op.OutputZeroPointTensor)[zero]} : 0);
-    s.out_scale.assign(1, op.OutputScaleTensor[zero]);
-    s.out_lo = std::numeric_limits<TOut>::min();
-    s.out_hi = std::numeric_limits<TOut>::max();
+    per_tensor_spec(op, x_zp, s);
     gemm::PackedLeft& sums = w.sums;
     sums.M = P;
     sums.row_sum.resize(P);
@@ -269,30 +356,12 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
     gemm::amx::Pending pd;
     for (std::uint32_t group = 0; group < G; ++group) {
         const gemm::PackedRight& b = f.right[group];
-        s.b_zp.assign(f.zp.begin() + std::size_t{group} * Ng, f.zp.begin() + std::size_t{group + 1} * Ng);
-        s.b_scale.assign(f.scale.begin() + std::size_t{group} * Ng, f.scale.begin() + std::size_t{group + 1} * Ng);
-        gemm::prepare_columns(s, b, e);
-        for (std::uint32_t j = 0; j < Ng; ++j) e.col_bias[j] += f.bias[std::size_t{group} * Ng + j];
+        group_columns(f, group, Ng, b, s, e);
         if (!f.row_sums && !rows_kept && group == 0) gemm::prepare_rows(s, sums, e);  // the same for every group
         for (std::uint32_t n = 0; n < batch; ++n) {
             copy_nhwc(X, n, group * C, C, Wp, pt, pl, buf);
-            if (f.row_sums) {  // ra per pixel: the sum of its patch's a' bytes
-                w.pixel_sum.resize(Hp * Wp);
-                for (std::size_t q = 0; q < Hp * Wp; ++q) {
-                    std::uint32_t t = 0;
-                    for (std::size_t c = 0; c < C; ++c) t += buf[q * C + c];
-                    w.pixel_sum[q] = t;
-                }
-                const std::uint32_t kH = op.FilterTensor.sizes[2], kW = op.FilterTensor.sizes[3];
-                for (std::uint32_t oy = 0; oy < oH; ++oy)
-                    for (std::uint32_t ox = 0; ox < oW; ++ox) {
-                        std::uint32_t t = 0;
-                        for (std::uint32_t ky = 0; ky < kH; ++ky)
-                            for (std::uint32_t kx = 0; kx < kW; ++kx)
-                                t += w.pixel_sum[(std::size_t{oy} * sy + std::size_t{ky} * op.Dilations[0]) * Wp +
-                                                 std::size_t{ox} * sx + std::size_t{kx} * op.Dilations[1]];
-                        sums.row_sum[std::size_t{oy} * oW + ox] = t;
-                    }
+            if (f.row_sums) {
+                patch_sums(op, buf, Wp, w.pixel_sum, sums.row_sum.data());
                 gemm::prepare_rows(s, sums, e);
             }
             if (direct) {
@@ -323,23 +392,169 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
                     }
                 }
             gemm::amx::drain(pd, pd.rows);
-            if (direct) continue;
-            TOut* image = &Out[{n, group * Ng, 0, 0}];
-            const std::uint64_t s1 = Out.strides[1], s2 = Out.strides[2], s3 = Out.strides[3];
-            if (s3 == 1 && (oH == 1 || s2 == oW)) {  // channel planes (NCHW): a transposition
-                transpose_bytes(w.scratch.data(), Ng, reinterpret_cast<std::uint8_t*>(image), s1, P, Ng, 0);
-            } else {
-                for (std::uint32_t oy = 0; oy < oH; ++oy)
-                    for (std::uint32_t ox = 0; ox < oW; ++ox)
-                        for (std::uint32_t c = 0; c < Ng; ++c)
-                            std::memcpy(image + c * s1 + oy * s2 + ox * s3,
-                                        w.scratch.data() + (std::size_t{oy} * oW + ox) * Ng + c, 1);
-            }
+            if (!direct) store_pixels(w.scratch.data(), Ng, Out, n, group * Ng);
         }
     }
     w.rows_valid = !f.row_sums;
     w.rows_key = rows_key;
 }
 #endif
+
+/// Buffers of run_nhwc_vector, kept per thread across calls.
+struct NhwcVectorWorkspace {
+    gemm::AlignedArray<std::uint8_t> padded;   ///< [Hp][Wp][C] a' bytes
+    gemm::AlignedArray<std::uint8_t> patches;  ///< a block of patch rows (Kp bytes each)
+    gemm::AlignedArray<std::uint8_t> scratch;  ///< [pixel][Cout/G] outputs when the output is not NHWC
+    gemm::RequantSpec spec;
+    gemm::Epilogue epilogue;
+    gemm::PackedLeft left;  ///< the block's rows packed for the kernel (or read in place)
+    std::vector<std::uint32_t> pixel_sum;  ///< per padded pixel, for patch_sums
+};
+
+/// Pixels per block of the vector NHWC form: about 64 KiB of patch rows
+/// (L2), a multiple of 16 rows (every kernel's row block divides it).
+inline std::size_t nhwc_block_pixels(std::size_t Kp) noexcept {
+    return std::clamp<std::size_t>((std::size_t{1} << 16) / std::max<std::size_t>(Kp, 1) / 16 * 16, 16, 512);
+}
+
+/// Computes the convolution in the NHWC form on a vector micro-kernel
+/// (use_nhwc(op, isa), isa not AMX), same bits as the reference: per image
+/// and group, blocks of output pixels as the left operand's rows (M), the
+/// filter as the packed right operand (N = Cout/G), the engine's driver and
+/// epilogue (gemm::multiply). The rows of a block are the pixels' patches:
+/// - a 1x1, stride-1, unpadded convolution reads them from the input (rows
+///   of its Cin/G channels, one pixel stride apart): pack_left packs them,
+///   or (AVX-512 VNNI, a UINT8 input, Cin/G a multiple of 4) reads them in
+///   place;
+/// - any other convolution copies the input once per image and group into
+///   the zero-point-padded NHWC buffer of a' bytes (copy_nhwc), then per
+///   block writes each pixel's patch row from its segments (kW * C bytes
+///   per filter row when dx = 1), each zero-padded to whole k groups as the
+///   filter's K is (a' = 0 against b' = 0 adds nothing, to the row sums
+///   neither), and packs them (AVX-512 VNNI: in place).
+/// Output rows are pixels: NHWC outputs are stored by the epilogue in place,
+/// others through a [pixel][channel] scratch (store_pixels).
+template <class TIn, class TFilter, class TOut>
+void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f, gemm::Isa isa) {
+    const auto& X = op.InputTensor;
+    const auto& Out = op.OutputTensor;
+    const std::uint32_t batch = X.sizes[0], G = op.GroupCount, C = op.FilterTensor.sizes[1];
+    const std::uint32_t kH = op.FilterTensor.sizes[2], kW = op.FilterTensor.sizes[3];
+    const std::uint32_t Ng = op.FilterTensor.sizes[0] / G, oW = Out.sizes[3];
+    const std::uint32_t sy = op.Strides[0], sx = op.Strides[1];
+    const std::uint32_t pt = op.StartPadding[0], pl = op.StartPadding[1], pb = op.EndPadding[0], pr = op.EndPadding[1];
+    const std::size_t Hp = std::size_t{X.sizes[2]} + pt + pb, Wp = std::size_t{X.sizes[3]} + pl + pr;
+    const std::size_t P = std::size_t{Out.sizes[2]} * oW;
+    const std::array<std::uint32_t, 4> zero{0, 0, 0, 0};
+    const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[zero] : TIn{0};
+    thread_local NhwcVectorWorkspace w;
+    const std::size_t unit = segment_unit(isa);
+    const std::vector<Segment> segs = segments(C, kH, kW, op.Dilations[0], op.Dilations[1], Wp, unit);
+    std::size_t Kp = 0;
+    for (const Segment& sg : segs) Kp += sg.steps * unit;
+    // The pointwise form reads the input's pixels as rows (flat pixels, channels contiguous).
+    std::uint64_t in_pixel = 0;
+    const bool pointwise = kH == 1 && kW == 1 && sy == 1 && sx == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0 &&
+                           X.strides[1] == 1 && flat_stride(X.sizes[2], X.sizes[3], X.strides[2], X.strides[3], in_pixel);
+#if QDML_GEMM_X86
+    // AVX-512 VNNI reads whole blocks of 8 pixels of an output row in place
+    // (the row's last block overlapping the one before it when oW % 8 != 0:
+    // the pixels both compute get the same bytes twice).
+    bool in_place = !pointwise && isa == gemm::Isa::Avx512Vnni && oW >= 8;
+    for (const Segment& sg : segs) in_place = in_place && sg.bytes % 4 == 0;
+    std::vector<gemm::avx512vnni::KRun> runs;
+    for (std::size_t k0 = 0; in_place && runs.size() < segs.size(); ) {
+        const Segment& sg = segs[runs.size()];
+        runs.push_back({sg.offset, k0 / 4, sg.steps});
+        k0 += sg.steps * unit;
+    }
+#else
+    constexpr bool in_place = false;
+#endif
+    if (!pointwise) {
+        w.padded.resize(Hp * Wp * C);
+        fill_nhwc_border(w.padded.data(), Hp, Wp, C, pt, pb, pl, pr, gemm::as_left(x_zp));
+    }
+    const std::size_t block = nhwc_block_pixels(Kp);
+    if (!pointwise && !in_place) w.patches.resize(block * Kp);
+    const std::size_t rows_M = in_place ? P : block;  // the rows whose constants the epilogue holds
+    // The epilogue: the input as the left operand (per tensor), the filter as the right one (per column).
+    gemm::RequantSpec& s = w.spec;
+    gemm::Epilogue& e = w.epilogue;
+    per_tensor_spec(op, x_zp, s);
+    std::uint64_t pixel_stride = 0;
+    const bool direct = Out.strides[1] == 1 && flat_stride(Out.sizes[2], oW, Out.strides[2], Out.strides[3], pixel_stride);
+    if (!direct) w.scratch.resize(P * Ng);
+    gemm::PackedLeft& pa = w.left;
+    for (std::uint32_t group = 0; group < G; ++group) {
+        const gemm::PackedRight& b = f.right[group];
+        group_columns(f, group, Ng, b, s, e);
+        const gemm::LeftPacking how{e.needs_row_sums(), true};
+        // The row constants of a whole block (the row sums, when they enter, per block below).
+        pa.M = rows_M;
+        pa.row_sum.resize_zero(rows_M);
+        gemm::prepare_rows(s, pa, e);
+        for (std::uint32_t n = 0; n < batch; ++n) {
+            if (!pointwise) copy_nhwc(X, n, group * C, C, Wp, pt, pl, w.padded.data());
+            std::uint8_t* out = direct ? reinterpret_cast<std::uint8_t*>(&Out[{n, group * Ng, 0, 0}]) : w.scratch.data();
+            const std::uint64_t out_rs = direct ? pixel_stride : Ng;
+#if QDML_GEMM_X86
+            if (in_place) {
+                if (e.needs_row_sums()) {  // ra per pixel from the padded copy
+                    patch_sums(op, w.padded.data(), Wp, w.pixel_sum, pa.row_sum.data());
+                    gemm::update_row_sums(pa, e);
+                }
+                e.out = out;
+                e.out_rs = out_rs;
+                e.out_cs = 1;
+                const std::size_t lda = std::size_t{sx} * C;
+                for (std::size_t oy = 0; oy < Out.sizes[2]; ++oy)
+                    for (std::size_t x = 0; x < oW; x += 8) {
+                        const std::size_t ox0 = std::min<std::size_t>(x, oW - 8), m0 = oy * oW + ox0;
+                        const std::uint8_t* a = w.padded.data() + (oy * sy * Wp + ox0 * sx) * C;
+                        for (std::size_t p = 0; p < b.panels;) {
+                            const std::size_t left = b.panels - p, np = left == 4 ? 2 : std::min<std::size_t>(3, left);
+                            if (np == 3)
+                                gemm::avx512vnni::tile8_runs<3>(a, lda, runs.data(), runs.size(), b, e, m0, p);
+                            else if (np == 2)
+                                gemm::avx512vnni::tile8_runs<2>(a, lda, runs.data(), runs.size(), b, e, m0, p);
+                            else
+                                gemm::avx512vnni::tile8_runs<1>(a, lda, runs.data(), runs.size(), b, e, m0, p);
+                            p += np;
+                        }
+                    }
+                if (!direct) store_pixels(w.scratch.data(), Ng, Out, n, group * Ng);
+                continue;
+            }
+#endif
+            for (std::size_t m0 = 0; m0 < P; m0 += block) {
+                const std::size_t rows = std::min(block, P - m0);
+                if (pointwise) {
+                    const TIn* a = &X[{n, group * C, 0, 0}] + m0 * in_pixel;
+                    gemm::pack_left(gemm::Matrix<TIn>{a, in_pixel, 1}, rows, C, isa, pa, how);
+                } else {
+                    std::uint8_t* row = w.patches.data();
+                    for (std::size_t m = m0; m < m0 + rows; ++m, row += Kp) {
+                        const std::size_t oy = m / oW, ox = m - oy * oW;
+                        const std::uint8_t* base = w.padded.data() + (oy * sy * Wp + ox * sx) * C;
+                        std::uint8_t* d = row;
+                        for (const Segment& sg : segs) {
+                            std::memcpy(d, base + sg.offset, sg.bytes);
+                            std::memset(d + sg.bytes, 0, sg.steps * unit - sg.bytes);
+                            d += sg.steps * unit;
+                        }
+                    }
+                    gemm::pack_left(gemm::Matrix<std::uint8_t>{w.patches.data(), Kp, 1}, rows, Kp, isa, pa, how);
+                }
+                gemm::update_row_sums(pa, e);
+                e.out = out + m0 * out_rs;
+                e.out_rs = out_rs;
+                e.out_cs = 1;
+                gemm::multiply<TOut>(pa, b, e);
+            }
+            if (!direct) store_pixels(w.scratch.data(), Ng, Out, n, group * Ng);
+        }
+    }
+}
 
 }  // namespace qdml::simd::conv
