@@ -338,6 +338,49 @@ TEST_CASE("simd conv: the input-as-left-operand (NHWC) form: Cin around 4 and 64
     }
 }
 
+TEST_CASE("simd conv: the vector NHWC form: 8-pixel blocks read in place with an overlapping last block, patch "
+          "rows, pointwise rows from the input",
+          "[simd][conv]") {
+    // The vector paths' NHWC form (run_nhwc_vector): AVX-512 VNNI reads 8
+    // pixels of an output row in place per block, the last block of a row
+    // overlapping the one before it when oW % 8 != 0 (oW from 8 to 17 here),
+    // its K cut into one run per filter row (dx = 1) or per tap (dx = 2);
+    // channel counts whose segments are not whole k groups take the patch
+    // rows; 1x1 stride-1 convolutions read the input's pixels as rows
+    // (in place for UINT8 with Cin/G a multiple of 4); a UINT8 filter or
+    // filter zero points bring in the patch sums.
+    Rng rng(2027);
+    constexpr std::uint32_t cins[] = {4, 8, 3, 32, 64, 6};
+    for (int iter = 0; iter < 48; ++iter) {
+        Problem p;
+        p.tin = kQ8[iter & 1];
+        p.tf = kQ8[(iter >> 1) & 1];
+        p.tout = kQ8[(iter >> 2) & 1];
+        const bool pointwise = iter % 6 == 5;
+        p.groups = iter % 7 == 3 ? 2 : 1;
+        p.cin = cins[rng.uniform(0, 5)] * p.groups;
+        p.cout = p.groups * (iter % 3 == 0 ? 64 : rng.uniform(1, 50));
+        p.kH = pointwise ? 1 : rng.uniform(1, 3);
+        p.kW = pointwise ? 1 : rng.uniform(1, 3);
+        p.stride[1] = !pointwise && iter % 4 == 2 ? 2 : 1;
+        p.dilation[1] = !pointwise && iter % 5 == 1 ? 2 : 1;
+        if (!pointwise) p.start[0] = p.start[1] = p.end[0] = p.end[1] = rng.uniform(0, 1);
+        const std::uint32_t ow = 8 + static_cast<std::uint32_t>(iter % 10);  // oW 8..17
+        p.W = (ow - 1) * p.stride[1] + 1 + (p.kW - 1) * p.dilation[1] - p.start[1] - p.end[1];
+        p.H = rng.uniform(p.kH, 4);
+        p.batch = iter % 8 == 0 ? 2 : 1;
+        p.lin = Layout::Nhwc;
+        p.lout = iter % 3 == 1 ? Layout::Nchw : Layout::Nhwc;
+        p.per_channel = iter % 2 == 0;
+        p.bias = iter % 5 != 4;
+        p.fill([&] { return rng.byte(); });
+        if (iter % 4 == 1) std::fill(p.f_zp.begin(), p.f_zp.end(), p.tf == DT::Int8 ? 0 : 128);  // no patch sums
+        random_scales(p, rng);
+        REQUIRE(p.out_size(1) == ow);
+        check_all_paths(p);
+    }
+}
+
 TEST_CASE("simd conv: output size 1, padding larger than the kernel, one-pixel inputs", "[simd][conv]") {
     Rng rng(9);
     for (int variant = 0; variant < 8; ++variant) {
