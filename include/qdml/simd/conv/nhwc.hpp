@@ -281,10 +281,6 @@ void patch_sums(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const 
         }
 }
 
-#if QDML_GEMM_X86
-/// Computes the convolution in the NHWC form (use_nhwc(op, Amx)), same bits
-/// as the reference: per image and group, the padded copy, then blocks of up
-/// to 32 pixels of one output row against pairs of 16-channel panels.
 // The epilogue's per-column side for one group: the filter's zero points and
 // scales as the right operand, its column sums and the bias.
 inline void group_columns(const NhwcFilter& f, std::uint32_t group, std::uint32_t Ng, const gemm::PackedRight& b,
@@ -309,6 +305,10 @@ void per_tensor_spec(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, T
     s.out_hi = std::numeric_limits<TOut>::max();
 }
 
+#if QDML_GEMM_X86
+/// Computes the convolution in the NHWC form (use_nhwc(op, Amx)), same bits
+/// as the reference: per image and group, the padded copy, then blocks of up
+/// to 32 pixels of one output row against pairs of 16-channel panels.
 template <class TIn, class TFilter, class TOut>
 void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f) {
     const auto& X = op.InputTensor;
