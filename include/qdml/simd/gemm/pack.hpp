@@ -441,43 +441,77 @@ QDML_TARGET_AVX2 inline void pairs16_block4(const std::uint8_t* src, std::uint64
                                      std::uint32_t* sums) noexcept {
     const __m256i x = _mm256_set1_epi8(static_cast<char>(flip)), low = _mm256_set1_epi16(0x00ff);
     const __m256i zero = _mm256_setzero_si256();
-    __m256i sum[4] = {zero, zero, zero, zero};
-    for (std::size_t g0 = 0; g0 < groups; g0 += 8) {
+    __m256i sum0 = zero, sum1 = zero, sum2 = zero, sum3 = zero;
+    const std::uint8_t* r0 = src;
+    const std::uint8_t* r1 = src + stride;
+    const std::uint8_t* r2 = src + 2 * stride;
+    const std::uint8_t* r3 = src + 3 * stride;
+    // 8 groups (32 bytes of K) of the four rows v0..v3 into dst + 32 g0 (the
+    // groups past `groups` not stored). Written out in named registers: with
+    // arrays and the tail's copy in the same loop, g++ 12 kept them on the stack.
+    const auto step = [&](__m256i v0, __m256i v1, __m256i v2, __m256i v3, std::size_t g0) QDML_TARGET_AVX2 {
+        if (sums) {
+            sum0 = _mm256_add_epi64(sum0, _mm256_sad_epu8(v0, zero));
+            sum1 = _mm256_add_epi64(sum1, _mm256_sad_epu8(v1, zero));
+            sum2 = _mm256_add_epi64(sum2, _mm256_sad_epu8(v2, zero));
+            sum3 = _mm256_add_epi64(sum3, _mm256_sad_epu8(v3, zero));
+        }
+        // Per row: (a0, a2) even and (a1, a3) odd int16 pairs, per group (unpack 32).
+        const auto lo = [&](__m256i v) QDML_TARGET_AVX2 {
+            return _mm256_unpacklo_epi32(_mm256_and_si256(v, low), _mm256_srli_epi16(v, 8));  // groups 0, 1 | 4, 5
+        };
+        const auto hi = [&](__m256i v) QDML_TARGET_AVX2 {
+            return _mm256_unpackhi_epi32(_mm256_and_si256(v, low), _mm256_srli_epi16(v, 8));  // groups 2, 3 | 6, 7
+        };
+        const __m256i l0 = lo(v0), l1 = lo(v1), l2 = lo(v2), l3 = lo(v3);
+        const __m256i h0 = hi(v0), h1 = hi(v1), h2 = hi(v2), h3 = hi(v3);
+        const __m256i q0 = _mm256_unpacklo_epi64(l0, l1), q1 = _mm256_unpacklo_epi64(l2, l3);  // group 0 | 4
+        const __m256i q2 = _mm256_unpackhi_epi64(l0, l1), q3 = _mm256_unpackhi_epi64(l2, l3);  // 1 | 5
+        const __m256i q4 = _mm256_unpacklo_epi64(h0, h1), q5 = _mm256_unpacklo_epi64(h2, h3);  // 2 | 6
+        const __m256i q6 = _mm256_unpackhi_epi64(h0, h1), q7 = _mm256_unpackhi_epi64(h2, h3);  // 3 | 7
+        auto* d = reinterpret_cast<__m256i*>(dst + 32 * g0);
+        if (g0 + 8 <= groups) {
+            _mm256_storeu_si256(d + 0, _mm256_permute2x128_si256(q0, q1, 0x20));
+            _mm256_storeu_si256(d + 1, _mm256_permute2x128_si256(q2, q3, 0x20));
+            _mm256_storeu_si256(d + 2, _mm256_permute2x128_si256(q4, q5, 0x20));
+            _mm256_storeu_si256(d + 3, _mm256_permute2x128_si256(q6, q7, 0x20));
+            _mm256_storeu_si256(d + 4, _mm256_permute2x128_si256(q0, q1, 0x31));
+            _mm256_storeu_si256(d + 5, _mm256_permute2x128_si256(q2, q3, 0x31));
+            _mm256_storeu_si256(d + 6, _mm256_permute2x128_si256(q4, q5, 0x31));
+            _mm256_storeu_si256(d + 7, _mm256_permute2x128_si256(q6, q7, 0x31));
+            return;
+        }
+        alignas(32) __m256i out[8] = {_mm256_permute2x128_si256(q0, q1, 0x20), _mm256_permute2x128_si256(q2, q3, 0x20),
+                                      _mm256_permute2x128_si256(q4, q5, 0x20), _mm256_permute2x128_si256(q6, q7, 0x20),
+                                      _mm256_permute2x128_si256(q0, q1, 0x31), _mm256_permute2x128_si256(q2, q3, 0x31),
+                                      _mm256_permute2x128_si256(q4, q5, 0x31), _mm256_permute2x128_si256(q6, q7, 0x31)};
+        std::memcpy(d, out, 32 * (groups - g0));
+    };
+    const auto load = [&](const std::uint8_t* row, std::size_t k) QDML_TARGET_AVX2 {
+        return _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + k)), x);
+    };
+    std::size_t g0 = 0;
+    for (; g0 < groups && 4 * g0 + 32 <= K; g0 += 8) {
         const std::size_t k = 4 * g0;
-        __m256i lo[4], hi[4];
-        for (int r = 0; r < 4; ++r) {
-            const std::uint8_t* row = src + r * stride + k;
-            __m256i v;
-            if (k + 32 <= K) {
-                v = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)), x);
-            } else {
-                alignas(32) std::uint8_t tail[32] = {};
-                for (std::size_t j = 0; k + j < K; ++j) tail[j] = static_cast<std::uint8_t>(row[j] ^ flip);
-                v = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail));
-            }
-            if (sums) sum[r] = _mm256_add_epi64(sum[r], _mm256_sad_epu8(v, zero));
-            const __m256i even = _mm256_and_si256(v, low), odd = _mm256_srli_epi16(v, 8);
-            lo[r] = _mm256_unpacklo_epi32(even, odd);  // groups 0, 1 | 4, 5 (of these 8)
-            hi[r] = _mm256_unpackhi_epi32(even, odd);  // groups 2, 3 | 6, 7
-        }
-        const __m256i q[8] = {_mm256_unpacklo_epi64(lo[0], lo[1]), _mm256_unpacklo_epi64(lo[2], lo[3]),   // 0 | 4
-                              _mm256_unpackhi_epi64(lo[0], lo[1]), _mm256_unpackhi_epi64(lo[2], lo[3]),   // 1 | 5
-                              _mm256_unpacklo_epi64(hi[0], hi[1]), _mm256_unpacklo_epi64(hi[2], hi[3]),   // 2 | 6
-                              _mm256_unpackhi_epi64(hi[0], hi[1]), _mm256_unpackhi_epi64(hi[2], hi[3])};  // 3 | 7
-        for (int i = 0; i < 4; ++i) {
-            if (g0 + i < groups)
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * (g0 + i)),
-                                    _mm256_permute2x128_si256(q[2 * i], q[2 * i + 1], 0x20));
-            if (g0 + 4 + i < groups)
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 32 * (g0 + 4 + i)),
-                                    _mm256_permute2x128_si256(q[2 * i], q[2 * i + 1], 0x31));
-        }
+        step(load(r0, k), load(r1, k), load(r2, k), load(r3, k), g0);
     }
-    if (sums)
+    // The last partial 32 bytes of K (and the zero groups up to `groups`) through a zeroed copy.
+    for (; g0 < groups; g0 += 8) {
+        const std::size_t k = 4 * g0;
+        alignas(32) std::uint8_t tail[4][32] = {};
+        const std::uint8_t* rows[4] = {r0, r1, r2, r3};
+        for (int r = 0; r < 4; ++r)
+            for (std::size_t j = 0; k + j < K && j < 32; ++j) tail[r][j] = static_cast<std::uint8_t>(rows[r][k + j] ^ flip);
+        const auto t = [&](int r) QDML_TARGET_AVX2 { return _mm256_load_si256(reinterpret_cast<const __m256i*>(tail[r])); };
+        step(t(0), t(1), t(2), t(3), g0);
+    }
+    if (sums) {
+        const __m256i s[4] = {sum0, sum1, sum2, sum3};
         for (int r = 0; r < 4; ++r) {
-            const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(sum[r]), _mm256_extracti128_si256(sum[r], 1));
+            const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(s[r]), _mm256_extracti128_si256(s[r], 1));
             sums[r] = static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
         }
+    }
 }
 #endif
 
