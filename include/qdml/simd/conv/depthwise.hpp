@@ -165,7 +165,22 @@ inline constexpr std::size_t kMaxRowElements = std::size_t{1} << 24;
 /// stride-1 loop inline where a library call would cost more than the copy.)
 template <class TIn>
 void copy_row(const TIn* src, std::uint64_t stride, std::uint8_t flip, std::uint8_t* dst, std::size_t count) noexcept {
-    if (stride == 1 && flip == 0)
+    if (stride == 1 && count >= 32) {
+        // 32 bytes at a time (the last 32 overlapping), xor flip: rows of a
+        // hundred bytes cost less than a memcpy call each (Zen 4, the 3x3
+        // 32-channel 112^2 bench row: the staging took a fifth of its time).
+        const auto* s = reinterpret_cast<const std::uint8_t*>(src);
+        const std::uint64_t x = 0x0101010101010101ull * flip;
+        const auto copy32 = [&](std::size_t j) {
+            std::uint64_t v[4];
+            std::memcpy(v, s + j, 32);
+            for (std::uint64_t& w : v) w ^= x;
+            std::memcpy(dst + j, v, 32);
+        };
+        std::size_t j = 0;
+        for (; j + 32 <= count; j += 32) copy32(j);
+        if (j < count) copy32(count - 32);
+    } else if (stride == 1 && flip == 0)
         std::memcpy(dst, src, count);
     else if (stride == 1)
         for (std::size_t j = 0; j < count; ++j) dst[j] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(src[j]) ^ flip);
@@ -305,7 +320,7 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                 a.in = staged.bytes.data() + ic * plane_len;
             else
                 for (std::size_t y = 0; y < H; ++y) {
-                    const TIn* src = &X[{nn, static_cast<std::uint32_t>(ic), static_cast<std::uint32_t>(y), 0}];
+                    const TIn* src = &X[{nn, static_cast<std::uint32_t>(ic), 0, 0}] + y * X.strides[2];
                     const std::size_t at = (pad_top + y) * P + pad_left;
                     if (quads)
                         copy_row(src, X.strides[3], flip, bytes.data() + at, W);
