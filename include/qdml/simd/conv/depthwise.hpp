@@ -316,11 +316,12 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
             continue;
         }
         for (std::size_t ic = 0; ic < Cin; ++ic) {
+            const TIn* channel = &X[{nn, static_cast<std::uint32_t>(ic), 0, 0}];
             if (all_staged)
                 a.in = staged.bytes.data() + ic * plane_len;
             else
                 for (std::size_t y = 0; y < H; ++y) {
-                    const TIn* src = &X[{nn, static_cast<std::uint32_t>(ic), 0, 0}] + y * X.strides[2];
+                    const TIn* src = channel + y * X.strides[2];
                     const std::size_t at = (pad_top + y) * P + pad_left;
                     if (quads)
                         copy_row(src, X.strides[3], flip, bytes.data() + at, W);

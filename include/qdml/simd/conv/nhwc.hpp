@@ -125,14 +125,17 @@ struct NhwcFilter {
 };
 
 /// Whether the NHWC form computes `op` on `isa`, while its padded copy stays
-/// moderate: on the AMX and AVX-512 VNNI paths every convolution but the
-/// unpadded stride-1 1x1 on channel planes (a plain GEMM on the tensors,
-/// conv::run); on the 256-bit paths (AVX-VNNI, AVX2) the 1x1 and strided
-/// convolutions whose input has its channels inner (NHWC by strides), which
-/// the NCHW form would transpose in and out (measured on Zen 4, 2026-11-25:
-/// AVX-512 VNNI 3x3 64->64 56^2 0.55 ms NCHW / 0.53 NHWC against 0.67 / 0.84
-/// in the NCHW form; AVX2 1x1 256->64 NHWC 0.83 ms against 1.19, 3x3 stride
-/// 1 NHWC 1.91 against 1.73).
+/// moderate: on the AMX, AVX-512 VNNI and AVX2 paths every convolution but
+/// the unpadded stride-1 1x1 on channel planes (a plain GEMM on the tensors,
+/// conv::run); on AVX-VNNI only the 1x1 and strided convolutions whose input
+/// has its channels inner (NHWC by strides), which the NCHW form would
+/// transpose in and out. Measured on Zen 4, 2026-11-25: AVX-512 VNNI 3x3
+/// 64->64 56^2 0.55 ms NCHW / 0.53 NHWC against 0.67 / 0.84 in the NCHW
+/// form; AVX2 (its A packed by pairs16_block4) 3x3 NHWC 1.47 ms against 1.72,
+/// 3x3 stride-2 128->128 28^2 NCHW 0.39 against 0.59, the 3x3 NCHW and 7x7
+/// stride-2 rows equal. AVX-VNNI packs its Groups4 rows of 6 by scalar code,
+/// so there the NCHW form's stride-1 wide columns are kept (not measured: no
+/// AVX-VNNI CPU here).
 template <class TIn, class TFilter, class TOut>
 bool use_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Isa isa) noexcept {
     const auto& fs = op.FilterTensor.sizes;
@@ -142,13 +145,6 @@ bool use_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Is
                            op.StartPadding[0] == 0 && op.StartPadding[1] == 0 && op.EndPadding[0] == 0 &&
                            op.EndPadding[1] == 0;
     if (pointwise && xs[3] == 1) return false;
-    // AVX2 packs each block's patch rows into int16 pairs (pairs16_block4)
-    // and takes this form for everything else (Zen 4, QDML_ISA=avx2: 3x3
-    // 64->64 56^2 NHWC 1.47 ms against 1.72 in the NCHW form, 3x3 s2 NCHW
-    // 0.39 against 0.59, the 3x3 NCHW and 7x7 s2 rows equal). AVX-VNNI packs
-    // its Groups4 rows of 6 by scalar code: there the NCHW form's stride-1
-    // wide columns win unless the input has its channels inner and the
-    // convolution is 1x1 or strided (not measured: no AVX-VNNI CPU here).
     const bool unit_stride = op.Strides[0] == 1 && op.Strides[1] == 1;
     if (isa == gemm::Isa::AvxVnni &&
         (!(xs[1] < xs[2] && xs[1] < xs[3]) || (unit_stride && !(fs[2] == 1 && fs[3] == 1))))

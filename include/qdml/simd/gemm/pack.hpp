@@ -457,34 +457,38 @@ QDML_TARGET_AVX2 inline void pairs16_block4(const std::uint8_t* src, std::uint64
             sum3 = _mm256_add_epi64(sum3, _mm256_sad_epu8(v3, zero));
         }
         // Per row: (a0, a2) even and (a1, a3) odd int16 pairs, per group (unpack 32).
-        const auto lo = [&](__m256i v) QDML_TARGET_AVX2 {
-            return _mm256_unpacklo_epi32(_mm256_and_si256(v, low), _mm256_srli_epi16(v, 8));  // groups 0, 1 | 4, 5
+        const auto pairs = [&](__m256i v, __m256i& l, __m256i& h) QDML_TARGET_AVX2 {
+            const __m256i even = _mm256_and_si256(v, low), odd = _mm256_srli_epi16(v, 8);
+            l = _mm256_unpacklo_epi32(even, odd);  // groups 0, 1 | 4, 5
+            h = _mm256_unpackhi_epi32(even, odd);  // groups 2, 3 | 6, 7
         };
-        const auto hi = [&](__m256i v) QDML_TARGET_AVX2 {
-            return _mm256_unpackhi_epi32(_mm256_and_si256(v, low), _mm256_srli_epi16(v, 8));  // groups 2, 3 | 6, 7
-        };
-        const __m256i l0 = lo(v0), l1 = lo(v1), l2 = lo(v2), l3 = lo(v3);
-        const __m256i h0 = hi(v0), h1 = hi(v1), h2 = hi(v2), h3 = hi(v3);
+        __m256i l0, l1, l2, l3, h0, h1, h2, h3;
+        pairs(v0, l0, h0);
+        pairs(v1, l1, h1);
+        pairs(v2, l2, h2);
+        pairs(v3, l3, h3);
         const __m256i q0 = _mm256_unpacklo_epi64(l0, l1), q1 = _mm256_unpacklo_epi64(l2, l3);  // group 0 | 4
         const __m256i q2 = _mm256_unpackhi_epi64(l0, l1), q3 = _mm256_unpackhi_epi64(l2, l3);  // 1 | 5
         const __m256i q4 = _mm256_unpacklo_epi64(h0, h1), q5 = _mm256_unpacklo_epi64(h2, h3);  // 2 | 6
         const __m256i q6 = _mm256_unpackhi_epi64(h0, h1), q7 = _mm256_unpackhi_epi64(h2, h3);  // 3 | 7
+        // Groups 0-7 in order (128-bit lanes of the q pairs).
+        const __m256i o0 = _mm256_permute2x128_si256(q0, q1, 0x20), o1 = _mm256_permute2x128_si256(q2, q3, 0x20);
+        const __m256i o2 = _mm256_permute2x128_si256(q4, q5, 0x20), o3 = _mm256_permute2x128_si256(q6, q7, 0x20);
+        const __m256i o4 = _mm256_permute2x128_si256(q0, q1, 0x31), o5 = _mm256_permute2x128_si256(q2, q3, 0x31);
+        const __m256i o6 = _mm256_permute2x128_si256(q4, q5, 0x31), o7 = _mm256_permute2x128_si256(q6, q7, 0x31);
         auto* d = reinterpret_cast<__m256i*>(dst + 32 * g0);
         if (g0 + 8 <= groups) {
-            _mm256_storeu_si256(d + 0, _mm256_permute2x128_si256(q0, q1, 0x20));
-            _mm256_storeu_si256(d + 1, _mm256_permute2x128_si256(q2, q3, 0x20));
-            _mm256_storeu_si256(d + 2, _mm256_permute2x128_si256(q4, q5, 0x20));
-            _mm256_storeu_si256(d + 3, _mm256_permute2x128_si256(q6, q7, 0x20));
-            _mm256_storeu_si256(d + 4, _mm256_permute2x128_si256(q0, q1, 0x31));
-            _mm256_storeu_si256(d + 5, _mm256_permute2x128_si256(q2, q3, 0x31));
-            _mm256_storeu_si256(d + 6, _mm256_permute2x128_si256(q4, q5, 0x31));
-            _mm256_storeu_si256(d + 7, _mm256_permute2x128_si256(q6, q7, 0x31));
+            _mm256_storeu_si256(d + 0, o0);
+            _mm256_storeu_si256(d + 1, o1);
+            _mm256_storeu_si256(d + 2, o2);
+            _mm256_storeu_si256(d + 3, o3);
+            _mm256_storeu_si256(d + 4, o4);
+            _mm256_storeu_si256(d + 5, o5);
+            _mm256_storeu_si256(d + 6, o6);
+            _mm256_storeu_si256(d + 7, o7);
             return;
         }
-        alignas(32) __m256i out[8] = {_mm256_permute2x128_si256(q0, q1, 0x20), _mm256_permute2x128_si256(q2, q3, 0x20),
-                                      _mm256_permute2x128_si256(q4, q5, 0x20), _mm256_permute2x128_si256(q6, q7, 0x20),
-                                      _mm256_permute2x128_si256(q0, q1, 0x31), _mm256_permute2x128_si256(q2, q3, 0x31),
-                                      _mm256_permute2x128_si256(q4, q5, 0x31), _mm256_permute2x128_si256(q6, q7, 0x31)};
+        alignas(32) const __m256i out[8] = {o0, o1, o2, o3, o4, o5, o6, o7};
         std::memcpy(d, out, 32 * (groups - g0));
     };
     const auto load = [&](const std::uint8_t* row, std::size_t k) QDML_TARGET_AVX2 {
