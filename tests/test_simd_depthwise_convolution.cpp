@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <cstdint>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -78,6 +79,10 @@ struct Case {
     bool in_pad = false, out_pad = false;
     bool wrap = false;  ///< input and filter at their maxima, Bias 2^31 - 100: the accumulator wraps
     bool int8_weights = false;  ///< FilterZeroPoint 128 (UINT8) or 0 (INT8): every F - FZP fits int8
+    /// Nonzero: InputScale = OutputScale = 1 and FilterScale[oc] = this
+    /// (per channel: this, -this, 0.5 in turn), so the requantize multiplier
+    /// is exactly that; Bias near +-2^31 (v reaches 2^31 when it is >= 1).
+    float mult = 0;
 
     std::uint32_t cout() const { return cin * m; }
     std::uint32_t out_size(int i) const {
@@ -207,6 +212,17 @@ void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
             return r.chance(30) ? r.integer<std::int32_t>() : static_cast<std::int32_t>(r.range(-20000, 20000));
         });
     }
+    if (c.mult != 0) {
+        *static_cast<float*>(d.InputScaleTensor.Data) = 1.0f;
+        *static_cast<float*>(d.OutputScaleTensor.Data) = 1.0f;
+        for (std::uint32_t i = 0; i < scales; ++i)
+            static_cast<float*>(d.FilterScaleTensor.Data)[i] = i % 3 == 0 ? c.mult : i % 3 == 1 ? -c.mult : 0.5f;
+        if (c.bias)
+            diff::Arena::fill<std::int32_t>(*d.BiasTensor, [&] {
+                return r.chance(50) ? std::int32_t{0x7fffffff} - static_cast<std::int32_t>(r.range(0, 300))
+                                    : std::int32_t{-0x7fffffff} + static_cast<std::int32_t>(r.range(0, 300));
+            });
+    }
     if (c.wrap) {
         fill_max(d.InputTensor);
         fill_max(d.FilterTensor);
@@ -285,6 +301,38 @@ TEST_CASE("simd depthwise: accumulators that wrap modulo 2^32 and saturating out
         c.pad1[1] = 2;
         c.zps = false;
         c.wrap = true;
+        check(r, c, seed);
+    });
+}
+
+TEST_CASE("simd depthwise: requantize multipliers at and above 1, inf and NaN (Q's upper clamp before the "
+          "conversion) on every form",
+          "[simd][conv][depthwise]") {
+    // The vector forms leave out Q's upper clamp for |multiplier| < 1
+    // (kernel::needs_cap), where fp32(acc) * multiplier stays below 2^31;
+    // from 1 up, v reaches 2^31 (Bias near 2^31: fp32(acc) = 2^31 for
+    // multiplier 1) and only the clamp gives the high bound (the conversion
+    // gives INT_MIN). Multipliers 1, 1.5, 1000, inf, NaN and 0.999 (no clamp
+    // needed), each form: NCHW plane, NCHW rows (stride 2), NHWC direct.
+    static const float mults[] = {1.0f, 1.5f, 1000.0f, std::numeric_limits<float>::infinity(),
+                                  std::numeric_limits<float>::quiet_NaN(), 0.999f};
+    diff::for_each_case(0xd9, 72, [](diff::Rng& r, std::uint64_t seed) {
+        Case c;
+        static constexpr DT q8[] = {DT::UInt8, DT::Int8};
+        c.tin = q8[seed & 1];
+        c.tf = q8[(seed >> 1) & 1];
+        c.tout = q8[(seed >> 2) & 1];
+        c.mult = mults[seed % 6];
+        c.per_channel = true;
+        c.cin = 32;
+        c.kh = c.kw = 3;
+        c.pad0[0] = c.pad0[1] = c.pad1[0] = c.pad1[1] = 1;
+        c.h = 6;
+        c.w = 70;
+        c.int8_weights = true;
+        const int form = static_cast<int>((seed / 6) % 3);
+        if (form == 1) c.stride[0] = c.stride[1] = 2;
+        c.in_order = c.out_order = form == 2 ? Order::Nhwc : Order::Nchw;
         check(r, c, seed);
     });
 }

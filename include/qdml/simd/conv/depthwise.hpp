@@ -409,11 +409,11 @@ bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>&
             }
     }
     const std::uint32_t zq = zp_byte * 0x01010101u;
-    std::vector<std::uint32_t> v(Wp * C + 64, zq);  // quads of padded pixel p at p * C (64: the blocks' overrun)
+    std::vector<std::uint32_t> v((Wp + 3) * C + 64, zq);  // quads of padded pixel p at p * C (+3 pixels: the 4-pixel blocks; 64: the build's overrun)
     const std::vector<TIn> zp_row(W * C, x_zp);
     kernel::NhwcRows<TOut> a;
     a.v = v.data();
-    a.n = oW * C;
+    a.ow = oW;
     a.tap_step = dx * C;
     a.taps = kw;
     a.cblocks = C / 16;
@@ -424,6 +424,7 @@ bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>&
     a.hi = channels[0].q.hi;
     a.zp = channels[0].q.zp;
     const auto right = static_cast<std::ptrdiff_t>(std::min((pl + Wi) * C, v.size()));
+    const bool capped = std::any_of(mult.begin(), mult.end(), needs_cap);
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t oy = 0; oy < oH; oy += 2) {
             const std::uint8_t* rows[4];
@@ -441,9 +442,9 @@ bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>&
             a.out0 = &Out[{static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(oy), 0}];
             if (oy + 1 < oH) {
                 a.out1 = &Out[{static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(oy + 1), 0}];
-                kernel::nhwc_rows_avx512<TOut, true>(a);
+                (capped ? kernel::nhwc_rows_avx512<TOut, true, true> : kernel::nhwc_rows_avx512<TOut, true, false>)(a);
             } else {
-                kernel::nhwc_rows_avx512<TOut, false>(a);
+                (capped ? kernel::nhwc_rows_avx512<TOut, false, true> : kernel::nhwc_rows_avx512<TOut, false, false>)(a);
             }
         }
     return true;
