@@ -127,6 +127,9 @@ struct DepthwiseKernels {
     gemm::Isa isa;  ///< the path these run: Generic, Avx2 or Avx512Vnni
     /// `plane` for exactly 1-4 taps (kH * words per filter row), unrolled, or null.
     void (*plane_taps[4])(const kernel::PlaneArgs<TOut>&, const DepthwiseChannel&) noexcept = {};
+    /// Byte rows of element stride 1 into a staged plane (x ^ flip), or null.
+    void (*stage)(const std::uint8_t*, std::size_t, std::size_t, std::size_t, std::uint8_t, std::uint8_t*,
+                  std::size_t) noexcept = nullptr;
 };
 
 /// The best kernels at or below `cap` (AMX has nothing for depthwise: it
@@ -140,7 +143,8 @@ DepthwiseKernels<TIn, TOut> depthwise_kernels(gemm::Isa cap, bool quads) noexcep
         return {kernel::quad_row_generic, kernel::quad_at, kernel::row_avx512<TOut, true>,
                 kernel::quad_row_direct_avx512, kernel::plane_quads_avx512<TOut>, 4, gemm::Isa::Avx512Vnni,
                 {kernel::plane_quads_avx512<TOut, 1>, kernel::plane_quads_avx512<TOut, 2>,
-                 kernel::plane_quads_avx512<TOut, 3>, kernel::plane_quads_avx512<TOut, 4>}};
+                 kernel::plane_quads_avx512<TOut, 3>, kernel::plane_quads_avx512<TOut, 4>},
+                kernel::stage_rows_avx512};
     if (isa >= gemm::Isa::Avx512Vnni)
         return {kernel::pair_row_avx512<TIn>, kernel::pair_at<TIn>, kernel::row_avx512<TOut, false>, nullptr,
                 kernel::plane_pairs_avx2<TOut>, 2, gemm::Isa::Avx512Vnni};
@@ -286,6 +290,10 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                 transpose_bytes(reinterpret_cast<const std::uint8_t*>(&X[{nn, 0, static_cast<std::uint32_t>(y), 0}]),
                                 X.strides[3], staged.bytes.data() + (pad_top + y) * P + pad_left, plane_len, W, Cin,
                                 flip, k.isa);
+        else if (all_staged && k.stage && X.strides[3] == 1)
+            for (std::size_t ic = 0; ic < Cin; ++ic)
+                k.stage(reinterpret_cast<const std::uint8_t*>(&X[{nn, static_cast<std::uint32_t>(ic), 0, 0}]),
+                        X.strides[2], H, W, flip, staged.bytes.data() + ic * plane_len + pad_top * P + pad_left, P);
         else if (all_staged)
             for (std::size_t ic = 0; ic < Cin; ++ic)
                 for (std::size_t y = 0; y < H; ++y)
@@ -319,6 +327,9 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
             const TIn* channel = &X[{nn, static_cast<std::uint32_t>(ic), 0, 0}];
             if (all_staged)
                 a.in = staged.bytes.data() + ic * plane_len;
+            else if (quads && k.stage && X.strides[3] == 1)
+                k.stage(reinterpret_cast<const std::uint8_t*>(channel), X.strides[2], H, W, flip,
+                        bytes.data() + pad_top * P + pad_left, P);
             else
                 for (std::size_t y = 0; y < H; ++y) {
                     const TIn* src = channel + y * X.strides[2];
