@@ -41,7 +41,7 @@ struct ClipRow {
             const auto value = [=](std::size_t i) {
                 F v = kernel::load_float<A>(x.at(i));
                 if constexpr (ScaleBias) v = scale_bias_step(v, prm.scale, prm.bias);
-                return clamp_min_max(v, lo, hi);
+                return kernel::clamp_float<A>(v, lo, hi);
             };
             row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
         } else if constexpr (!ScaleBias) {

@@ -125,12 +125,15 @@ template <std::size_t W, class TOut, class Block, class Vec, class One>
 void row_blocks(TOut* out, std::size_t n, bool stream, Block block, Vec vec, One one) {
     constexpr std::size_t kBlock = 4 * W;
     std::size_t i = 0;
-    if (stream && n * sizeof(TOut) >= kStreamRowBytes) {
+    if (n * sizeof(TOut) >= kStreamRowBytes) {
         constexpr std::size_t align = kBlock * sizeof(TOut) < 64 ? kBlock * sizeof(TOut) : 64;
         const std::size_t misalign = reinterpret_cast<std::uintptr_t>(out) % align;
         const std::size_t head = misalign == 0 ? 0 : (align - misalign) / sizeof(TOut);
         for (; i < head; ++i) one(i);
-        for (; i + kBlock <= n; i += kBlock) block(i, std::true_type{});
+        if (stream)
+            for (; i + kBlock <= n; i += kBlock) block(i, std::true_type{});
+        else
+            for (; i + kBlock <= n; i += kBlock) block(i, std::false_type{});
     } else {
         for (; i + kBlock <= n; i += kBlock) block(i, std::false_type{});
     }

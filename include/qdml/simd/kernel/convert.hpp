@@ -54,6 +54,20 @@ using fbatch = xsimd::batch<float, A>;
 template <class A>
 using ibatch = xsimd::batch<std::int32_t, A>;
 
+/// clamp_min_max(v, lo, hi) (core/quantize.hpp: r = v > hi ? hi : v, then
+/// r < lo ? lo : r) on binary32 lanes. On x86 that is min(hi, v) then
+/// max(lo, r): minps / maxps return their second operand when the compare
+/// is false, NaN or equal zeros included, which is the select order
+/// exactly (two operations per vector instead of two compares and two
+/// blends). Elsewhere (NEON's vminq propagates NaN) the selects.
+template <class A>
+fbatch<A> clamp_float(const fbatch<A>& v, const fbatch<A>& lo, const fbatch<A>& hi) noexcept {
+#if XSIMD_WITH_SSE2
+    if constexpr (std::is_base_of_v<xsimd::sse2, A>) return xsimd::max(lo, xsimd::min(hi, v));
+#endif
+    return clamp_min_max(v, lo, hi);
+}
+
 namespace detail {
 template <class A, class T, class F>
 fbatch<A> load_generic(const T* p, F&& to_float) noexcept {
