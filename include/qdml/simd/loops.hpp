@@ -119,8 +119,9 @@ constexpr bool streams(std::uint64_t bytes) noexcept { return bytes >= kStreamBy
 /// stream)` computes and stores the 4 vectors at [i, i + 4W) (`stream` a
 /// std::bool_constant: non-temporal stores at an address aligned to
 /// min(64, 4W * sizeof(TOut)) bytes), `vec(i)` one vector at i with a normal
-/// store, `one(i)` the single element i. With `stream` (and a row long
-/// enough) the elements before the first aligned block go through `one`.
+/// store, `one(i)` the single element i. A row of at least kStreamRowBytes
+/// (streamed or not) sends the elements before its first block at
+/// that alignment through `one` (stores straddling cache lines cost L2 bandwidth).
 template <std::size_t W, class TOut, class Block, class Vec, class One>
 void row_blocks(TOut* out, std::size_t n, bool stream, Block block, Vec vec, One one) {
     constexpr std::size_t kBlock = 4 * W;
