@@ -309,7 +309,7 @@ TEST_CASE("simd depthwise: requantize multipliers at and above 1, inf and NaN (Q
           "conversion) on every form",
           "[simd][conv][depthwise]") {
     // The vector forms leave out Q's upper clamp for |multiplier| < 1
-    // (kernel::needs_cap), where fp32(acc) * multiplier stays below 2^31;
+    // (qdml::requantize_fits_int32), where fp32(acc) * multiplier stays below 2^31;
     // from 1 up, v reaches 2^31 (Bias near 2^31: fp32(acc) = 2^31 for
     // multiplier 1) and only the clamp gives the high bound (the conversion
     // gives INT_MIN). Multipliers 1, 1.5, 1000, inf, NaN and 0.999 (no clamp

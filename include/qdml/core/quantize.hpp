@@ -186,6 +186,15 @@ V clamp_min_max(V v, V lo, V hi) noexcept {
     return O::select(r < lo, lo, r);
 }
 
+/// Whether |fp32(acc) * multiplier| < 2^31 for every int32 acc: |multiplier|
+/// < 1 (false for NaN and inf). |fp32(acc)| <= 2^31, so the product is below
+/// 2^31 and, rounding being monotonic, at most 2^31 - 128. A vector
+/// requantize may then convert to int32 before Q's upper clamp (the
+/// conversion is exact and the int16/int8 saturations clamp), where a larger
+/// product would convert to INT_MIN (the low bound) where Q gives the high
+/// one. The one rule of the matmul, convolution and depthwise epilogues.
+inline bool requantize_fits_int32(float multiplier) noexcept { return std::fabs(multiplier) < 1.0f; }
+
 /// Requantize epilogue of matmul and convolution: Q(fp32(acc) * multiplier, zp, T).
 template <class T>
 inline T requantize(std::int32_t acc, float multiplier, std::int32_t zp) noexcept {

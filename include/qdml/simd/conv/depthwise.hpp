@@ -435,7 +435,7 @@ bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>&
     a.hi = channels[0].q.hi;
     a.zp = channels[0].q.zp;
     const auto right = static_cast<std::ptrdiff_t>(std::min((pl + Wi) * C, v.size()));
-    const bool capped = std::any_of(mult.begin(), mult.end(), needs_cap);
+    const bool capped = !std::all_of(mult.begin(), mult.end(), requantize_fits_int32);
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t oy = 0; oy < oH; oy += 2) {
             const std::uint8_t* rows[4];

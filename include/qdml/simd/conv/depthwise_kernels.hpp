@@ -29,7 +29,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -46,16 +45,6 @@ struct DepthwiseChannel {
     float mult = 0;          ///< fp32(InputScale * FilterScale[oc]) / OutputScale
     QuantizeParams q;        ///< Q's bounds and OutputZP
 };
-
-/// Whether Q's upper clamp must come before the conversion to int32 for
-/// the multiplier `mult`: the vector forms convert v = fp32(acc) * mult with
-/// vcvtps2dq, which gives INT_MIN (the low bound after the saturations) for
-/// v >= 2^31 where Q gives the high bound. For |mult| < 1 (or NaN, which Q
-/// and the conversion both send to the low bound), |fp32(acc)| <= 2^31 gives
-/// |v| <= 2^31 - 128 (the product is below 2^31 and rounding is monotonic),
-/// so the int16/int8 saturations alone clamp: the min can go (a seventh of
-/// the depthwise kernels' vector work; requantize multipliers are << 1).
-inline bool needs_cap(float mult) noexcept { return std::fabs(mult) >= 1.0f; }
 
 /// One output row's inputs: `taps` pair-row pointers (each readable for the
 /// row length rounded up to 16) and their weight pairs.
@@ -318,17 +307,16 @@ QDML_TARGET_AVX512 inline void quad_row_direct_avx512(const std::uint8_t* src, s
 /// Byte order: acc[0] then acc[1], ... (Phased false), or output 4i + p from
 /// lane i of acc[p] (Phased: the four phases of plane_quads_avx512).
 /// Capped false leaves the min out, for multipliers where it cannot change
-/// the result (see needs_cap).
+/// the result (requantize_fits_int32: a seventh of the depthwise kernels'
+/// vector work; requantize multipliers are << 1).
 template <class TOut, bool Phased = false, bool Capped = true>
-QDML_TARGET_AVX512 inline __m512i requantize64_lanes_avx512(__m512i a0, __m512i a1, __m512i a2, __m512i a3, __m512 m0,
-                                                            __m512 m1, __m512 m2, __m512 m3, __m512 hi,
-                                                            std::int32_t out_zp) noexcept {
+QDML_TARGET_AVX512 inline __m512i requantize64_lanes_avx512(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
+                                                            __m512 mult, __m512 hi, std::int32_t out_zp) noexcept {
     constexpr __mmask16 all = 0xffff;
     const __m512i acc[4] = {a0, a1, a2, a3};  // (by value: a pointer would keep the caller's accumulators in memory)
-    const __m512 mult[4] = {m0, m1, m2, m3};
     __m512i q[4];
     QDML_UNROLL for (int u = 0; u < 4; ++u) {
-        const __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[u]), mult[u]);
+        const __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[u]), mult);
         if constexpr (Capped)
             q[u] = _mm512_maskz_cvtps_epi32(all, _mm512_maskz_min_ps(all, hi, v));  // min(hi, NaN) is NaN
         else
@@ -351,7 +339,7 @@ template <class TOut, bool Phased = false, bool Capped = true>
 QDML_TARGET_AVX512 inline __m512i requantize64_avx512(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
                                                       const DepthwiseChannel& c) noexcept {
     const __m512 m = _mm512_set1_ps(c.mult);
-    return requantize64_lanes_avx512<TOut, Phased, Capped>(a0, a1, a2, a3, m, m, m, m, _mm512_set1_ps(c.q.hi), c.q.zp);
+    return requantize64_lanes_avx512<TOut, Phased, Capped>(a0, a1, a2, a3, m, _mm512_set1_ps(c.q.hi), c.q.zp);
 }
 
 /// acc += x (u8) . w (s8), four products per lane. Written out: g++ 12 keeps
@@ -412,7 +400,7 @@ QDML_TARGET_AVX512 void plane_quads_body_avx512(const PlaneArgs<TOut>& a, const 
 
 template <class TOut, int Taps = 0>
 QDML_TARGET_AVX512 void plane_quads_avx512(const PlaneArgs<TOut>& a, const DepthwiseChannel& c) noexcept {
-    if (needs_cap(c.mult))
+    if (!requantize_fits_int32(c.mult))
         plane_quads_body_avx512<TOut, Taps, true>(a, c);
     else
         plane_quads_body_avx512<TOut, Taps, false>(a, c);
@@ -476,7 +464,7 @@ QDML_TARGET_AVX512 void row_body_avx512(const DepthwiseTaps& t, const DepthwiseC
 template <class TOut, bool Quads>
 QDML_TARGET_AVX512 void row_avx512(const DepthwiseTaps& t, const DepthwiseChannel& c, TOut* out,
                                    std::size_t width) noexcept {
-    if (needs_cap(c.mult))
+    if (!requantize_fits_int32(c.mult))
         row_body_avx512<TOut, Quads, true>(t, c, out, width);
     else
         row_body_avx512<TOut, Quads, false>(t, c, out, width);
@@ -571,9 +559,9 @@ QDML_TARGET_AVX512 void nhwc_rows_avx512(const NhwcRows<TOut>& a) noexcept {
                 }
             }
             const std::size_t count = std::min<std::size_t>(4, a.ow - x), at = x * C + cb * 16;
-            store_lanes_avx512(a.out0 + at, C, requantize64_lanes_avx512<TOut, false, Capped>(x0[0], x0[1], x0[2], x0[3], m, m, m, m, hi, a.zp), count);
+            store_lanes_avx512(a.out0 + at, C, requantize64_lanes_avx512<TOut, false, Capped>(x0[0], x0[1], x0[2], x0[3], m, hi, a.zp), count);
             if constexpr (Two)
-                store_lanes_avx512(a.out1 + at, C, requantize64_lanes_avx512<TOut, false, Capped>(x1[0], x1[1], x1[2], x1[3], m, m, m, m, hi, a.zp), count);
+                store_lanes_avx512(a.out1 + at, C, requantize64_lanes_avx512<TOut, false, Capped>(x1[0], x1[1], x1[2], x1[3], m, hi, a.zp), count);
         }
     }
 }

@@ -61,8 +61,8 @@ struct Epilogue {
     std::uint32_t bzp0 = 0;  ///< bzp'[0] (every column's when !var_b)
     std::uint32_t neg_azp0 = 0;  ///< -azp' when AZP' is uniform, else 0 (the column bias's factor)
     /// Every per-column (cols_small, prepare_columns) or per-row (rows_small,
-    /// prepare_rows) multiplier has |mult| < 1 (NaN and inf excluded): then
-    /// |fp32(acc) * mult| < 2^31 and store_rows32 needs no clamp at all.
+    /// prepare_rows) multiplier passes requantize_fits_int32 (|mult| < 1):
+    /// then store_rows32 needs no clamp at all.
     bool cols_small = false, rows_small = false;
     bool same_zp = false;  ///< every row's OutputZP is the same (prepare_rows)
 
@@ -124,7 +124,7 @@ inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue
     else
         for (std::size_t n = 0; n < N; ++n) mult[n] = requantize_multiplier(s.a_scale[0], scale[n], s.out_scale[0]);
     bool small = true;
-    for (std::size_t n = 0; n < N; ++n) small &= std::fabs(mult[n]) < 1.0f;
+    for (std::size_t n = 0; n < N; ++n) small &= requantize_fits_int32(mult[n]);
     e.cols_small = e.mode == MultMode::PerColumn && small;
     const std::size_t pad = (width - N) * 4;
     std::memset(zp + N, 0, pad);
@@ -180,7 +180,7 @@ inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e)
         r.a_scale = detail::at(s.a_scale, m);
         r.out_scale = detail::at(s.out_scale, m);
         if (e.mode == MultMode::PerRow) r.mult = requantize_multiplier(r.a_scale, s.b_scale[0], r.out_scale);
-        small = small && std::fabs(r.mult) < 1.0f;
+        small = small && requantize_fits_int32(r.mult);
     }
     e.rows_small = small;
     e.same_zp = detail::uniform(s.out_zp);
