@@ -125,11 +125,16 @@ struct DepthwiseKernels {
     void (*plane)(const kernel::PlaneArgs<TOut>&, const DepthwiseChannel&) noexcept;
     std::size_t group;
     gemm::Isa isa;  ///< the path these run: Generic, Avx2 or Avx512Vnni
-    /// `plane` for exactly 1-4 taps (kH * words per filter row), unrolled, or null.
-    void (*plane_taps[4])(const kernel::PlaneArgs<TOut>&, const DepthwiseChannel&) noexcept = {};
+    /// `plane` for exactly 1-6 taps (kH * words per filter row), unrolled, or null.
+    void (*plane_taps[6])(const kernel::PlaneArgs<TOut>&, const DepthwiseChannel&) noexcept = {};
     /// Byte rows of element stride 1 into a staged plane (x ^ flip), or null.
     void (*stage)(const std::uint8_t*, std::size_t, std::size_t, std::size_t, std::uint8_t, std::uint8_t*,
                   std::size_t) noexcept = nullptr;
+    /// Pairs: TIn rows of element stride 1 into the staged int16 plane, or null.
+    void (*stage_pairs)(const TIn*, std::size_t, std::size_t, std::size_t, std::int16_t*, std::size_t) noexcept = nullptr;
+    /// Rows of bytes out of a flat plane into output rows of element stride 1, or null.
+    void (*store_rows)(const std::uint8_t*, std::size_t, std::uint8_t*, std::uint64_t, std::size_t,
+                       std::size_t) noexcept = nullptr;
 };
 
 /// The best kernels at or below `cap` (AMX has nothing for depthwise: it
@@ -147,10 +152,16 @@ DepthwiseKernels<TIn, TOut> depthwise_kernels(gemm::Isa cap, bool quads) noexcep
                 kernel::stage_rows_avx512};
     if (isa >= gemm::Isa::Avx512Vnni)
         return {kernel::pair_row_avx512<TIn>, kernel::pair_at<TIn>, kernel::row_avx512<TOut, false>, nullptr,
-                kernel::plane_pairs_avx2<TOut>, 2, gemm::Isa::Avx512Vnni};
+                kernel::plane_pairs_avx2<TOut>, 2, gemm::Isa::Avx512Vnni,
+                {kernel::plane_pairs_avx2<TOut, 1>, kernel::plane_pairs_avx2<TOut, 2>, kernel::plane_pairs_avx2<TOut, 3>,
+                 kernel::plane_pairs_avx2<TOut, 4>, kernel::plane_pairs_avx2<TOut, 5>, kernel::plane_pairs_avx2<TOut, 6>},
+                nullptr, kernel::stage_pairs_avx2<TIn>, kernel::copy_rows_avx2};
     if (isa >= gemm::Isa::Avx2)
         return {kernel::pair_row_avx2<TIn>, kernel::pair_at<TIn>, kernel::row_avx2<TOut>, nullptr,
-                kernel::plane_pairs_avx2<TOut>, 2, gemm::Isa::Avx2};
+                kernel::plane_pairs_avx2<TOut>, 2, gemm::Isa::Avx2,
+                {kernel::plane_pairs_avx2<TOut, 1>, kernel::plane_pairs_avx2<TOut, 2>, kernel::plane_pairs_avx2<TOut, 3>,
+                 kernel::plane_pairs_avx2<TOut, 4>, kernel::plane_pairs_avx2<TOut, 5>, kernel::plane_pairs_avx2<TOut, 6>},
+                nullptr, kernel::stage_pairs_avx2<TIn>, kernel::copy_rows_avx2};
 #endif
     (void)isa;
     (void)quads;
@@ -282,7 +293,7 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     a.oh = oH;
     a.out_row_stride = in_place ? Out.strides[2] : P;
     const std::uint32_t* weights = quads ? f.quad_weights.data() : f.pair_weights.data();
-    const auto plane = a.taps <= 4 && k.plane_taps[a.taps - 1] ? k.plane_taps[a.taps - 1] : k.plane;
+    const auto plane = a.taps <= 6 && k.plane_taps[a.taps - 1] ? k.plane_taps[a.taps - 1] : k.plane;
     for (std::size_t n = 0; n < N; ++n) {
         const auto nn = static_cast<std::uint32_t>(n);
         if (nhwc_in)  // every channel's plane at once: input row y (pixels x channels) transposed
@@ -330,6 +341,8 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
             else if (quads && k.stage && X.strides[3] == 1)
                 k.stage(reinterpret_cast<const std::uint8_t*>(channel), X.strides[2], H, W, flip,
                         bytes.data() + pad_top * P + pad_left, P);
+            else if (!quads && k.stage_pairs && X.strides[3] == 1)
+                k.stage_pairs(channel, X.strides[2], H, W, halves.data() + pad_top * P + pad_left, P);
             else
                 for (std::size_t y = 0; y < H; ++y) {
                     const TIn* src = channel + y * X.strides[2];
@@ -344,7 +357,11 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                 a.weights = weights + oc * a.taps;
                 a.out = in_place ? &Out[{nn, oc, 0, 0}] : out_plane.data();
                 plane(a, channels[oc]);
-                if (!in_place)
+                if (!in_place && k.store_rows && Out.strides[3] == 1)
+                    k.store_rows(reinterpret_cast<const std::uint8_t*>(out_plane.data()), P,
+                                 reinterpret_cast<std::uint8_t*>(&Out[{nn, oc, 0, 0}]),
+                                 Out.strides[2], oH, oW);
+                else if (!in_place)
                     for (std::size_t oy = 0; oy < oH; ++oy)
                         store_row(out_plane.data() + oy * P, &Out[{nn, oc, static_cast<std::uint32_t>(oy), 0}],
                                   Out.strides[3], oW);

@@ -183,21 +183,28 @@ QDML_TARGET_AVX2 void row_avx2(const DepthwiseTaps& t, const DepthwiseChannel& c
     }
 }
 
-/// Q of 16 outputs from two phases of 8 accumulators (lane i of `even`:
-/// output 2i, of `odd`: 2i + 1), as 16 bytes in order; the saturating
-/// form of requantize64_avx512 (min(hi, v) keeps NaN, vcvtps2dq, int16 and
-/// int8 saturation).
-template <class TOut>
-QDML_TARGET_AVX2 inline __m128i requantize16_phased_avx2(__m256i even, __m256i odd, const DepthwiseChannel& c) noexcept {
-    const __m256 mult = _mm256_set1_ps(c.mult), hi = _mm256_set1_ps(c.q.hi);
-    const __m256i q0 = _mm256_cvtps_epi32(_mm256_min_ps(hi, _mm256_mul_ps(_mm256_cvtepi32_ps(even), mult)));
-    const __m256i q1 = _mm256_cvtps_epi32(_mm256_min_ps(hi, _mm256_mul_ps(_mm256_cvtepi32_ps(odd), mult)));
-    // Per 128-bit lane k: words q0[4k..4k+3], q1[4k..4k+3]; then bytes, twice.
-    const __m256i w = _mm256_adds_epi16(_mm256_packs_epi32(q0, q1), _mm256_set1_epi16(static_cast<short>(c.q.zp)));
-    __m256i b = std::is_signed_v<TOut> ? _mm256_packs_epi16(w, w) : _mm256_packus_epi16(w, w);
+/// Q of 32 outputs from two phases of 8 accumulators each (lane i of e0:
+/// output 2i, of o0: 2i + 1; e1, o1: outputs 16 + the same), as 32 bytes in
+/// order; the saturating form of requantize64_avx512 (min(hi, v) keeps NaN,
+/// vcvtps2dq, int16 and int8 saturation; Capped false leaves the min out
+/// where requantize_fits_int32 says it cannot matter).
+template <class TOut, bool Capped>
+QDML_TARGET_AVX2 inline __m256i requantize32_phased_avx2(__m256i e0, __m256i o0, __m256i e1, __m256i o1, __m256 mult,
+                                                         __m256 hi, __m256i zp) noexcept {
+    const __m256i acc[4] = {e0, o0, e1, o1};
+    __m256i q[4];
+    QDML_UNROLL for (int u = 0; u < 4; ++u) {
+        const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[u]), mult);
+        q[u] = _mm256_cvtps_epi32(Capped ? _mm256_min_ps(hi, v) : v);  // min(hi, NaN) is NaN
+    }
+    (void)hi;
+    // Per 128-bit lane k, words: outputs 8k + 0, 2, 4, 6, 1, 3, 5, 7 (w0) and 16 + the same (w1).
+    const __m256i w0 = _mm256_adds_epi16(_mm256_packs_epi32(q[0], q[1]), zp);
+    const __m256i w1 = _mm256_adds_epi16(_mm256_packs_epi32(q[2], q[3]), zp);
+    __m256i b = std::is_signed_v<TOut> ? _mm256_packs_epi16(w0, w1) : _mm256_packus_epi16(w0, w1);
     b = _mm256_shuffle_epi8(b, _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5, 2, 6, 3,
                                                 7, 8, 12, 9, 13, 10, 14, 11, 15));
-    return _mm256_castsi256_si128(_mm256_permute4x64_epi64(b, 0x08));  // qwords 0 and 2: outputs 0-7, 8-15
+    return _mm256_permute4x64_epi64(b, 0xD8);  // qwords 0, 2, 1, 3: outputs 0-7, 8-15, 16-23, 24-31
 }
 
 /// 16 int16 elements from p (unaligned): 8 pair words.
@@ -205,28 +212,107 @@ QDML_TARGET_AVX2 inline __m256i load16_avx2(const std::int16_t* p) noexcept {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
+/// One tap of plane_pairs_avx2: the phases of 32 outputs from p.
+QDML_TARGET_AVX2 inline void pair_tap_avx2(__m256i (&acc)[4], const std::int16_t* p, __m256i w) noexcept {
+    acc[0] = _mm256_add_epi32(acc[0], _mm256_madd_epi16(load16_avx2(p), w));
+    acc[1] = _mm256_add_epi32(acc[1], _mm256_madd_epi16(load16_avx2(p + 1), w));
+    acc[2] = _mm256_add_epi32(acc[2], _mm256_madd_epi16(load16_avx2(p + 16), w));
+    acc[3] = _mm256_add_epi32(acc[3], _mm256_madd_epi16(load16_avx2(p + 17), w));
+}
+
 /// A whole channel plane of int16 pairs (dx = sx = sy = 1): output f reads
 /// the pair word at in + f + offsets[i] (int16 elements); outputs f, f + 2,
 /// ... (phase 0) and f + 1, f + 3, ... (phase 1) are one unaligned 32-byte
-/// load each. Writes oh * pitch outputs rounded up to 32 to a.out, flat
-/// (a.out holds rows of `pitch`); `in` readable to that plus the largest
-/// offset + 33 elements.
-template <class TOut>
-QDML_TARGET_AVX2 void plane_pairs_avx2(const PlaneArgs<TOut>& a, const DepthwiseChannel& c) noexcept {
+/// load each, four loads give 32. Writes oh * pitch outputs rounded up to 32
+/// to a.out, flat (a.out holds rows of `pitch`); `in` readable to that plus
+/// the largest offset + 33 elements. `Taps` > 0: a.taps == Taps, the tap loop
+/// unrolled (offsets and weights in registers); 0: any a.taps.
+template <class TOut, int Taps, bool Capped>
+QDML_TARGET_AVX2 void plane_pairs_body_avx2(const PlaneArgs<TOut>& a, const DepthwiseChannel& c) noexcept {
+    constexpr int kMaxTaps = Taps > 0 ? Taps : 1;
     const auto* in = static_cast<const std::int16_t*>(a.in);
+    std::size_t off[kMaxTaps];
+    __m256i wt[kMaxTaps];
+    if constexpr (Taps > 0)
+        for (int i = 0; i < Taps; ++i) {
+            off[i] = a.offsets[i];
+            wt[i] = _mm256_set1_epi32(static_cast<int>(a.weights[i]));
+        }
+    // (Locals: the stores could alias c, and the compiler would reload them per block.)
+    const __m256 mult = _mm256_set1_ps(c.mult), hi = _mm256_set1_ps(c.q.hi);
+    const __m256i zp = _mm256_set1_epi16(static_cast<short>(c.q.zp)), bias = _mm256_set1_epi32(static_cast<int>(c.bias));
+    TOut* const out = a.out;
     const std::size_t count = a.oh * a.pitch;
     for (std::size_t f = 0; f < count; f += 32) {
-        __m256i e0 = _mm256_set1_epi32(static_cast<int>(c.bias)), o0 = e0, e1 = e0, o1 = e0;
-        for (std::size_t i = 0; i < a.taps; ++i) {
-            const __m256i w = _mm256_set1_epi32(static_cast<int>(a.weights[i]));
-            const std::int16_t* p = in + f + a.offsets[i];
-            e0 = _mm256_add_epi32(e0, _mm256_madd_epi16(load16_avx2(p), w));
-            o0 = _mm256_add_epi32(o0, _mm256_madd_epi16(load16_avx2(p + 1), w));
-            e1 = _mm256_add_epi32(e1, _mm256_madd_epi16(load16_avx2(p + 16), w));
-            o1 = _mm256_add_epi32(o1, _mm256_madd_epi16(load16_avx2(p + 17), w));
+        __m256i acc[4] = {bias, bias, bias, bias};
+        if constexpr (Taps > 0) {
+            QDML_UNROLL for (int i = 0; i < Taps; ++i) pair_tap_avx2(acc, in + f + off[i], wt[i]);
+        } else {
+            for (std::size_t i = 0; i < a.taps; ++i)
+                pair_tap_avx2(acc, in + f + a.offsets[i], _mm256_set1_epi32(static_cast<int>(a.weights[i])));
         }
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(a.out + f), requantize16_phased_avx2<TOut>(e0, o0, c));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(a.out + f + 16), requantize16_phased_avx2<TOut>(e1, o1, c));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + f),
+                            requantize32_phased_avx2<TOut, Capped>(acc[0], acc[1], acc[2], acc[3], mult, hi, zp));
+    }
+}
+
+template <class TOut, int Taps = 0>
+QDML_TARGET_AVX2 void plane_pairs_avx2(const PlaneArgs<TOut>& a, const DepthwiseChannel& c) noexcept {
+    if (!requantize_fits_int32(c.mult))
+        plane_pairs_body_avx2<TOut, Taps, true>(a, c);
+    else
+        plane_pairs_body_avx2<TOut, Taps, false>(a, c);
+}
+
+/// 16 TIn elements from s as int16.
+template <class TIn>
+QDML_TARGET_AVX2 inline __m256i widen16_avx2(const TIn* s) noexcept {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    if constexpr (std::is_signed_v<TIn>)
+        return _mm256_cvtepi8_epi16(b);
+    else
+        return _mm256_cvtepu8_epi16(b);
+}
+
+/// Stages `rows` input rows of `w` TIn elements (element stride 1, rows
+/// `src_stride` elements apart) as int16 at dst + r * pitch: 16 elements a
+/// load, a row's last 16 overlapping the previous ones (rows shorter than 16
+/// element by element); nothing outside the rows read or written.
+template <class TIn>
+QDML_TARGET_AVX2 void stage_pairs_avx2(const TIn* src, std::size_t src_stride, std::size_t rows, std::size_t w,
+                                       std::int16_t* dst, std::size_t pitch) noexcept {
+    for (std::size_t r = 0; r < rows; ++r, src += src_stride, dst += pitch) {
+        if (w < 16) {
+            for (std::size_t j = 0; j < w; ++j) dst[j] = src[j];
+            continue;
+        }
+        std::size_t j = 0;
+        for (; j + 16 <= w; j += 16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j), widen16_avx2<TIn>(src + j));
+        if (j < w) _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + w - 16), widen16_avx2<TIn>(src + w - 16));
+    }
+}
+
+/// Copies `rows` rows of `w` bytes from src (rows `src_pitch` apart) to dst
+/// (rows `dst_stride` apart, element stride 1): 32 bytes a load, a row's
+/// last 32 overlapping (16 for rows of 16-31, shorter ones byte by byte).
+QDML_TARGET_AVX2 inline void copy_rows_avx2(const std::uint8_t* src, std::size_t src_pitch, std::uint8_t* dst,
+                                            std::uint64_t dst_stride, std::size_t rows, std::size_t w) noexcept {
+    for (std::size_t r = 0; r < rows; ++r, src += src_pitch, dst += dst_stride) {
+        if (w >= 32) {
+            std::size_t j = 0;
+            for (; j + 32 <= w; j += 32)
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j),
+                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + j)));
+            if (j < w)
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + w - 32),
+                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + w - 32)));
+        } else if (w >= 16) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + w - 16),
+                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + w - 16)));
+        } else {
+            std::memcpy(dst, src, w);
+        }
     }
 }
 
