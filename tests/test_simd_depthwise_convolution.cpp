@@ -380,14 +380,16 @@ TEST_CASE("simd depthwise: NHWC by strides through the plane form (staged by tra
     });
 }
 
-TEST_CASE("simd depthwise: the NHWC direct form (channels across lanes, vertical quads) on NHWC in and out",
+TEST_CASE("simd depthwise: the NHWC direct forms (channels across lanes: vertical quads, vertical pairs) on NHWC in "
+          "and out",
           "[simd][conv][depthwise]") {
-    // Channel counts multiples of 16 (the form's lanes; 16-80 and 128), kH
+    // Channel counts multiples of 8 (the pairs form's lanes; 8-80 and 128;
+    // the quads form takes multiples of 16, AVX-512 VNNI only), kH
     // 1-3 (one or two output rows per build), any kW and horizontal
     // dilation, padding up to beyond the kernel, widths around 16/64, odd
-    // and even output heights, weights in int8 (the form) and, one case in
-    // six, not (the plane form's pairs instead), every type mix.
-    static const std::vector<std::uint32_t> channels = {16, 32, 48, 64, 80, 128};
+    // and even output heights, weights in int8 (the quads form) and, one
+    // case in six, not (the pairs form on AVX-512 too), every type mix.
+    static const std::vector<std::uint32_t> channels = {8, 16, 24, 32, 40, 48, 64, 80, 128};
     static const std::vector<std::uint32_t> widths = {1, 2, 3, 15, 16, 17, 31, 63, 64, 65, 112};
     diff::for_each_case(0xd7, diff::case_count(200), [](diff::Rng& r, std::uint64_t seed) {
         Case c;

@@ -392,10 +392,35 @@ std::vector<DepthwiseChannel> channel_constants(const QuantizedLinearConvolution
     return channels;
 }
 
-/// The NHWC direct form (AVX-512 VNNI, weights in int8): input and output
-/// NHWC with pixel stride C (any row and image strides), C a multiple of 16,
+/// The geometry the NHWC direct forms take: input and output NHWC with
+/// pixel stride C (any row and image strides), C a multiple of `lanes`,
 /// channel multiplier 1, kH <= 3, unit strides and vertical dilation (any
-/// horizontal dilation). Channels across lanes: per pair of output rows the
+/// horizontal dilation), rows within kMaxRowElements.
+struct NhwcGeometry {
+    std::size_t N = 0, C = 0, H = 0, W = 0, oH = 0, oW = 0, kh = 0, kw = 0, dx = 0, pt = 0, pl = 0;
+    std::size_t Wp = 0;  ///< padded pixels the outputs read
+    std::size_t Wi = 0;  ///< input pixels among them
+};
+
+/// Fills `g` and says whether `op` has the NHWC direct geometry.
+template <class TIn, class TFilter, class TOut>
+bool nhwc_geometry(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                   std::size_t lanes, NhwcGeometry& g) noexcept {
+    const auto& X = op.InputTensor;
+    const auto& Out = op.OutputTensor;
+    g.N = X.sizes[0], g.C = X.sizes[1], g.H = X.sizes[2], g.W = X.sizes[3];
+    g.oH = Out.sizes[2], g.oW = Out.sizes[3], g.kh = f.kh, g.kw = f.kw, g.dx = op.Dilations[1];
+    if (Out.sizes[1] != g.C || g.C % lanes != 0 || g.kh > 3 || op.Dilations[0] != 1 || op.Strides[0] != 1 ||
+        op.Strides[1] != 1 || X.strides[1] != 1 || X.strides[3] != g.C || Out.strides[1] != 1 || Out.strides[3] != g.C)
+        return false;
+    g.pt = op.StartPadding[0], g.pl = op.StartPadding[1];
+    g.Wp = g.oW + (g.kw - 1) * g.dx;
+    g.Wi = g.pl >= g.Wp ? 0 : std::min(g.W, g.Wp - g.pl);
+    return (g.Wp + g.W) * g.C <= kMaxRowElements;
+}
+
+/// The NHWC direct form (AVX-512 VNNI, weights in int8): nhwc_geometry with
+/// C a multiple of 16. Channels across lanes: per pair of output rows the
 /// quads of 4 vertically neighbouring input bytes (rows oy - padTop ..
 /// oy - padTop + 3; rows outside the input and the padding columns hold
 /// XZP) are built once (unpacks), and each output is one vpdpbusd per
@@ -408,16 +433,10 @@ bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>&
 #if QDML_GEMM_X86
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
-    const std::size_t N = X.sizes[0], C = X.sizes[1], H = X.sizes[2], W = X.sizes[3];
-    const std::size_t oH = Out.sizes[2], oW = Out.sizes[3], kh = f.kh, kw = f.kw, dx = op.Dilations[1];
-    if (gemm::select_isa(cap) < gemm::Isa::Avx512Vnni || !f.quads || Out.sizes[1] != C || C % 16 != 0 || kh > 3 ||
-        op.Dilations[0] != 1 || op.Strides[0] != 1 || op.Strides[1] != 1 || X.strides[1] != 1 || X.strides[3] != C ||
-        Out.strides[1] != 1 || Out.strides[3] != C)
-        return false;
-    const std::size_t pt = op.StartPadding[0], pl = op.StartPadding[1];
-    const std::size_t Wp = oW + (kw - 1) * dx;                   // padded pixels the outputs read
-    const std::size_t Wi = pl >= Wp ? 0 : std::min(W, Wp - pl);  // input pixels among them
-    if ((Wp + W) * C > kMaxRowElements) return false;
+    NhwcGeometry g;
+    if (gemm::select_isa(cap) < gemm::Isa::Avx512Vnni || !f.quads || !nhwc_geometry(op, f, 16, g)) return false;
+    const std::size_t N = g.N, C = g.C, H = g.H, W = g.W, oH = g.oH, oW = g.oW, kh = g.kh, kw = g.kw, dx = g.dx;
+    const std::size_t pt = g.pt, pl = g.pl, Wp = g.Wp, Wi = g.Wi;
     const std::uint8_t flip = std::is_signed_v<TIn> ? 0x80 : 0;
     const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
     const std::uint8_t zp_byte = static_cast<std::uint8_t>(static_cast<std::uint8_t>(x_zp) ^ flip);
@@ -484,6 +503,95 @@ bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>&
 #endif
 }
 
+/// p rounded up to a multiple of 64 bytes (buffers allocated 64 bytes longer).
+inline std::uint32_t* align64(std::uint32_t* p) noexcept {
+    return reinterpret_cast<std::uint32_t*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
+}
+
+/// The NHWC direct form in int16 pairs (AVX2; on AVX-512 too when the
+/// weights do not fit int8): nhwc_geometry with C a multiple of 8. Per pair of output rows the vertical pairs of padded
+/// input rows 0-1 and 2-3 (the first reused from the previous pair's
+/// second); each output is two vpmaddwd per filter column, no
+/// transposition, outputs in order. False (nothing done) when it does not apply.
+template <class TIn, class TFilter, class TOut>
+bool depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                          gemm::Isa cap) {
+#if QDML_GEMM_X86
+    const auto& X = op.InputTensor;
+    const auto& Out = op.OutputTensor;
+    NhwcGeometry g;
+    if (gemm::select_isa(cap) < gemm::Isa::Avx2 || !nhwc_geometry(op, f, 8, g)) return false;
+    const std::size_t N = g.N, C = g.C, H = g.H, W = g.W, oH = g.oH, oW = g.oW, kh = g.kh, kw = g.kw, dx = g.dx;
+    const std::size_t pt = g.pt, pl = g.pl, Wp = g.Wp, Wi = g.Wi;
+    const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
+    const std::vector<DepthwiseChannel> channels = channel_constants(op, f, x_zp);
+    // Weights [kx][c / 8][4][c % 8]: (w'0, w'1), (w'2, 0) for the first row of
+    // the pair, (0, w'0), (w'1, w'2) for the second (w' = 0 for ky >= kH).
+    const std::size_t pairs = (kw + 1) / 2;
+    const auto wt = [&](std::size_t c, std::size_t ky, std::size_t kx) {
+        return ky < kh ? kernel::half(f.pair_weights[(c * kh + ky) * pairs + kx / 2], kx % 2 != 0) : 0;
+    };
+    std::vector<std::uint32_t> w(kw * C * 4), bias(C);
+    std::vector<float> mult(C);
+    for (std::size_t c = 0; c < C; ++c) {
+        bias[c] = channels[c].bias;
+        mult[c] = channels[c].mult;
+        for (std::size_t kx = 0; kx < kw; ++kx) {
+            std::uint32_t* e = w.data() + kx * C * 4 + c / 8 * 32 + c % 8;
+            e[0] = kernel::pair_word(wt(c, 0, kx), wt(c, 1, kx));
+            e[8] = kernel::pair_word(wt(c, 2, kx), 0);
+            e[16] = kernel::pair_word(0, wt(c, 0, kx));
+            e[24] = kernel::pair_word(wt(c, 1, kx), wt(c, 2, kx));
+        }
+    }
+    // Vertical pairs of padded pixel p at p * C (+3 pixels: the 4-pixel blocks); padding holds XZP pairs.
+    const std::uint32_t zpair = kernel::pair_word(x_zp, x_zp);
+    std::vector<std::uint32_t> va((Wp + 3) * C + 16, zpair), vb(va);
+    const std::vector<TIn> zp_row(W * C, x_zp);
+    kernel::NhwcPairRows<TOut> a;
+    a.ow = oW;
+    a.tap_step = dx * C;
+    a.taps = kw;
+    a.cblocks = C / 8;
+    a.w = w.data();
+    a.bias = bias.data();
+    a.mult = mult.data();
+    a.hi = channels[0].q.hi;
+    a.zp = channels[0].q.zp;
+    const bool capped = !std::all_of(mult.begin(), mult.end(), requantize_fits_int32);
+    for (std::size_t n = 0; n < N; ++n) {
+        const auto row = [&](std::size_t r) {  // padded row r
+            return r >= pt && r - pt < H ? &X[{static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(r - pt), 0}]
+                                         : zp_row.data();
+        };
+        std::uint32_t* v01 = align64(va.data());
+        std::uint32_t* v23 = align64(vb.data());
+        kernel::vertical_pairs_avx2(row(0), row(1), Wi * C, v01 + pl * C);
+        for (std::size_t oy = 0; oy < oH; oy += 2) {
+            if (oy > 0) std::swap(v01, v23);  // rows oy, oy + 1 were the last pair's 2-3
+            kernel::vertical_pairs_avx2(row(oy + 2), row(oy + 3), Wi * C, v23 + pl * C);
+            a.v01 = v01;
+            a.v23 = v23;
+            a.out0 = &Out[{static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(oy), 0}];
+            if (oy + 1 < oH) {
+                a.out1 = &Out[{static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(oy + 1), 0}];
+                (capped    ? kernel::nhwc_pair_rows_avx2<TOut, true, true>
+                 : kw == 3 ? kernel::nhwc_pair_rows_avx2<TOut, true, false, 3>  // the 3x3's columns unrolled
+                           : kernel::nhwc_pair_rows_avx2<TOut, true, false>)(a);
+            } else {
+                (capped ? kernel::nhwc_pair_rows_avx2<TOut, false, true> : kernel::nhwc_pair_rows_avx2<TOut, false, false>)(a);
+            }
+        }
+    }
+    return true;
+#else
+    (void)op;
+    (void)f;
+    (void)cap;
+    return false;
+#endif
+}
+
 }  // namespace detail
 
 /// The path depthwise() runs under `cap` (Generic, Avx2 or Avx512Vnni).
@@ -530,7 +638,7 @@ bool depthwise_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, co
     const auto& Out = op.OutputTensor;
     const bool in = detail::channels_inner(X), out = detail::channels_inner(Out);
     if (!in && !out) return false;
-    if (in && out && detail::depthwise_nhwc_direct(op, f, cap)) return true;
+    if (in && out && (detail::depthwise_nhwc_direct(op, f, cap) || detail::depthwise_nhwc_pairs(op, f, cap))) return true;
     const std::size_t N = X.sizes[0], C = X.sizes[1], HW = std::size_t{X.sizes[2]} * X.sizes[3];
     const std::size_t Cout = Out.sizes[1], oHW = std::size_t{Out.sizes[2]} * Out.sizes[3];
     const auto k = detail::depthwise_kernels<TIn, TOut>(cap, f.quads);

@@ -183,28 +183,37 @@ QDML_TARGET_AVX2 void row_avx2(const DepthwiseTaps& t, const DepthwiseChannel& c
     }
 }
 
-/// Q of 32 outputs from two phases of 8 accumulators each (lane i of e0:
-/// output 2i, of o0: 2i + 1; e1, o1: outputs 16 + the same), as 32 bytes in
-/// order; the saturating form of requantize64_avx512 (min(hi, v) keeps NaN,
-/// vcvtps2dq, int16 and int8 saturation; Capped false leaves the min out
-/// where requantize_fits_int32 says it cannot matter).
+/// Q of 4 x 8 accumulators as 32 bytes, lane k of acc[u] at byte 16 * (k / 4)
+/// + 4 * u + k % 4 (the packs work within 128-bit lanes); the saturating
+/// form of requantize64_avx512 (min(hi, v) keeps NaN, vcvtps2dq, int16 and
+/// int8 saturation; Capped false leaves the min out where
+/// requantize_fits_int32 says it cannot matter).
 template <class TOut, bool Capped>
-QDML_TARGET_AVX2 inline __m256i requantize32_phased_avx2(__m256i e0, __m256i o0, __m256i e1, __m256i o1, __m256 mult,
+QDML_TARGET_AVX2 inline __m256i requantize32_packed_avx2(__m256i a0, __m256i a1, __m256i a2, __m256i a3, __m256 mult,
                                                          __m256 hi, __m256i zp) noexcept {
-    const __m256i acc[4] = {e0, o0, e1, o1};
+    const __m256i acc[4] = {a0, a1, a2, a3};
     __m256i q[4];
     QDML_UNROLL for (int u = 0; u < 4; ++u) {
         const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[u]), mult);
         q[u] = _mm256_cvtps_epi32(Capped ? _mm256_min_ps(hi, v) : v);  // min(hi, NaN) is NaN
     }
     (void)hi;
-    // Per 128-bit lane k, words: outputs 8k + 0, 2, 4, 6, 1, 3, 5, 7 (w0) and 16 + the same (w1).
     const __m256i w0 = _mm256_adds_epi16(_mm256_packs_epi32(q[0], q[1]), zp);
     const __m256i w1 = _mm256_adds_epi16(_mm256_packs_epi32(q[2], q[3]), zp);
-    __m256i b = std::is_signed_v<TOut> ? _mm256_packs_epi16(w0, w1) : _mm256_packus_epi16(w0, w1);
-    b = _mm256_shuffle_epi8(b, _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5, 2, 6, 3,
-                                                7, 8, 12, 9, 13, 10, 14, 11, 15));
-    return _mm256_permute4x64_epi64(b, 0xD8);  // qwords 0, 2, 1, 3: outputs 0-7, 8-15, 16-23, 24-31
+    return std::is_signed_v<TOut> ? _mm256_packs_epi16(w0, w1) : _mm256_packus_epi16(w0, w1);
+}
+
+/// Q of 32 outputs from two phases of 8 accumulators each (lane i of e0:
+/// output 2i, of o0: 2i + 1; e1, o1: outputs 16 + the same), as 32 bytes in order.
+template <class TOut, bool Capped>
+QDML_TARGET_AVX2 inline __m256i requantize32_phased_avx2(__m256i e0, __m256i o0, __m256i e1, __m256i o1, __m256 mult,
+                                                         __m256 hi, __m256i zp) noexcept {
+    // Per 128-bit lane k: outputs 8k + 0, 2, 4, 6, 1, 3, 5, 7, then 16 + the same.
+    const __m256i b = requantize32_packed_avx2<TOut, Capped>(e0, o0, e1, o1, mult, hi, zp);
+    return _mm256_permute4x64_epi64(
+        _mm256_shuffle_epi8(b, _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5, 2, 6,
+                                                3, 7, 8, 12, 9, 13, 10, 14, 11, 15)),
+        0xD8);  // qwords 0, 2, 1, 3: outputs 0-7, 8-15, 16-23, 24-31
 }
 
 /// 16 int16 elements from p (unaligned): 8 pair words.
@@ -650,6 +659,119 @@ QDML_TARGET_AVX512 void nhwc_rows_avx512(const NhwcRows<TOut>& a) noexcept {
                 store_lanes_avx512(a.out1 + at, C, requantize64_lanes_avx512<TOut, false, Capped>(x1[0], x1[1], x1[2], x1[3], m, hi, a.zp), count);
         }
     }
+}
+
+// --- NHWC direct (AVX2 int16 pairs): channels across lanes ----------------
+
+/// 8 bytes as int16 (TIn sign- or zero-extended).
+template <class TIn>
+QDML_TARGET_AVX2 inline __m128i widen8_epi16(__m128i b) noexcept {
+    if constexpr (std::is_signed_v<TIn>)
+        return _mm_cvtepi8_epi16(b);
+    else
+        return _mm_cvtepu8_epi16(b);
+}
+
+/// Pairs of vertical neighbours: v[e] = pair(r0[e], r1[e]) (int16 of TIn)
+/// for e < n, n a multiple of 8 (nothing past n read or written): the bytes
+/// interleaved, then widened (byte pairs become word pairs in order).
+template <class TIn>
+QDML_TARGET_AVX2 void vertical_pairs_avx2(const TIn* r0, const TIn* r1, std::size_t n, std::uint32_t* v) noexcept {
+    std::size_t e = 0;
+    for (; e + 16 <= n; e += 16) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + e));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + e));
+        const __m128i lo = _mm_unpacklo_epi8(a, b), hi = _mm_unpackhi_epi8(a, b);
+        if constexpr (std::is_signed_v<TIn>) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + e), _mm256_cvtepi8_epi16(lo));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + e + 8), _mm256_cvtepi8_epi16(hi));
+        } else {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + e), _mm256_cvtepu8_epi16(lo));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + e + 8), _mm256_cvtepu8_epi16(hi));
+        }
+    }
+    if (e < n) {  // the last 8
+        const __m128i ab = _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r0 + e)),
+                                             _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r1 + e)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(v + e), widen8_epi16<TIn>(ab));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(v + e + 4), widen8_epi16<TIn>(_mm_unpackhi_epi64(ab, ab)));
+    }
+}
+
+/// One or two output rows of the pairs NHWC direct form (C a multiple of
+/// 8): output (pixel x, channel c) of the first row is bias[c] + sum over kx
+/// of v01[i] . (w'[0][kx], w'[1][kx]) + v23[i] . (w'[2][kx], 0), and of the
+/// second v01[i] . (0, w'[0][kx]) + v23[i] . (w'[1][kx], w'[2][kx]), with
+/// i = x * C + c + kx * tap_step, v01 / v23 the vertical pairs of padded
+/// input rows 0-1 / 2-3 of the pair.
+template <class TOut>
+struct NhwcPairRows {
+    const std::uint32_t* v01 = nullptr;   ///< each readable to (ow + 3 + (taps - 1) * dx) * C: 4-pixel blocks
+    const std::uint32_t* v23 = nullptr;
+    std::size_t ow = 0;                   ///< pixels per output row
+    std::size_t tap_step = 0, taps = 0, cblocks = 0;
+    const std::uint32_t* w = nullptr;     ///< [kx][cb][4][8]: the first row's two weight pairs, then the second's
+    const std::uint32_t* bias = nullptr;  ///< [cb][8]
+    const float* mult = nullptr;          ///< [cb][8]
+    float hi = 0;
+    std::int32_t zp = 0;
+    TOut* out0 = nullptr;
+    TOut* out1 = nullptr;                 ///< null: one row
+};
+
+/// 8 words from p (unaligned).
+QDML_TARGET_AVX2 inline __m256i load8_avx2(const std::uint32_t* p) noexcept {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+/// Blocks of 2 pixels x 8 channels x both rows, each input vector feeding
+/// both rows: 4 accumulators and 4 inputs in registers, the weights memory
+/// operands (an AVX2 core has 16 vector registers). Pixel pairs outer and
+/// channel blocks inner, so a pixel's stores are consecutive. `Taps` > 0:
+/// a.taps == Taps, the filter-column loop unrolled. (Zen 4, 3x3 32ch 112^2
+/// NHWC under QDML_ISA=avx2: blocks of 4 pixels, channel blocks outer, 140
+/// us (the compiler loaded every input twice); 2 pixels with a rolled column
+/// loop 146; unrolled 127-137; pixel pairs outer 125.)
+template <class TOut, bool Two, bool Capped, int Taps = 0>
+QDML_TARGET_AVX2 void nhwc_pair_rows_avx2(const NhwcPairRows<TOut>& a) noexcept {
+    const __m256 hi = _mm256_set1_ps(a.hi);
+    const __m256i zp = _mm256_set1_epi16(static_cast<short>(a.zp));
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  // dword 4 * (k / 4) + u to qword u
+    const std::size_t C = a.cblocks * 8, wstep = a.cblocks * 32, ow = a.ow, step = a.tap_step;
+    TOut* const out0 = a.out0;
+    TOut* const out1 = a.out1;
+    const std::uint32_t* const v01 = a.v01;
+    const std::uint32_t* const v23 = a.v23;
+    for (std::size_t x = 0; x < ow; x += 2)
+        for (std::size_t cb = 0; cb < a.cblocks; ++cb) {
+            const __m256i bias = load8_avx2(a.bias + cb * 8);
+            const __m256 m = _mm256_loadu_ps(a.mult + cb * 8);
+            __m256i r[4] = {bias, bias, bias, bias};  // row 0 pixels 0, 1; row 1 pixels 0, 1
+            const std::size_t at = x * C + cb * 8;
+            const std::uint32_t* p = v01 + at;
+            const std::uint32_t* q = v23 + at;
+            const std::uint32_t* w = a.w + cb * 32;
+            const std::size_t taps = Taps > 0 ? Taps : a.taps;
+            QDML_UNROLL for (std::size_t kx = 0; kx < taps; ++kx, p += step, q += step, w += wstep) {
+                const __m256i a01 = load8_avx2(w), a23 = load8_avx2(w + 8);
+                const __m256i b01 = load8_avx2(w + 16), b23 = load8_avx2(w + 24);
+                QDML_UNROLL for (int u = 0; u < 2; ++u) {
+                    const __m256i i01 = load8_avx2(p + u * C), i23 = load8_avx2(q + u * C);
+                    r[u] = _mm256_add_epi32(r[u], _mm256_add_epi32(_mm256_madd_epi16(i01, a01), _mm256_madd_epi16(i23, a23)));
+                    if constexpr (Two)
+                        r[2 + u] = _mm256_add_epi32(r[2 + u], _mm256_add_epi32(_mm256_madd_epi16(i01, b01), _mm256_madd_epi16(i23, b23)));
+                }
+            }
+            const __m256i b = _mm256_permutevar8x32_epi32(requantize32_packed_avx2<TOut, Capped>(r[0], r[1], r[2], r[3], m, hi, zp), order);
+            const __m128i lo = _mm256_castsi256_si128(b), up = _mm256_extracti128_si256(b, 1);
+            const bool both = ow - x > 1;
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(out0 + at), lo);
+            if (both) _mm_storeh_pd(reinterpret_cast<double*>(out0 + at + C), _mm_castsi128_pd(lo));
+            if constexpr (Two) {
+                _mm_storel_epi64(reinterpret_cast<__m128i*>(out1 + at), up);
+                if (both) _mm_storeh_pd(reinterpret_cast<double*>(out1 + at + C), _mm_castsi128_pd(up));
+            }
+        }
 }
 
 #endif  // QDML_GEMM_X86
