@@ -352,19 +352,28 @@ def targets_9(g, rows, isa_runs, flags, add):
             ratio_line("`conv/u8s8u8/%s_nhwc`: qdml >= 1.0x oneDNN in NHWC" % shape,
                        best(e, SIMD_IMPLS), e.get("onednn"), 1.0)
     dw = "3x3_32_32_112_dw"
-    peers = {}
-    for layout in ("nchw", "nhwc"):
-        for impl, entry in g.get(("conv", "u8s8u8", "%s_%s" % (dw, layout)), {}).items():
-            if impl not in QDML_IMPLS and isinstance(entry, dict):
-                peers["%s %s" % (impl, layout)] = entry
-    peer = min(peers.items(), key=lambda x: x[1]["ns"]) if peers else None
-    for layout in ("nchw", "nhwc"):
-        ours = best(g.get(("conv", "u8s8u8", "%s_%s" % (dw, layout)), {}), SIMD_IMPLS)
-        ratio_line("`conv/u8s8u8/%s_%s`: qdml >= 2x the best peer in either layout" % (dw, layout), ours,
-                   peer[1] if peer else None, 2.0, ("qdml", peer[0] if peer else "-"))
+
+    def depthwise(by_layout, prefix, suffix):
+        """The depthwise target: by_layout maps nchw / nhwc to {impl: entry}."""
+        peers = {}
+        for layout, entries in by_layout.items():
+            for impl, entry in entries.items():
+                if impl not in QDML_IMPLS and isinstance(entry, dict):
+                    peers["%s %s" % (impl, layout)] = entry
+        peer = min(peers.items(), key=lambda x: x[1]["ns"]) if peers else None
+        for layout, entries in by_layout.items():
+            ratio_line("%s`conv/u8s8u8/%s_%s`: qdml >= 2x the best peer in either layout%s" % (prefix, dw, layout, suffix),
+                       best(entries, SIMD_IMPLS), peer[1] if peer else None, 2.0, ("qdml", peer[0] if peer else "-"))
+
+    depthwise({layout: g.get(("conv", "u8s8u8", "%s_%s" % (dw, layout)), {}) for layout in ("nchw", "nhwc")}, "", "")
     avx2 = isa_runs.get("avx2", {})
     if not avx2:
         return
+    # "Everywhere": the AVX2 path against oneDNN held to AVX2 (XNNPACK is not capped: a peer at least as fast).
+    depthwise({layout: {impl: avx2.get("conv/%s/u8s8u8/%s_%s" % (impl, dw, layout))
+                        for impl in SIMD_IMPLS + ("onednn", "onednn_e2e", "xnnpack")}
+               for layout in ("nchw", "nhwc")},
+              "`QDML_ISA=avx2`: ", " at `DNNL_MAX_CPU_ISA=AVX2`")
 
     def avx2_best(shape):
         cands = [avx2.get("conv/%s/u8s8u8/%s" % (impl, shape)) for impl in SIMD_IMPLS]
