@@ -508,7 +508,7 @@ inline std::uint32_t* align64(std::uint32_t* p) noexcept {
     return reinterpret_cast<std::uint32_t*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
-/// The NHWC direct form in int16 pairs (AVX2; on AVX-512 too when the
+/// The NHWC direct form in int16 pairs (AVX2, and AVX-512 VNNI when the
 /// weights do not fit int8): nhwc_geometry with C a multiple of 8. Per pair of output rows the vertical pairs of padded
 /// input rows 0-1 and 2-3 (the first reused from the previous pair's
 /// second); each output is two vpmaddwd per filter column, no
@@ -520,7 +520,11 @@ bool depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     NhwcGeometry g;
-    if (gemm::select_isa(cap) < gemm::Isa::Avx2 || !nhwc_geometry(op, f, 8, g)) return false;
+    // (Where AVX-512 VNNI has byte quads, C not a multiple of 16 takes the
+    // quads plane form through transposed planes instead: 3 vpdpbusd per 16
+    // outputs against 6 vpmaddwd per 8.)
+    const gemm::Isa isa = gemm::select_isa(cap);
+    if (isa < gemm::Isa::Avx2 || (isa >= gemm::Isa::Avx512Vnni && f.quads) || !nhwc_geometry(op, f, 8, g)) return false;
     const std::size_t N = g.N, C = g.C, H = g.H, W = g.W, oH = g.oH, oW = g.oW, kh = g.kh, kw = g.kw, dx = g.dx;
     const std::size_t pt = g.pt, pl = g.pl, Wp = g.Wp, Wi = g.Wi;
     const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
