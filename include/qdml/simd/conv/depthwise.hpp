@@ -509,10 +509,11 @@ inline std::uint32_t* align64(std::uint32_t* p) noexcept {
 }
 
 /// The NHWC direct form in int16 pairs (AVX2, and AVX-512 VNNI when the
-/// weights do not fit int8): nhwc_geometry with C a multiple of 8. Per pair of output rows the vertical pairs of padded
-/// input rows 0-1 and 2-3 (the first reused from the previous pair's
-/// second); each output is two vpmaddwd per filter column, no
-/// transposition, outputs in order. False (nothing done) when it does not apply.
+/// weights do not fit int8): nhwc_geometry with C a multiple of 8. Per pair
+/// of output rows the vertical pairs of padded input rows 0-1 and 2-3 (the
+/// first reused from the previous pair's second); each output is two
+/// vpmaddwd per filter column, no transposition, outputs in order. False
+/// (nothing done) when it does not apply.
 template <class TIn, class TFilter, class TOut>
 bool depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
                           gemm::Isa cap) {
@@ -548,7 +549,8 @@ bool depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
             e[24] = kernel::pair_word(wt(c, 1, kx), wt(c, 2, kx));
         }
     }
-    // Vertical pairs of padded pixel p at p * C (+3 pixels: the 4-pixel blocks); padding holds XZP pairs.
+    // Vertical pairs of padded pixel p at p * C (+3 pixels: a 2-pixel block reads one past the last
+    // output's; +16 words: align64); padding holds XZP pairs.
     const std::uint32_t zpair = kernel::pair_word(x_zp, x_zp);
     std::vector<std::uint32_t> va((Wp + 3) * C + 16, zpair), vb(va);
     const std::vector<TIn> zp_row(W * C, x_zp);

@@ -706,7 +706,7 @@ QDML_TARGET_AVX2 void vertical_pairs_avx2(const TIn* r0, const TIn* r1, std::siz
 /// input rows 0-1 / 2-3 of the pair.
 template <class TOut>
 struct NhwcPairRows {
-    const std::uint32_t* v01 = nullptr;   ///< each readable to (ow + 3 + (taps - 1) * dx) * C: 4-pixel blocks
+    const std::uint32_t* v01 = nullptr;   ///< each readable to (ow + 1 + (taps - 1) * dx) * C: 2-pixel blocks
     const std::uint32_t* v23 = nullptr;
     std::size_t ow = 0;                   ///< pixels per output row
     std::size_t tap_step = 0, taps = 0, cblocks = 0;
@@ -722,6 +722,23 @@ struct NhwcPairRows {
 /// 8 words from p (unaligned).
 QDML_TARGET_AVX2 inline __m256i load8_avx2(const std::uint32_t* p) noexcept {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+/// One filter column of nhwc_pair_rows_avx2's block: r[u] (row 0) and
+/// r[2 + u] (row 1) of pixel u += the column's products.
+template <bool Two>
+QDML_TARGET_AVX2 inline void nhwc_pair_column_avx2(__m256i (&r)[4], const std::uint32_t* p, const std::uint32_t* q,
+                                                   const std::uint32_t* w, std::size_t C) noexcept {
+    const __m256i a01 = load8_avx2(w), a23 = load8_avx2(w + 8);
+    const __m256i b01 = load8_avx2(w + 16), b23 = load8_avx2(w + 24);
+    QDML_UNROLL for (int u = 0; u < 2; ++u) {
+        const __m256i i01 = load8_avx2(p + u * C), i23 = load8_avx2(q + u * C);
+        r[u] = _mm256_add_epi32(r[u], _mm256_add_epi32(_mm256_madd_epi16(i01, a01), _mm256_madd_epi16(i23, a23)));
+        if constexpr (Two)
+            r[2 + u] = _mm256_add_epi32(r[2 + u], _mm256_add_epi32(_mm256_madd_epi16(i01, b01), _mm256_madd_epi16(i23, b23)));
+    }
+    (void)b01;
+    (void)b23;
 }
 
 /// Blocks of 2 pixels x 8 channels x both rows, each input vector feeding
@@ -751,16 +768,10 @@ QDML_TARGET_AVX2 void nhwc_pair_rows_avx2(const NhwcPairRows<TOut>& a) noexcept 
             const std::uint32_t* p = v01 + at;
             const std::uint32_t* q = v23 + at;
             const std::uint32_t* w = a.w + cb * 32;
-            const std::size_t taps = Taps > 0 ? Taps : a.taps;
-            QDML_UNROLL for (std::size_t kx = 0; kx < taps; ++kx, p += step, q += step, w += wstep) {
-                const __m256i a01 = load8_avx2(w), a23 = load8_avx2(w + 8);
-                const __m256i b01 = load8_avx2(w + 16), b23 = load8_avx2(w + 24);
-                QDML_UNROLL for (int u = 0; u < 2; ++u) {
-                    const __m256i i01 = load8_avx2(p + u * C), i23 = load8_avx2(q + u * C);
-                    r[u] = _mm256_add_epi32(r[u], _mm256_add_epi32(_mm256_madd_epi16(i01, a01), _mm256_madd_epi16(i23, a23)));
-                    if constexpr (Two)
-                        r[2 + u] = _mm256_add_epi32(r[2 + u], _mm256_add_epi32(_mm256_madd_epi16(i01, b01), _mm256_madd_epi16(i23, b23)));
-                }
+            if constexpr (Taps > 0) {
+                QDML_UNROLL for (int kx = 0; kx < Taps; ++kx) nhwc_pair_column_avx2<Two>(r, p + kx * step, q + kx * step, w + kx * wstep, C);
+            } else {
+                for (std::size_t kx = 0; kx < a.taps; ++kx) nhwc_pair_column_avx2<Two>(r, p + kx * step, q + kx * step, w + kx * wstep, C);
             }
             const __m256i b = _mm256_permutevar8x32_epi32(requantize32_packed_avx2<TOut, Capped>(r[0], r[1], r[2], r[3], m, hi, zp), order);
             const __m128i lo = _mm256_castsi256_si128(b), up = _mm256_extracti128_si256(b, 1);
