@@ -273,14 +273,19 @@ QDML_TARGET_AVX2 void plane_pairs_avx2(const PlaneArgs<TOut>& a, const Depthwise
         plane_pairs_body_avx2<TOut, Taps, false>(a, c);
 }
 
-/// 16 TIn elements from s as int16.
+/// 16 bytes of TIn as int16 (sign- or zero-extended).
 template <class TIn>
-QDML_TARGET_AVX2 inline __m256i widen16_avx2(const TIn* s) noexcept {
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+QDML_TARGET_AVX2 inline __m256i widen_epi16_avx2(__m128i b) noexcept {
     if constexpr (std::is_signed_v<TIn>)
         return _mm256_cvtepi8_epi16(b);
     else
         return _mm256_cvtepu8_epi16(b);
+}
+
+/// 16 TIn elements from s as int16.
+template <class TIn>
+QDML_TARGET_AVX2 inline __m256i widen16_avx2(const TIn* s) noexcept {
+    return widen_epi16_avx2<TIn>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
 }
 
 /// Stages `rows` input rows of `w` TIn elements (element stride 1, rows
@@ -682,13 +687,8 @@ QDML_TARGET_AVX2 void vertical_pairs_avx2(const TIn* r0, const TIn* r1, std::siz
         const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + e));
         const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + e));
         const __m128i lo = _mm_unpacklo_epi8(a, b), hi = _mm_unpackhi_epi8(a, b);
-        if constexpr (std::is_signed_v<TIn>) {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + e), _mm256_cvtepi8_epi16(lo));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + e + 8), _mm256_cvtepi8_epi16(hi));
-        } else {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + e), _mm256_cvtepu8_epi16(lo));
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + e + 8), _mm256_cvtepu8_epi16(hi));
-        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + e), widen_epi16_avx2<TIn>(lo));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(v + e + 8), widen_epi16_avx2<TIn>(hi));
     }
     if (e < n) {  // the last 8
         const __m128i ab = _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r0 + e)),
