@@ -88,3 +88,49 @@ TEST_CASE("SIMD clip equals the reference: all ten types, ScaleBias, Min > Max, 
         kCases[r.range(0, 9)](r, seed);
     });
 }
+
+namespace {
+/// An NHWC input or output (or both, or in place) viewed as NCHW: the loop
+/// plan's transposed tile form (1-, 2-, 4- and 8-byte elements) against the reference.
+template <class T>
+void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int out_form, bool in_place, bool scale_bias) {
+    Rng r(case_seed(30, sizes[1] * 16 + in_form * 4 + out_form));
+    Arena arena;
+    qdml::ElementWiseClipDesc d;
+    d.InputTensor = arena.tensor(qdml::data_type_of<T>, sizes, interleaved_layout(sizes, in_form), 1);
+    Arena::fill<T>(d.InputTensor, [&] { return r.value<T>(100.0f); });
+    d.OutputTensor = in_place ? d.InputTensor : arena.tensor(qdml::data_type_of<T>, sizes, interleaved_layout(sizes, out_form), 3);
+    d.Min = -20.5f;
+    d.Max = 60.25f;
+    if (scale_bias) d.ScaleBias = qdml::ScaleBiasDesc{0.75f, -3.5f};
+    qdml::ElementWiseClipDesc s = d;
+    if (in_place)
+        s.InputTensor = s.OutputTensor = arena.clone(d.InputTensor);
+    else
+        s.OutputTensor = arena.clone(d.OutputTensor);
+    qdml::run(d, {qdml::Implementation::Reference});
+    qdml::run(s, {qdml::Implementation::Simd});
+    std::ostringstream ctx;
+    ctx << "interleaved: input form " << in_form << ", output form " << out_form << (in_place ? ", in place" : "")
+        << (scale_bias ? ", ScaleBias" : "") << "\n"
+        << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
+    compare(d.OutputTensor, s.OutputTensor, ctx.str());
+}
+
+template <class T>
+void interleaved_cases() {
+    for (const auto& sizes : kInterleavedShapes)
+        for (int in_form = 0; in_form < 3; ++in_form) {
+            for (int out_form = 0; out_form < 3; ++out_form) interleaved_case<T>(sizes, in_form, out_form, false, in_form == 1);
+            interleaved_case<T>(sizes, in_form, in_form, true, false);
+        }
+}
+}  // namespace
+
+TEST_CASE("SIMD clip on NHWC operands viewed as NCHW (the transposed tile form) equals the reference", "[simd][clip]") {
+    interleaved_cases<float>();
+    interleaved_cases<qdml::float16>();
+    interleaved_cases<std::int8_t>();
+    interleaved_cases<std::uint8_t>();
+    interleaved_cases<std::int64_t>();
+}

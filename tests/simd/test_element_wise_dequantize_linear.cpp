@@ -66,3 +66,47 @@ TEST_CASE("SIMD dequantize equals the reference: every input type, FLOAT32 and F
         (t < 6 ? kCases<float>[t] : kCases<qdml::float16>[t - 6])(r, seed);
     });
 }
+
+namespace {
+/// An NHWC input and/or output viewed as NCHW, a per-channel scale (stride 1
+/// along C: the repeated value of each row) and a per-tensor or NHWC zero
+/// point: the loop plan's transposed tile form against the reference.
+template <class TIn, class TOut>
+void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int out_form, int zp_form) {
+    Rng r(case_seed(31, sizes[1] * 64 + in_form * 16 + out_form * 4 + zp_form));
+    Arena arena;
+    qdml::ElementWiseDequantizeLinearDesc d;
+    d.InputTensor = arena.tensor(qdml::data_type_of<TIn>, sizes, interleaved_layout(sizes, in_form), 1);
+    d.ScaleTensor = arena.tensor(qdml::data_type_of<TOut>, sizes, {0, 1, 0, 0}, 0);
+    const std::vector<std::uint32_t> zp_strides = zp_form == 0 ? std::vector<std::uint32_t>{0, 0, 0, 0} : interleaved_layout(sizes, 1);
+    d.ZeroPointTensor = arena.tensor(qdml::data_type_of<TIn>, sizes, zp_strides, 2);
+    d.OutputTensor = arena.tensor(qdml::data_type_of<TOut>, sizes, interleaved_layout(sizes, out_form), 3);
+    Arena::fill<TIn>(d.InputTensor, [&] { return r.value<TIn>(); });
+    Arena::fill<TOut>(d.ScaleTensor, [&] { return r.value<TOut>(1.0f); });
+    Arena::fill<TIn>(*d.ZeroPointTensor, [&] { return r.value<TIn>(); });
+    qdml::ElementWiseDequantizeLinearDesc s = d;
+    s.OutputTensor = arena.clone(d.OutputTensor);
+    qdml::run(d, {qdml::Implementation::Reference});
+    qdml::run(s, {qdml::Implementation::Simd});
+    std::ostringstream ctx;
+    ctx << "interleaved: input form " << in_form << ", output form " << out_form << ", zero point form " << zp_form << "\n"
+        << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
+    compare(d.OutputTensor, s.OutputTensor, ctx.str());
+}
+
+template <class TIn, class TOut>
+void interleaved_cases() {
+    for (const auto& sizes : kInterleavedShapes)
+        for (int in_form = 0; in_form < 3; ++in_form)
+            for (int out_form = 0; out_form < 3; ++out_form) interleaved_case<TIn, TOut>(sizes, in_form, out_form, (in_form + out_form) % 2);
+}
+}  // namespace
+
+TEST_CASE("SIMD dequantize on NHWC operands viewed as NCHW (the transposed tile form) equals the reference",
+          "[simd][dequantize]") {
+    interleaved_cases<std::int8_t, float>();
+    interleaved_cases<std::uint8_t, qdml::float16>();
+    interleaved_cases<std::int16_t, float>();
+    interleaved_cases<std::int32_t, float>();
+    interleaved_cases<std::uint32_t, qdml::float16>();
+}

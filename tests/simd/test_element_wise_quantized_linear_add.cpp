@@ -168,3 +168,55 @@ TEST_CASE("SIMD quantized add: the integer decision at its fixed-point limits, o
             ++k;
         }
 }
+
+namespace {
+/// NHWC A, B and/or output viewed as NCHW (B also broadcast over channels):
+/// the loop plan's transposed tile form against the reference.
+template <class TA, class TB, class TO>
+void interleaved_case(const std::vector<std::uint32_t>& sizes, int a_form, int b_form, int out_form) {
+    Rng r(case_seed(32, sizes[1] * 64 + a_form * 16 + b_form * 4 + out_form));
+    Arena arena;
+    const std::vector<std::uint32_t> one{1, 1, 1, 1};  // per-tensor parameters
+    qdml::ElementWiseQuantizedLinearAddDesc d;
+    d.ATensor = arena.tensor(qdml::data_type_of<TA>, sizes, interleaved_layout(sizes, a_form), 1);
+    const std::vector<std::uint32_t> b_strides =
+        b_form == 3 ? std::vector<std::uint32_t>{0, 0, sizes[3], 1} : interleaved_layout(sizes, b_form);
+    d.BTensor = arena.tensor(qdml::data_type_of<TB>, sizes, b_strides, 2);
+    d.OutputTensor = arena.tensor(qdml::data_type_of<TO>, sizes, interleaved_layout(sizes, out_form), 3);
+    d.AScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
+    d.BScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
+    d.OutputScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
+    d.AZeroPointTensor = arena.tensor(qdml::data_type_of<TA>, one, {}, 0);
+    d.OutputZeroPointTensor = arena.tensor(qdml::data_type_of<TO>, one, {}, 0);
+    Arena::fill<TA>(d.ATensor, [&] { return r.value<TA>(); });
+    Arena::fill<TB>(d.BTensor, [&] { return r.value<TB>(); });
+    Arena::fill<float>(d.AScaleTensor, [&] { return 0.05f; });
+    Arena::fill<float>(d.BScaleTensor, [&] { return 0.125f; });
+    Arena::fill<float>(d.OutputScaleTensor, [&] { return 0.1f; });
+    Arena::fill<TA>(*d.AZeroPointTensor, [&] { return r.value<TA>(); });
+    Arena::fill<TO>(*d.OutputZeroPointTensor, [&] { return r.value<TO>(); });
+    qdml::ElementWiseQuantizedLinearAddDesc s = d;
+    s.OutputTensor = arena.clone(d.OutputTensor);
+    qdml::run(d, {qdml::Implementation::Reference});
+    qdml::run(s, {qdml::Implementation::Simd});
+    std::ostringstream ctx;
+    ctx << "interleaved: A form " << a_form << ", B form " << b_form << ", output form " << out_form << "\n"
+        << describe("ATensor", d.ATensor) << describe("BTensor", d.BTensor) << describe("OutputTensor", d.OutputTensor);
+    compare(d.OutputTensor, s.OutputTensor, ctx.str());
+}
+
+template <class TA, class TB, class TO>
+void interleaved_cases() {
+    for (const auto& sizes : kInterleavedShapes)
+        for (int a_form = 0; a_form < 3; ++a_form)
+            for (int b_form = 0; b_form < 4; ++b_form)
+                for (int out_form = 0; out_form < 3; ++out_form) interleaved_case<TA, TB, TO>(sizes, a_form, b_form, out_form);
+}
+}  // namespace
+
+TEST_CASE("SIMD quantized add on NHWC operands viewed as NCHW (the transposed tile form) equals the reference",
+          "[simd][add]") {
+    interleaved_cases<i8, i8, i8>();
+    interleaved_cases<u8, i8, u8>();
+    interleaved_cases<i8, u8, u8>();
+}

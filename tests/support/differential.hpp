@@ -332,4 +332,23 @@ void for_each_case(std::uint64_t salt, std::size_t default_count, F&& one) {
     }
 }
 
+/// The interleaved layouts of simd/loops.hpp's tile form, for 4-D {N, C, H,
+/// W} sizes: NHWC memory viewed as NCHW (channels innermost, padded to C +
+/// pad; each channel's row of pixels C + pad elements apart, the channels
+/// adjacent), and the shapes that reach its edges: C not a multiple of the
+/// tile's 16 rows, H * W over and not a multiple of its 128-element chunk,
+/// exact tiles, tiny tensors.
+inline std::vector<std::uint32_t> nhwc_strides(const std::vector<std::uint32_t>& s, std::uint32_t pad = 0) {
+    const std::uint32_t c = s[1] + pad;
+    return {c * s[2] * s[3], 1, c * s[3], c};
+}
+inline const std::vector<std::vector<std::uint32_t>> kInterleavedShapes{
+    {2, 37, 13, 23}, {1, 16, 4, 64}, {1, 5, 1, 3}, {3, 1, 2, 9}, {1, 70, 1, 130}};
+
+/// The layouts of an operand in those tests: 0 packed NCHW, 1 NHWC, 2 NHWC with padded channels.
+inline std::vector<std::uint32_t> interleaved_layout(const std::vector<std::uint32_t>& s, int form) {
+    if (form == 0) return {};
+    return nhwc_strides(s, form == 2 ? 3 : 0);
+}
+
 }  // namespace qtest::diff

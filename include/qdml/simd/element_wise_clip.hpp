@@ -76,13 +76,9 @@ template <class T>
 void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const ClipParams<T>& p) {
     const bool stream = streams(plan.elements() * sizeof(T));
     if (p.scale_bias)
-        for_each_row(plan, base, [&](const auto& ptrs, const auto& st, std::uint64_t n) {
-            run_row<T, T>(ptrs, st, n, ClipRow<T, true>{p, stream});
-        });
+        run_rows<T, T>(plan, base, ClipRow<T, true>{p, stream});
     else
-        for_each_row(plan, base, [&](const auto& ptrs, const auto& st, std::uint64_t n) {
-            run_row<T, T>(ptrs, st, n, ClipRow<T, false>{p, stream});
-        });
+        run_rows<T, T>(plan, base, ClipRow<T, false>{p, stream});
     if (stream) kernel::stream_fence();
 }
 

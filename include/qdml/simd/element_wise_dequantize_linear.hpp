@@ -65,9 +65,7 @@ struct DequantizeRow {
 template <class TIn, class TOut>
 void dequantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base) {
     const bool stream = streams(plan.elements() * sizeof(TOut));
-    for_each_row(plan, base, [&](const auto& ptrs, const auto& st, std::uint64_t n) {
-        run_row<TOut, TIn, TOut, TIn>(ptrs, st, n, DequantizeRow<TIn, TOut>{stream});
-    });
+    run_rows<TOut, TIn, TOut, TIn>(plan, base, DequantizeRow<TIn, TOut>{stream});
     if (stream) kernel::stream_fence();
 }
 

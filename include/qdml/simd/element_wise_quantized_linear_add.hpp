@@ -149,9 +149,7 @@ template <class TA, class TB, class TOut>
 void add_rows(const LoopPlan<3>& plan, const std::array<char*, 3>& base, const AddParams& p) {
     const bool stream = streams(plan.elements() * sizeof(TOut));
     const AddRow<TA, TB, TOut> row{p, AddPairs::make<Arch, TOut>(p), stream};
-    for_each_row(plan, base, [&](const auto& ptrs, const auto& st, std::uint64_t n) {
-        run_row<TOut, TA, TB>(ptrs, st, n, row);
-    });
+    run_rows<TOut, TA, TB>(plan, base, row);
     if (stream) kernel::stream_fence();
 }
 

@@ -4,19 +4,23 @@
 // no per-element index arithmetic), and the innermost row in one of three
 // forms: all contiguous, some operands stride 0 (a value repeated along the
 // row), or general strided (gathered into / scattered from a small
-// contiguous chunk). Row kernels therefore only ever see contiguous or
-// repeated operands.
+// contiguous chunk); an operand interleaved across rows (NHWC walked as
+// NCHW) is transposed a tile of rows at a time instead. Row kernels
+// therefore only ever see contiguous or repeated operands.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "qdml/core/tensor.hpp"
+#include "qdml/simd/kernel/transpose.hpp"
 
 namespace qdml::simd {
 
@@ -160,16 +164,11 @@ inline constexpr std::size_t kRepeat = 64;
 namespace detail {
 template <class T>
 struct alignas(64) Staging {
+    Staging() noexcept {}  // (not value-initialized in a std::tuple: no memset per row)
     T v[kChunk];
 };
 }  // namespace detail
 
-/// Runs a row of n elements through `kernel(out, ins..., n)` (contiguous
-/// output, each input a RowIn), after bringing every operand into a form
-/// it accepts: a stride-0 input becomes a repeated buffer, a strided input is
-/// gathered chunk by chunk, a strided output is computed into a chunk and
-/// scattered. The output may be the same memory as an input (in-place clip):
-/// each chunk is read before it is written.
 namespace detail {
 /// Operand k of type T, elements [start, start + count) of the row, as a RowIn.
 template <class T, std::size_t K>
@@ -188,6 +187,18 @@ RowIn<T> prepare_operand(Staging<T>& buf, const std::array<char*, K>& ptrs, cons
     return {buf.v, 1};
 }
 
+/// The strided output chunk's count elements of `src` to dst, `stride` bytes apart.
+template <class T>
+void scatter(char* dst, std::int64_t stride, const T* src, std::uint64_t count) noexcept {
+    for (std::uint64_t i = 0; i < count; ++i) std::memcpy(dst + static_cast<std::int64_t>(i) * stride, &src[i], sizeof(T));
+}
+
+/// Runs a row of n elements through `kernel(out, ins..., n)` (contiguous
+/// output, each input a RowIn), after bringing every operand into a form it
+/// accepts: a stride-0 input becomes a repeated buffer, a strided input is
+/// gathered chunk by chunk (kChunk elements), a strided output is computed
+/// into a chunk and scattered. The output may be the same memory as an input
+/// (in-place clip): each chunk is read before it is written.
 template <class TOut, class... TIn, std::size_t... I, class Kernel>
 void run_row_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std::array<std::int64_t, 1 + sizeof...(TIn)>& st,
              std::uint64_t n, std::index_sequence<I...>, Kernel& kernel) {
@@ -206,25 +217,131 @@ void run_row_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std::
         TOut* out = out_direct ? reinterpret_cast<TOut*>(ptrs[0]) + start : out_stage.v;
         kernel(out, prepare_operand(std::get<I>(stage), ptrs, st, I + 1, start, count)...,
                static_cast<std::size_t>(count));
-        if (!out_direct) {  // scatter the chunk
-            char* dst = ptrs[0] + static_cast<std::int64_t>(start) * st[0];
-            for (std::uint64_t i = 0; i < count; ++i)
-                std::memcpy(dst + static_cast<std::int64_t>(i) * st[0], &out_stage.v[i], sizeof(TOut));
-        }
+        if (!out_direct) scatter(ptrs[0] + static_cast<std::int64_t>(start) * st[0], st[0], out_stage.v, count);
     }
 }
 }  // namespace detail
 
-/// Runs a row of n elements through `kernel(out, ins..., n)` (contiguous
-/// output, each input a RowIn), after bringing every operand into a form it
-/// accepts: a stride-0 input becomes a repeated buffer, a strided input is
-/// gathered chunk by chunk (kChunk elements), a strided output is computed
-/// into a chunk and scattered. The output may be the same memory as an input
-/// (in-place clip): each chunk is read before it is written.
+/// Rows per tile of the transposed form (run_rows), and the bytes of a tile
+/// of the widest operand (its rows' chunk: 8 KiB / 16 / element size elements,
+/// at most kChunk, so a call's tiles stay in L1 while each row kernel call
+/// gets 64-256 elements).
+inline constexpr std::size_t kTileRows = 16;
+inline constexpr std::size_t kTileBytes = 8192;
+
+namespace detail {
+template <class T, std::size_t Chunk>
+struct alignas(64) Tile {
+    Tile() noexcept {}  // (as Staging)
+    T v[kTileRows][Chunk];
+};
+
+/// The GEMM ISA of the byte transposition for this compile-time path (element-wise ISA: compile time).
+constexpr gemm::Isa transpose_isa() noexcept {
+#if defined(__AVX2__)
+    return gemm::Isa::Avx2;
+#else
+    return gemm::Isa::Generic;
+#endif
+}
+
+/// Whether operand k is interleaved across rows (rows adjacent along the
+/// plan's last outer dimension, its own elements `row_stride` apart): read
+/// (written) a tile of rows at a time, transposed. An output only where its
+/// elements cannot overlap (row_stride >= rows * elem).
+inline bool interleaved(std::int64_t row_stride, std::int64_t outer_stride, std::size_t elem, bool output,
+                        std::uint64_t rows) noexcept {
+    const auto e = static_cast<std::int64_t>(elem);
+    if (outer_stride != e || row_stride == 0 || row_stride == e) return false;
+    return !output || (row_stride > 0 && static_cast<std::uint64_t>(row_stride) >= rows * elem);
+}
+
+/// `rows` (<= kTileRows) rows of n elements that start os[k] bytes apart,
+/// the interleaved operands (`tr`) transposed through tiles Chunk elements
+/// wide at a time, the others as run_row_impl brings them.
+template <class TOut, class... TIn, std::size_t... I, class Kernel>
+void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std::array<std::int64_t, 1 + sizeof...(TIn)>& st,
+                   const std::array<std::int64_t, 1 + sizeof...(TIn)>& os, const std::array<bool, 1 + sizeof...(TIn)>& tr,
+                   std::size_t rows, std::uint64_t n, std::index_sequence<I...>, Kernel& kernel) {
+    constexpr std::size_t K = 1 + sizeof...(TIn);
+#if defined(__GNUC__)
+    if (rows > kTileRows) __builtin_unreachable();  // (g++ 12 -Warray-bounds: the transposition's wider blocks never run)
+#endif
+    // (At most kChunk: a row's other strided operands are staged that many at a time.)
+    constexpr std::size_t Chunk = std::min(kChunk, kTileBytes / kTileRows / std::max({sizeof(TOut), sizeof(TIn)...}));
+    std::tuple<Tile<TIn, Chunk>...> tiles;  // interleaved inputs: the chunk of every row
+    std::tuple<Staging<TIn>...> stage;      // the others: one row's repeated value or gathered chunk
+    Tile<TOut, Chunk> out_tile;
+    Staging<TOut> out_stage;
+    const bool out_direct = st[0] == static_cast<std::int64_t>(sizeof(TOut));
+    for (std::uint64_t start = 0; start < n; start += Chunk) {
+        const std::size_t count = static_cast<std::size_t>(n - start < Chunk ? n - start : Chunk);
+        (void)std::initializer_list<int>{
+            (tr[I + 1] ? (simd::kernel::transpose_elements<sizeof(TIn)>(ptrs[I + 1] + static_cast<std::int64_t>(start) * st[I + 1],
+                                                                    static_cast<std::size_t>(st[I + 1]), std::get<I>(tiles).v,
+                                                                    sizeof(TIn) * Chunk, count, rows, transpose_isa()),
+                          0)
+                       : 0)...};
+        for (std::size_t r = 0; r < rows; ++r) {
+            std::array<char*, K> row_ptrs;
+            for (std::size_t k = 0; k < K; ++k) row_ptrs[k] = ptrs[k] + static_cast<std::int64_t>(r) * os[k];
+            TOut* out = tr[0]       ? out_tile.v[r]
+                        : out_direct ? reinterpret_cast<TOut*>(row_ptrs[0]) + start
+                                     : out_stage.v;
+            kernel(out,
+                   (tr[I + 1] ? RowIn<TIn>{std::get<I>(tiles).v[r], 1}
+                              : prepare_operand(std::get<I>(stage), row_ptrs, st, I + 1, start, count))...,
+                   count);
+            if (!tr[0] && !out_direct) scatter(row_ptrs[0] + static_cast<std::int64_t>(start) * st[0], st[0], out_stage.v, count);
+        }
+        if (tr[0])
+            simd::kernel::transpose_elements<sizeof(TOut)>(out_tile.v, sizeof(TOut) * Chunk,
+                                                     ptrs[0] + static_cast<std::int64_t>(start) * st[0],
+                                                     static_cast<std::size_t>(st[0]), rows, count, transpose_isa());
+    }
+}
+}  // namespace detail
+
+/// Every row of plan `p` (operand 0 the output, of TOut; then inputs of
+/// TIn...) through `kernel(out, ins..., n)` as run_row_impl runs a row, from the
+/// operands' bases. Where an operand is interleaved across the rows of the
+/// plan's last outer dimension (an NHWC tensor walked as NCHW: each row's
+/// elements C apart, the rows adjacent), rows go kTileRows at a time and
+/// that operand is transposed into (out of) a tile of their chunks rather
+/// than gathered one element per cache line row by row.
 template <class TOut, class... TIn, class Kernel>
-void run_row(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std::array<std::int64_t, 1 + sizeof...(TIn)>& st,
-             std::uint64_t n, Kernel&& kernel) {
-    detail::run_row_impl<TOut, TIn...>(ptrs, st, n, std::index_sequence_for<TIn...>{}, kernel);
+void run_rows(const LoopPlan<1 + sizeof...(TIn)>& p, const std::array<char*, 1 + sizeof...(TIn)>& base, Kernel&& kernel) {
+    constexpr std::size_t K = 1 + sizeof...(TIn);
+    constexpr std::array<std::size_t, K> elem{sizeof(TOut), sizeof(TIn)...};
+    if (p.outer_rank > 0) {
+        const std::uint32_t d = p.outer_rank - 1;  // the tile's dimension
+        const std::uint64_t R = p.outer_sizes[d];
+        std::array<bool, K> tr{};
+        std::array<std::int64_t, K> os{};
+        bool any = false;
+        for (std::size_t k = 0; k < K; ++k) {
+            os[k] = p.outer_strides[k][d];
+            tr[k] = detail::interleaved(p.row_stride[k], os[k], elem[k], k == 0, R);
+            any = any || tr[k];
+        }
+        if (any) {
+            LoopPlan<K> q = p;
+            q.outer_rank = d;
+            for_each_row(q, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st, std::uint64_t n) {
+                for (std::uint64_t r0 = 0; r0 < R; r0 += kTileRows) {
+                    std::array<char*, K> tile_ptrs;
+                    for (std::size_t k = 0; k < K; ++k) tile_ptrs[k] = ptrs[k] + static_cast<std::int64_t>(r0) * os[k];
+                    const auto rows = static_cast<std::size_t>(R - r0 < kTileRows ? R - r0 : kTileRows);
+                    detail::run_tile_impl<TOut, TIn...>(tile_ptrs, st, os, tr, rows, n, std::index_sequence_for<TIn...>{},
+                                                        kernel);
+                }
+            });
+            return;
+        }
+    }
+    for_each_row(p, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st, std::uint64_t n) {
+        detail::run_row_impl<TOut, TIn...>(ptrs, st, n, std::index_sequence_for<TIn...>{}, kernel);
+    });
 }
 
 }  // namespace qdml::simd

@@ -45,10 +45,12 @@
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/simd/conv/depthwise_kernels.hpp"
-#include "qdml/simd/conv/transpose.hpp"
+#include "qdml/simd/kernel/transpose.hpp"
 #include "qdml/simd/gemm/isa.hpp"
 
 namespace qdml::simd::conv {
+
+using simd::kernel::transpose_bytes;
 
 /// Whether the depthwise path computes `op`: one input channel per group
 /// (GroupCount == Cin; FilterTensor Sizes[1] == 1), any channel multiplier.

@@ -33,10 +33,12 @@
 #include <vector>
 
 #include "qdml/operators/quantized_linear_convolution.hpp"
-#include "qdml/simd/conv/transpose.hpp"
+#include "qdml/simd/kernel/transpose.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
 
 namespace qdml::simd::conv {
+
+using simd::kernel::transpose_bytes;
 
 /// A contiguous run of a pixel's patch in the padded NHWC buffer: `bytes`
 /// bytes from `offset` (bytes after the pixel's first tap), read in `steps`

@@ -1,15 +1,18 @@
-// qdml/simd/conv/transpose.hpp - byte matrix transposition (16x16 blocks of
-// SSE2 unpacks on x86-64, two at once on AVX2, a plain loop elsewhere and at
-// the edges): how the convolution paths move between channel planes (NCHW)
-// and channel-inner pixels (NHWC).
+// qdml/simd/kernel/transpose.hpp - matrix transposition: bytes in 16x16 blocks
+// of SSE2 unpacks on x86-64 (two at once on AVX2), 4-byte elements in 4x4
+// blocks of SSE2 unpacks, a plain loop elsewhere and at the edges. How the
+// convolution paths move between channel planes (NCHW) and channel-inner
+// pixels (NHWC), and how the element-wise loop plan (loops.hpp) reads and
+// writes operands whose rows are interleaved (an NHWC tensor viewed as NCHW).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "qdml/simd/gemm/isa.hpp"
 
-namespace qdml::simd::conv {
+namespace qdml::simd::kernel {
 
 #if QDML_GEMM_X86
 // The 16x16 byte-transposition network on rows a[0..15] (unpacks of the
@@ -95,7 +98,83 @@ inline void transpose_bytes(const std::uint8_t* src, std::size_t src_stride, std
         for (std::size_t r = c < c0 ? R : 0; r < rows; ++r) dst[c * dst_stride + r] = src[r * src_stride + c] ^ flip;
 }
 
-}  // namespace qdml::simd::conv
+#if QDML_GEMM_X86
+namespace detail {
+/// One 4x4 block of 4-byte elements (SSE2; strides in bytes).
+inline void transpose4x4_dwords(const char* src, std::size_t src_stride, char* dst, std::size_t dst_stride) noexcept {
+    __m128i a[4];
+    for (int i = 0; i < 4; ++i) a[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * src_stride));
+    const __m128i t0 = _mm_unpacklo_epi32(a[0], a[1]), t1 = _mm_unpacklo_epi32(a[2], a[3]);  // 00 10 01 11, 20 30 21 31
+    const __m128i t2 = _mm_unpackhi_epi32(a[0], a[1]), t3 = _mm_unpackhi_epi32(a[2], a[3]);  // 02 12 03 13, 22 32 23 33
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_unpacklo_epi64(t0, t1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + dst_stride), _mm_unpackhi_epi64(t0, t1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * dst_stride), _mm_unpacklo_epi64(t2, t3));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 3 * dst_stride), _mm_unpackhi_epi64(t2, t3));
+}
+
+/// One 8x8 block of 4-byte elements (AVX2; strides in bytes): 4x4 blocks per
+/// 128-bit lane by unpacks, then the lanes' halves exchanged.
+QDML_TARGET_AVX2 inline void transpose8x8_dwords_avx2(const char* src, std::size_t src_stride, char* dst,
+                                                      std::size_t dst_stride) noexcept {
+    __m256i a[8], b[8];
+    for (int i = 0; i < 8; ++i) a[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i * src_stride));
+    for (int i = 0; i < 4; ++i) {  // rows 2i, 2i+1 interleaved: columns (0,1 | 4,5), (2,3 | 6,7)
+        b[2 * i] = _mm256_unpacklo_epi32(a[2 * i], a[2 * i + 1]);
+        b[2 * i + 1] = _mm256_unpackhi_epi32(a[2 * i], a[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; ++h)  // rows 4h..4h+3: a[4h + c] = column c (lane 0), c + 4 (lane 1)
+        for (int j = 0; j < 2; ++j) {
+            a[4 * h + 2 * j] = _mm256_unpacklo_epi64(b[4 * h + j], b[4 * h + 2 + j]);
+            a[4 * h + 2 * j + 1] = _mm256_unpackhi_epi64(b[4 * h + j], b[4 * h + 2 + j]);
+        }
+    for (int c = 0; c < 4; ++c) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + c * dst_stride), _mm256_permute2x128_si256(a[c], a[4 + c], 0x20));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + (c + 4) * dst_stride),
+                            _mm256_permute2x128_si256(a[c], a[4 + c], 0x31));
+    }
+}
+}  // namespace detail
+#endif
+
+/// Element (r, c) of a rows x cols matrix of E-byte elements to (c, r):
+/// dst + c * dst_stride + r * E receives src + r * src_stride + c * E (strides
+/// in bytes; any alignment). Bytes through transpose_bytes (16x16 blocks:
+/// SSE2, AVX2 where `isa` allows), 4-byte elements in 8x8 AVX2 blocks where
+/// `isa` allows, else 4x4 SSE2 blocks, other sizes and the edges element by element.
+template <std::size_t E>
+void transpose_elements(const void* src_v, std::size_t src_stride, void* dst_v, std::size_t dst_stride,
+                        std::size_t rows, std::size_t cols, gemm::Isa isa = gemm::Isa::Generic) noexcept {
+    const char* src = static_cast<const char*>(src_v);
+    char* dst = static_cast<char*>(dst_v);
+    if constexpr (E == 1) {
+        transpose_bytes(reinterpret_cast<const std::uint8_t*>(src), src_stride, reinterpret_cast<std::uint8_t*>(dst),
+                        dst_stride, rows, cols, 0, isa);
+        return;
+    }
+    (void)isa;
+    std::size_t R = 0, C = 0;  // the rows x cols corner done in blocks
+#if QDML_GEMM_X86
+    if constexpr (E == 4) {
+        const std::size_t b = isa >= gemm::Isa::Avx2 && isa != gemm::Isa::Best ? 8 : 4;
+        R = rows / b * b;
+        C = cols / b * b;
+        for (std::size_t c0 = 0; c0 < C; c0 += b)
+            for (std::size_t r0 = 0; r0 < R; r0 += b) {
+                const char* s0 = src + r0 * src_stride + c0 * E;
+                char* d0 = dst + c0 * dst_stride + r0 * E;
+                if (b == 8)
+                    detail::transpose8x8_dwords_avx2(s0, src_stride, d0, dst_stride);
+                else
+                    detail::transpose4x4_dwords(s0, src_stride, d0, dst_stride);
+            }
+    }
+#endif
+    for (std::size_t c = 0; c < cols; ++c)
+        for (std::size_t r = c < C ? R : 0; r < rows; ++r)
+            std::memcpy(dst + c * dst_stride + r * E, src + r * src_stride + c * E, E);
+}
+
+}  // namespace qdml::simd::kernel
 
 #if QDML_GEMM_X86
 #undef QDML_TRANSPOSE16_NETWORK
