@@ -97,8 +97,8 @@ void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int 
 template <class TIn, class TOut>
 void interleaved_cases() {
     for (const auto& sizes : kInterleavedShapes)
-        for (int in_form = 0; in_form < 3; ++in_form)
-            for (int out_form = 0; out_form < 3; ++out_form) interleaved_case<TIn, TOut>(sizes, in_form, out_form, (in_form + out_form) % 2);
+        for (int in_form = 0; in_form < kInterleavedForms; ++in_form)
+            for (int out_form = 0; out_form < kInterleavedForms; ++out_form) interleaved_case<TIn, TOut>(sizes, in_form, out_form, (in_form + out_form) % 2);
 }
 }  // namespace
 

@@ -208,9 +208,9 @@ void interleaved_case(const std::vector<std::uint32_t>& sizes, int a_form, int b
 template <class TA, class TB, class TO>
 void interleaved_cases() {
     for (const auto& sizes : kInterleavedShapes)
-        for (int a_form = 0; a_form < 3; ++a_form)
+        for (int a_form = 0; a_form < kInterleavedForms; ++a_form)
             for (int b_form = 0; b_form < 4; ++b_form)
-                for (int out_form = 0; out_form < 3; ++out_form) interleaved_case<TA, TB, TO>(sizes, a_form, b_form, out_form);
+                for (int out_form = 0; out_form < kInterleavedForms; ++out_form) interleaved_case<TA, TB, TO>(sizes, a_form, b_form, out_form);
 }
 }  // namespace
 

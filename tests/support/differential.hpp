@@ -345,9 +345,13 @@ inline std::vector<std::uint32_t> nhwc_strides(const std::vector<std::uint32_t>&
 inline const std::vector<std::vector<std::uint32_t>> kInterleavedShapes{
     {2, 37, 13, 23}, {1, 16, 4, 64}, {1, 5, 1, 3}, {3, 1, 2, 9}, {1, 70, 1, 130}};
 
-/// The layouts of an operand in those tests: 0 packed NCHW, 1 NHWC, 2 NHWC with padded channels.
+/// The layouts of an operand in those tests (kInterleavedForms): 0 packed
+/// NCHW, 1 NHWC, 2 NHWC with padded channels, 3 NWHC (channels innermost, the
+/// rows' dimension W outside H: the tile's dimension not the plan's last outer one).
+inline constexpr int kInterleavedForms = 4;
 inline std::vector<std::uint32_t> interleaved_layout(const std::vector<std::uint32_t>& s, int form) {
     if (form == 0) return {};
+    if (form == 3) return {s[1] * s[2] * s[3], 1, s[1], s[1] * s[2]};
     return nhwc_strides(s, form == 2 ? 3 : 0);
 }
 

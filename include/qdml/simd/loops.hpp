@@ -302,44 +302,52 @@ void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std:
 }
 }  // namespace detail
 
-/// Every row of plan `p` (operand 0 the output, of TOut; then inputs of
-/// TIn...) through `kernel(out, ins..., n)` as run_row_impl runs a row, from the
-/// operands' bases. Where an operand is interleaved across the rows of the
-/// plan's last outer dimension (an NHWC tensor walked as NCHW: each row's
-/// elements C apart, the rows adjacent), rows go kTileRows at a time and
-/// that operand is transposed into (out of) a tile of their chunks rather
-/// than gathered one element per cache line row by row.
+/// Every row of `plan` (operand 0 the output, of TOut; then inputs of
+/// TIn...) through `kernel(out, ins..., n)` as run_row_impl runs a row, from
+/// the operands' bases. Where an operand is interleaved across the rows of
+/// an outer dimension (an NHWC tensor walked as NCHW: each row's elements C
+/// apart, the channels' rows adjacent), rows along it go kTileRows at a time
+/// and that operand is transposed into (out of) a tile of their chunks
+/// rather than gathered one element per cache line row by row.
 template <class TOut, class... TIn, class Kernel>
-void run_rows(const LoopPlan<1 + sizeof...(TIn)>& p, const std::array<char*, 1 + sizeof...(TIn)>& base, Kernel&& kernel) {
+void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 1 + sizeof...(TIn)>& base, Kernel&& kernel) {
     constexpr std::size_t K = 1 + sizeof...(TIn);
     constexpr std::array<std::size_t, K> elem{sizeof(TOut), sizeof(TIn)...};
-    if (p.outer_rank > 0) {
-        const std::uint32_t d = p.outer_rank - 1;  // the tile's dimension
-        const std::uint64_t R = p.outer_sizes[d];
-        std::array<bool, K> tr{};
-        std::array<std::int64_t, K> os{};
+    // The innermost outer dimension along which an operand is interleaved
+    // becomes the tile's (the last outer one; element-wise, the order of the
+    // outer dimensions is free).
+    std::array<bool, K> tr{};
+    std::uint32_t d = plan.outer_rank;
+    while (d-- > 0) {
         bool any = false;
         for (std::size_t k = 0; k < K; ++k) {
-            os[k] = p.outer_strides[k][d];
-            tr[k] = detail::interleaved(p.row_stride[k], os[k], elem[k], k == 0, R);
+            tr[k] = detail::interleaved(plan.row_stride[k], plan.outer_strides[k][d], elem[k], k == 0, plan.outer_sizes[d]);
             any = any || tr[k];
         }
-        if (any) {
-            LoopPlan<K> q = p;
-            q.outer_rank = d;
-            for_each_row(q, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st, std::uint64_t n) {
-                for (std::uint64_t r0 = 0; r0 < R; r0 += kTileRows) {
-                    std::array<char*, K> tile_ptrs;
-                    for (std::size_t k = 0; k < K; ++k) tile_ptrs[k] = ptrs[k] + static_cast<std::int64_t>(r0) * os[k];
-                    const auto rows = static_cast<std::size_t>(R - r0 < kTileRows ? R - r0 : kTileRows);
-                    detail::run_tile_impl<TOut, TIn...>(tile_ptrs, st, os, tr, rows, n, std::index_sequence_for<TIn...>{},
-                                                        kernel);
-                }
-            });
-            return;
-        }
+        if (any) break;
     }
-    for_each_row(p, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st, std::uint64_t n) {
+    if (d < plan.outer_rank) {
+        LoopPlan<K> q = plan;  // without the tile's dimension
+        const std::uint64_t R = plan.outer_sizes[d];
+        std::array<std::int64_t, K> os{};
+        for (std::size_t k = 0; k < K; ++k) os[k] = plan.outer_strides[k][d];
+        for (std::uint32_t j = d; j + 1 < plan.outer_rank; ++j) {
+            q.outer_sizes[j] = q.outer_sizes[j + 1];
+            for (std::size_t k = 0; k < K; ++k) q.outer_strides[k][j] = q.outer_strides[k][j + 1];
+        }
+        q.outer_rank = plan.outer_rank - 1;
+        for_each_row(q, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st, std::uint64_t n) {
+            for (std::uint64_t r0 = 0; r0 < R; r0 += kTileRows) {
+                std::array<char*, K> tile_ptrs;
+                for (std::size_t k = 0; k < K; ++k) tile_ptrs[k] = ptrs[k] + static_cast<std::int64_t>(r0) * os[k];
+                const auto rows = static_cast<std::size_t>(R - r0 < kTileRows ? R - r0 : kTileRows);
+                detail::run_tile_impl<TOut, TIn...>(tile_ptrs, st, os, tr, rows, n, std::index_sequence_for<TIn...>{},
+                                                    kernel);
+            }
+        });
+        return;
+    }
+    for_each_row(plan, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st, std::uint64_t n) {
         detail::run_row_impl<TOut, TIn...>(ptrs, st, n, std::index_sequence_for<TIn...>{}, kernel);
     });
 }
