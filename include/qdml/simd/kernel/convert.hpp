@@ -60,8 +60,13 @@ using ibatch = xsimd::batch<std::int32_t, A>;
 /// is false, NaN or equal zeros included, which is the select order
 /// exactly (two operations per vector instead of two compares and two
 /// blends). Elsewhere (NEON's vminq propagates NaN) the selects.
+/// (AVX-512's vminps / vmaxps behave the same; its arch tags do not derive
+/// from sse2 in xsimd 8.1, hence their own test.)
 template <class A>
 fbatch<A> clamp_float(const fbatch<A>& v, const fbatch<A>& lo, const fbatch<A>& hi) noexcept {
+#if XSIMD_WITH_AVX512F
+    if constexpr (std::is_base_of_v<xsimd::avx512f, A>) return xsimd::max(lo, xsimd::min(hi, v));
+#endif
 #if XSIMD_WITH_SSE2
     if constexpr (std::is_base_of_v<xsimd::sse2, A>) return xsimd::max(lo, xsimd::min(hi, v));
 #endif
