@@ -245,10 +245,11 @@ constexpr gemm::Isa transpose_isa() noexcept {
 #endif
 }
 
-/// Whether operand k is interleaved across rows (rows adjacent along the
-/// plan's last outer dimension, its own elements `row_stride` apart): read
-/// (written) a tile of rows at a time, transposed. An output only where its
-/// elements cannot overlap (row_stride >= rows * elem).
+/// Whether an operand is interleaved across rows (rows adjacent along an
+/// outer dimension, `outer_stride` = one element; its own elements
+/// `row_stride` apart): read (written) a tile of rows at a time,
+/// transposed. An output only where its elements cannot overlap
+/// (row_stride >= rows * elem).
 inline bool interleaved(std::int64_t row_stride, std::int64_t outer_stride, std::size_t elem, bool output,
                         std::uint64_t rows) noexcept {
     const auto e = static_cast<std::int64_t>(elem);
