@@ -1,6 +1,6 @@
 // qdml/simd/kernel/transpose.hpp - matrix transposition: bytes in 16x16 blocks
-// of SSE2 unpacks on x86-64 (two at once on AVX2), 4-byte elements in 4x4
-// blocks of SSE2 unpacks, a plain loop elsewhere and at the edges. How the
+// of SSE2 unpacks on x86-64 (two at once on AVX2), 4-byte elements in 8x8
+// AVX2 or 4x4 SSE2 blocks of unpacks, a plain loop elsewhere and at the edges. How the
 // convolution paths move between channel planes (NCHW) and channel-inner
 // pixels (NHWC), and how the element-wise loop plan (loops.hpp) reads and
 // writes operands whose rows are interleaved (an NHWC tensor viewed as NCHW).
