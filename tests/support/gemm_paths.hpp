@@ -34,8 +34,13 @@ inline std::vector<Isa> runnable_isas() {
             missing += std::string(" ") + std::string(qdml::simd::gemm::isa_name(i));
     }
     static bool warned = false;
-    if (!missing.empty() && !warned) {
-        WARN("GEMM paths this CPU cannot run (not tested here):" << missing);
+    if (!warned) {
+        if (!missing.empty()) WARN("GEMM paths this CPU cannot run (not tested here):" << missing);
+#if defined(QDML_GEMM_TEST_AVXVNNI_EVEX) && QDML_GEMM_X86
+        if (qdml::simd::gemm::isa_available(Isa::AvxVnni) && !qdml::simd::gemm::detail::cpu_features().avxvnni)
+            WARN("GEMM path avxvnni runs with its vpdpbusd in the EVEX encoding (this CPU has AVX-512 VNNI, "
+                 "not AVX-VNNI: kernel_avxvnni.hpp's testing aid)");
+#endif
         warned = true;
     }
     return r;

@@ -162,7 +162,11 @@ inline bool isa_available(Isa isa) noexcept {
     switch (isa) {
         case Isa::Generic: return true;
         case Isa::Avx2: return f.avx2;
+#if defined(QDML_GEMM_TEST_AVXVNNI_EVEX)  // (testing aid: kernel_avxvnni.hpp)
+        case Isa::AvxVnni: return f.avxvnni || f.avx512vnni;
+#else
         case Isa::AvxVnni: return f.avxvnni;
+#endif
         case Isa::Avx512Vnni: return f.avx512vnni;
         case Isa::Amx: return f.amx;
         case Isa::Best: return true;

@@ -2,6 +2,15 @@
 // 16-column panel (kernel_ymm.hpp's skeleton: 12 ymm accumulators, 2 panel
 // registers, 1 broadcast), 256-bit VEX vpdpbusd (u8 x s8, four products into
 // int32 without saturation). Compiles to nothing off x86-64.
+//
+// Testing aid: a build that defines QDML_GEMM_TEST_AVXVNNI_EVEX (the test
+// programs simd-gemm and simd-conv do) also has the same dot step with the
+// instruction in its EVEX encoding (AVX-512 VNNI + VL: the same operation on
+// the same ymm registers), and counts the path as available on a CPU with
+// AVX-512 VNNI but no AVX-VNNI (isa.hpp), where it runs that twin: the
+// path's packing, 6-row tiles, epilogue and the convolution's AVX-VNNI
+// forms are then tested on such CPUs too; only the VEX encoding itself
+// needs an AVX-VNNI CPU. Library users never define it.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +25,9 @@ namespace qdml::simd::gemm::avxvnni {
 inline constexpr int kRows = 6;  ///< rows per block (Groups4 layout)
 inline constexpr LeftLayout kLayout = LeftLayout::Groups4;
 
-struct Dot {
+/// The dot step; Evex: the testing aid's twin (see the top of the file).
+template <bool Evex>
+struct DotT {
     static constexpr int kBlockRows = 0;
     static constexpr std::size_t kUnit = 4;
     static constexpr std::size_t kGroupBytes = 64;
@@ -31,7 +42,10 @@ struct Dot {
     /// written out (the AVX-VNNI instruction needs no AVX-512), and because
     /// g++ 12 copies the intrinsic's accumulator twice per k group.
     QDML_TARGET_AVX2 static void dot(__m256i& acc, __m256i a, __m256i b) noexcept {
-        __asm__("%{vex%} vpdpbusd %[b], %[a], %[acc]" : [acc] "+x"(acc) : [a] "x"(a), [b] "x"(b));
+        if constexpr (Evex)
+            __asm__("%{evex%} vpdpbusd %[b], %[a], %[acc]" : [acc] "+x"(acc) : [a] "x"(a), [b] "x"(b));
+        else
+            __asm__("%{vex%} vpdpbusd %[b], %[a], %[acc]" : [acc] "+x"(acc) : [a] "x"(a), [b] "x"(b));
     }
     QDML_TARGET_AVX2 static void step(__m256i (&acc)[2], const std::uint8_t* a, const Panel& b) noexcept {
         std::int32_t a4;
@@ -42,9 +56,14 @@ struct Dot {
     }
 };
 
+using Dot = DotT<false>;
+
 /// Rows m0..m0+mr-1 (mr <= kRows) times panel p.
 inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
                   std::size_t p) {
+#if defined(QDML_GEMM_TEST_AVXVNNI_EVEX)
+    if (!detail::cpu_features().avxvnni) return ymm::tiles<DotT<true>, kRows>(a, b, e, m0, mr, p);
+#endif
     ymm::tiles<Dot, kRows>(a, b, e, m0, mr, p);
 }
 
