@@ -34,6 +34,20 @@ QDML_TARGET_AVX2 void tile(const PackedLeft& a, const PackedRight& b, const Epil
         QDML_UNROLL
         for (int r = 0; r < MR; ++r)
             for (int h = 0; h < 2; ++h) acc[r][h] = _mm256_load_si256(reinterpret_cast<const __m256i*>(sums[r][h]));
+    } else if (Dot::kUnit == 4 && m0 < a.borrowed_rows) {  // AVX-VNNI, A read in place: row r at pa + r * lda
+        const std::size_t lda = a.borrowed_stride;
+        QDML_UNROLL
+        for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+#if defined(__clang__)
+        _Pragma("unroll 2")
+#else
+        _Pragma("GCC unroll 2")
+#endif
+        for (std::size_t g = 0; g < b.groups; ++g, pa += 4, pb += Dot::kGroupBytes) {
+            const typename Dot::Panel vb = Dot::load(pb);
+            QDML_UNROLL
+            for (int r = 0; r < MR; ++r) Dot::step(acc[r], pa + r * lda, vb);
+        }
     } else {
         QDML_UNROLL
         for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();

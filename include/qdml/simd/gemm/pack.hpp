@@ -297,8 +297,8 @@ struct PackedLeft {
     AlignedArray<std::uint8_t> data;
     AlignedArray<std::uint32_t> row_sum;  ///< ra[m] = sum_k a' (mod 2^32)
     /// Read in place (LeftPacking::in_place): rows below `borrowed_rows`
-    /// (whole tiles of 16 of the Rows layout, or whole 8-row blocks of
-    /// Groups4) at borrowed + m * borrowed_stride, `data` holds the rest
+    /// (whole tiles of 16 of the Rows layout, or whole 8- or 6-row blocks
+    /// of Groups4) at borrowed + m * borrowed_stride, `data` holds the rest
     /// (packed) from row borrowed_rows on.
     const std::uint8_t* borrowed = nullptr;
     std::size_t borrowed_rows = 0, borrowed_stride = 0;
@@ -318,8 +318,8 @@ struct PackedLeft {
 /// `in_place`: the Rows layout (AMX) may read the whole 16-row tiles of an
 /// unsigned A with contiguous rows and K a multiple of 64 where they are
 /// (a' = A, no padding), packing only the last partial tile, and Groups4
-/// with 8-row blocks (AVX-512 VNNI) its whole blocks when K is a multiple
-/// of 4; A must then stay unchanged and alive until every multiply() with
+/// with 8-row blocks (AVX-512 VNNI) or 6-row ones (AVX-VNNI) its whole
+/// blocks when K is a multiple of 4; A must then stay unchanged and alive until every multiply() with
 /// the result is done.
 struct LeftPacking {
     bool sums = true;
@@ -369,6 +369,21 @@ QDML_TARGET_AVX512 std::uint32_t left_row_avx512(const std::uint8_t* src, std::s
     const __m256i s4 = _mm256_add_epi64(_mm512_maskz_extracti64x4_epi64(0xf, sum, 0), _mm512_maskz_extracti64x4_epi64(0xf, sum, 1));
     const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(s4), _mm256_extracti128_si256(s4, 1));
     return static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
+}
+
+/// The sum of K unsigned bytes mod 2^32 (an in-place row's sum for the
+/// AVX-VNNI kernel, whose CPUs may lack AVX-512).
+QDML_TARGET_AVX2 inline std::uint32_t byte_sum_avx2(const std::uint8_t* src, std::size_t K) noexcept {
+    __m256i s = _mm256_setzero_si256();
+    std::size_t k = 0;
+    for (; k + 32 <= K; k += 32)
+        s = _mm256_add_epi64(s, _mm256_sad_epu8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + k)),
+                                                _mm256_setzero_si256()));
+    alignas(32) std::uint64_t lanes[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), s);
+    std::uint64_t sum = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    for (; k < K; ++k) sum += src[k];
+    return static_cast<std::uint32_t>(sum);
 }
 
 /// One Groups4 block of 8 contiguous rows (row r at src + r * stride, K
@@ -581,19 +596,22 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
     out.row_sum.resize(rows);
 #if QDML_GEMM_X86
     const auto src = [&](std::size_t m) { return reinterpret_cast<const std::uint8_t*>(a.data + m * a.row_stride); };
-    // In place (Groups4 of the AVX-512 VNNI kernel's 8-row blocks, an
-    // unsigned A with contiguous rows, K a multiple of 4): the kernel reads
-    // the whole blocks' rows where they are; only the last M % 8 rows are
-    // packed. Row sums, when wanted, from the rows.
-    if (layout == LeftLayout::Groups4 && mr == 8 && how.in_place && !std::is_signed_v<TA> && a.col_stride == 1 &&
-        K == groups * 4 && M >= 8 && isa_available(Isa::Avx512Vnni)) {
-        done = base = M / 8 * 8;
+    // In place (Groups4 of the AVX-512 VNNI kernel's 8-row blocks or of the
+    // AVX-VNNI kernel's 6-row ones, an unsigned A with contiguous rows, K a
+    // multiple of 4): the kernel reads the whole blocks' rows where they
+    // are; only the last M % mr rows are packed. Row sums, when wanted,
+    // from the rows.
+    const bool vnni512 = mr == 8 && isa_available(Isa::Avx512Vnni), vnni256 = mr == 6 && isa_available(Isa::AvxVnni);
+    if (layout == LeftLayout::Groups4 && (vnni512 || vnni256) && how.in_place && !std::is_signed_v<TA> &&
+        a.col_stride == 1 && K == groups * 4 && M >= mr) {
+        done = base = M / mr * mr;
         out.borrowed = src(0);
         out.borrowed_rows = base;
         out.borrowed_stride = a.row_stride;
         if (how.sums)
             for (std::size_t m = 0; m < base; ++m)
-                out.row_sum[m] = detail::left_row_avx512<true, false>(src(m), K, (K + 63) / 64 * 64, 0, nullptr);
+                out.row_sum[m] = vnni512 ? detail::left_row_avx512<true, false>(src(m), K, (K + 63) / 64 * 64, 0, nullptr)
+                                         : detail::byte_sum_avx2(src(m), K);
     }
 #endif
     out.data.resize((rows - base) * groups * out.unit());
