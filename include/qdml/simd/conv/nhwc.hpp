@@ -127,17 +127,16 @@ struct NhwcFilter {
 };
 
 /// Whether the NHWC form computes `op` on `isa`, while its padded copy stays
-/// moderate: on the AMX, AVX-512 VNNI and AVX2 paths every convolution but
-/// the unpadded stride-1 1x1 on channel planes (a plain GEMM on the tensors,
-/// conv::run); on AVX-VNNI only the 1x1 and strided convolutions whose input
-/// has its channels inner (NHWC by strides), which the NCHW form would
-/// transpose in and out. Measured on Zen 4, 2026-11-25: AVX-512 VNNI 3x3
-/// 64->64 56^2 0.55 ms NCHW / 0.53 NHWC against 0.67 / 0.84 in the NCHW
+/// moderate: on every vector path (AMX, AVX-512 VNNI, AVX-VNNI, AVX2) every
+/// convolution but the unpadded stride-1 1x1 on channel planes (a plain GEMM
+/// on the tensors, conv::run). Measured on Zen 4, 2026-11-25: AVX-512 VNNI
+/// 3x3 64->64 56^2 0.55 ms NCHW / 0.53 NHWC against 0.67 / 0.84 in the NCHW
 /// form; AVX2 (its A packed by pairs16_block4) 3x3 NHWC 1.47 ms against 1.72,
 /// 3x3 stride-2 128->128 28^2 NCHW 0.39 against 0.59, the 3x3 NCHW and 7x7
-/// stride-2 rows equal. AVX-VNNI packs its Groups4 rows of 6 by scalar code,
-/// so there the NCHW form's stride-1 wide columns are kept (not measured: no
-/// AVX-VNNI CPU here).
+/// stride-2 rows equal. AVX-VNNI (2026-11-26, the EVEX twin of
+/// kernel_avxvnni.hpp on Zen 4; its 6-row blocks of patch rows read in
+/// place): 3x3 0.63 / 0.60 ms against 0.68 / 0.88, 3x3 stride-2 NCHW 0.15
+/// against 0.35, 7x7 stride-2 NCHW 1.33 against 1.8, the others equal.
 template <class TIn, class TFilter, class TOut>
 bool use_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Isa isa) noexcept {
     const auto& fs = op.FilterTensor.sizes;
@@ -147,10 +146,6 @@ bool use_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Is
                            op.StartPadding[0] == 0 && op.StartPadding[1] == 0 && op.EndPadding[0] == 0 &&
                            op.EndPadding[1] == 0;
     if (pointwise && xs[3] == 1) return false;
-    const bool unit_stride = op.Strides[0] == 1 && op.Strides[1] == 1;
-    if (isa == gemm::Isa::AvxVnni &&
-        (!(xs[1] < xs[2] && xs[1] < xs[3]) || (unit_stride && !(fs[2] == 1 && fs[3] == 1))))
-        return false;
     constexpr std::uint64_t kMax = std::uint64_t{1} << 26;
     const std::uint64_t Hp = std::uint64_t{op.InputTensor.sizes[2]} + op.StartPadding[0] + op.EndPadding[0];
     const std::uint64_t Wp = std::uint64_t{op.InputTensor.sizes[3]} + op.StartPadding[1] + op.EndPadding[1];
