@@ -386,6 +386,66 @@ QDML_TARGET_AVX2 inline std::uint32_t byte_sum_avx2(const std::uint8_t* src, std
     return static_cast<std::uint32_t>(sum);
 }
 
+/// One Groups4 block of 6 contiguous rows (the AVX-VNNI kernel's; row r at
+/// src + r * stride, K bytes): a' (each byte XOR `flip`) into dst, group g's
+/// six dwords at dst + 24 g (zeros past K), the rows' sums of a' into `sums`
+/// when not null; 8 groups a step (a short last step through a zeroed copy).
+QDML_TARGET_AVX2 inline void groups4_block6(const std::uint8_t* src, std::uint64_t stride, std::size_t K,
+                                            std::size_t groups, std::uint8_t flip, std::uint8_t* dst,
+                                            std::uint32_t* sums) noexcept {
+    const __m256i x = _mm256_set1_epi8(static_cast<char>(flip)), zero = _mm256_setzero_si256();
+    __m256i sum[6];
+    for (int r = 0; r < 6; ++r) sum[r] = zero;
+    // Groups g and g + 1 (24 bytes each) from three 16-byte pieces; only g's when g + 1 is past the end.
+    const auto put = [&](std::size_t g, __m128i p0, __m128i p1, __m128i p2) QDML_TARGET_AVX2 {
+        if (g >= groups) return;
+        std::uint8_t* d = dst + 24 * g;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d), p0);
+        if (g + 1 < groups) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 16), p1);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 32), p2);
+        } else {
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(d + 16), p1);
+        }
+    };
+    for (std::size_t g0 = 0; g0 < groups; g0 += 8) {
+        const std::size_t k = 4 * g0, n = K > k ? std::min<std::size_t>(32, K - k) : 0;
+        __m256i v[6];
+        for (int r = 0; r < 6; ++r) {
+            const std::uint8_t* row = src + r * stride + k;
+            if (n == 32) {
+                v[r] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)), x);
+            } else {
+                alignas(32) std::uint8_t tail[32] = {};
+                for (std::size_t j = 0; j < n; ++j) tail[j] = static_cast<std::uint8_t>(row[j] ^ flip);
+                v[r] = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail));
+            }
+            if (sums) sum[r] = _mm256_add_epi64(sum[r], _mm256_sad_epu8(v[r], zero));
+        }
+        // Row pairs (0,1), (2,3), (4,5) as one qword per group: per 128-bit
+        // lane L, lo[q] holds groups 4L and 4L + 1, hi[q] groups 4L + 2 and 4L + 3.
+        __m256i lo[3], hi[3];
+        for (int q = 0; q < 3; ++q) {
+            lo[q] = _mm256_unpacklo_epi32(v[2 * q], v[2 * q + 1]);
+            hi[q] = _mm256_unpackhi_epi32(v[2 * q], v[2 * q + 1]);
+        }
+        // Two groups a, b per lane: (pairs 01, 23 of a), (45 of a, 01 of b), (23, 45 of b).
+        const auto two = [&](const __m256i (&pq)[3], std::size_t g) QDML_TARGET_AVX2 {  // g, g + 1; g + 4, g + 5
+            const __m256i s0 = _mm256_unpacklo_epi64(pq[0], pq[1]), s1 = _mm256_blend_epi32(pq[2], pq[0], 0xcc),
+                          s2 = _mm256_unpackhi_epi64(pq[1], pq[2]);
+            put(g, _mm256_castsi256_si128(s0), _mm256_castsi256_si128(s1), _mm256_castsi256_si128(s2));
+            put(g + 4, _mm256_extracti128_si256(s0, 1), _mm256_extracti128_si256(s1, 1), _mm256_extracti128_si256(s2, 1));
+        };
+        two(lo, g0);
+        two(hi, g0 + 2);
+    }
+    if (sums)
+        for (int r = 0; r < 6; ++r) {
+            const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(sum[r]), _mm256_extracti128_si256(sum[r], 1));
+            sums[r] = static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
+        }
+}
+
 /// One Groups4 block of 8 contiguous rows (row r at src + r * stride, K
 /// bytes) as a' (xor `flip`) into `dst` (groups * 32 bytes): per 64 bytes of
 /// K (16 groups) an 8 x 16 dword transpose (unpack 32, then 64 bits, then
@@ -617,12 +677,15 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
     out.data.resize((rows - base) * groups * out.unit());
 #if QDML_GEMM_X86
     // Whole blocks of contiguous rows by vector code: 8 rows (the AVX-512
-    // VNNI kernel's) transposed 16 groups at a time, 4 (AVX2) 8 groups at a time.
+    // VNNI kernel's) transposed 16 groups at a time, 6 (AVX-VNNI) and 4
+    // (AVX2) 8 groups at a time.
     const auto dst = [&](std::size_t m) { return out.data.data() + (m - base) * groups * out.unit(); };
     const auto sums = [&](std::size_t m) { return how.sums ? &out.row_sum[m] : nullptr; };
     const auto flip = as_left(TA{0});
     if (layout == LeftLayout::Groups4 && mr == 8 && a.col_stride == 1 && isa_available(Isa::Avx512Vnni))
         for (; done + 8 <= M; done += 8) detail::groups4_block8(src(done), a.row_stride, K, groups, flip, dst(done), sums(done));
+    if (layout == LeftLayout::Groups4 && mr == 6 && a.col_stride == 1 && isa_available(Isa::Avx2))
+        for (; done + 6 <= M; done += 6) detail::groups4_block6(src(done), a.row_stride, K, groups, flip, dst(done), sums(done));
     if (layout == LeftLayout::Pairs16 && mr == 4 && a.col_stride == 1 && isa_available(Isa::Avx2))
         for (; done + 4 <= M; done += 4) detail::pairs16_block4(src(done), a.row_stride, K, groups, flip, dst(done), sums(done));
 #endif
