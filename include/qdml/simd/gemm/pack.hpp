@@ -371,6 +371,12 @@ QDML_TARGET_AVX512 std::uint32_t left_row_avx512(const std::uint8_t* src, std::s
     return static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
 }
 
+/// The four 64-bit lanes of `s` (vpsadbw sums) added, mod 2^32.
+QDML_TARGET_AVX2 inline std::uint32_t lane_sum(__m256i s) noexcept {
+    const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
+}
+
 /// The sum of K unsigned bytes mod 2^32 (an in-place row's sum for the
 /// AVX-VNNI kernel, whose CPUs may lack AVX-512).
 QDML_TARGET_AVX2 inline std::uint32_t byte_sum_avx2(const std::uint8_t* src, std::size_t K) noexcept {
@@ -379,11 +385,9 @@ QDML_TARGET_AVX2 inline std::uint32_t byte_sum_avx2(const std::uint8_t* src, std
     for (; k + 32 <= K; k += 32)
         s = _mm256_add_epi64(s, _mm256_sad_epu8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + k)),
                                                 _mm256_setzero_si256()));
-    alignas(32) std::uint64_t lanes[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), s);
-    std::uint64_t sum = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    std::uint32_t sum = lane_sum(s);
     for (; k < K; ++k) sum += src[k];
-    return static_cast<std::uint32_t>(sum);
+    return sum;
 }
 
 /// One Groups4 block of 6 contiguous rows (the AVX-VNNI kernel's; row r at
@@ -440,10 +444,7 @@ QDML_TARGET_AVX2 inline void groups4_block6(const std::uint8_t* src, std::uint64
         two(hi, g0 + 2);
     }
     if (sums)
-        for (int r = 0; r < 6; ++r) {
-            const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(sum[r]), _mm256_extracti128_si256(sum[r], 1));
-            sums[r] = static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
-        }
+        for (int r = 0; r < 6; ++r) sums[r] = lane_sum(sum[r]);
 }
 
 /// One Groups4 block of 8 contiguous rows (row r at src + r * stride, K
@@ -586,10 +587,7 @@ QDML_TARGET_AVX2 inline void pairs16_block4(const std::uint8_t* src, std::uint64
     }
     if (sums) {
         const __m256i s[4] = {sum0, sum1, sum2, sum3};
-        for (int r = 0; r < 4; ++r) {
-            const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(s[r]), _mm256_extracti128_si256(s[r], 1));
-            sums[r] = static_cast<std::uint32_t>(_mm_cvtsi128_si64(_mm_add_epi64(s2, _mm_unpackhi_epi64(s2, s2))));
-        }
+        for (int r = 0; r < 4; ++r) sums[r] = lane_sum(s[r]);
     }
 }
 #endif
