@@ -241,7 +241,7 @@ struct MatmulProblem {
     }
     double ops() const { return 2.0 * batch * M * N * K; }
     void counters(benchmark::State& s) const { set_ops_counter(s, ops()); }
-    /// The multiplier of SPEC.md section 5, as qdml forms it.
+    /// The multiplier of docs/semantics.md section 5, as qdml forms it.
     float multiplier() const { return (a_scale * b_scale) / out_scale; }
 };
 

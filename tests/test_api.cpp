@@ -1,7 +1,7 @@
 // The public API's safety and convenience: visitors and bind() refuse what
 // does not match instead of reinterpreting it, const input buffers, descs
 // from any range of sizes, optional members from braces. Expectations by
-// hand from SPEC.md.
+// hand from docs/semantics.md.
 #include <catch2/catch.hpp>
 
 #include <array>

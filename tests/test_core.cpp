@@ -1,4 +1,4 @@
-// The core layer: qdml::float16 conversions, the quantize step Q (SPEC.md
+// The core layer: qdml::float16 conversions, the quantize step Q (docs/semantics.md
 // section 2), DMLCalcBufferTensorSize and the generic tensor rules of the
 // Validator (sections 1 and 8), data type and feature level names.
 //

@@ -1,6 +1,6 @@
 // qdml/directml.hpp: DirectML's own structs in, golden output out. Every
 // operator through qdml::dml::execute with descs built the way DirectML code
-// builds them (expected values derived by hand from SPEC.md, next to each
+// builds them (expected values derived by hand from docs/semantics.md, next to each
 // case); DMLCalcBufferTensorSize's documented formula; and each rejection the
 // DML entry adds (null member, Type tag, operator type, bindings, Flags,
 // feature level) with the operator, member and rule in the message and the

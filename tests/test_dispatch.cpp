@@ -1,7 +1,7 @@
 // Every data type combination DirectML lists for each operator, through the
 // runtime entry (qdml::run: validate, then one dispatch) and, for the same
 // desc, the typed entry (visit_typed + the reference), with expectations
-// derived by hand from SPEC.md on values every type can hold. Catches a
+// derived by hand from docs/semantics.md on values every type can hold. Catches a
 // combination the dispatch forgets or sends to the wrong instantiation.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// ELEMENT_WISE_CLIP (SPEC.md sections 7 and 8). Every expected value below is
+// ELEMENT_WISE_CLIP (docs/semantics.md sections 7 and 8). Every expected value below is
 // derived by hand from
 //   Output = max(Min, min(g(Input), Max)),  g(x) = x * Scale + Bias (two binary32
 //   operations, no FMA) when ScaleBias is given, else g(x) = x.

@@ -1,4 +1,4 @@
-// ELEMENT_WISE_DEQUANTIZE_LINEAR (SPEC.md sections 3 and 8). Every expected
+// ELEMENT_WISE_DEQUANTIZE_LINEAR (docs/semantics.md sections 3 and 8). Every expected
 // value below is derived by hand from
 //   Output = fp32(Input - ZeroPoint) * Scale
 // with Input - ZeroPoint exact (64-bit), one RNE rounding to binary32, one

@@ -1,4 +1,4 @@
-// ELEMENT_WISE_QUANTIZED_LINEAR_ADD (SPEC.md section 4). Every expected value
+// ELEMENT_WISE_QUANTIZED_LINEAR_ADD (docs/semantics.md section 4). Every expected value
 // below is derived by hand from
 //   va = fp32(A - AZP) * AScale,  vb = fp32(B - BZP) * BScale
 //   Output = Q((va + vb) / OutputScale, OutputZP, OutputType)

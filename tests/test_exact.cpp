@@ -91,7 +91,7 @@ TEST_CASE("exact: an int32 accumulator that wraps is flagged", "[exact]") {
     CHECK(r.differences[0].exact == 3);
     CHECK(r.differences[0].accumulator_wrapped);
     CHECK_FALSE(r.differences[0].near_tie);
-    CHECK(r.unexplained() == 0);  // the wrap is what SPEC.md specifies
+    CHECK(r.unexplained() == 0);  // the wrap is what docs/semantics.md specifies
 }
 
 TEST_CASE("exact: dequantize beyond 2^24 differs by at most one ulp, explained", "[exact]") {
@@ -117,7 +117,7 @@ TEST_CASE("exact: dequantize beyond 2^24 differs by at most one ulp, explained",
 
 // ---------------------------------------------------------------------------
 // Range effects: binary32 overflows, underflows or gives NaN where the exact
-// value is ordinary. qdml follows SPEC.md's binary32 steps; the checker
+// value is ordinary. qdml follows docs/semantics.md's binary32 steps; the checker
 // mirrors them and names the effect (explained, not UNEXPLAINED).
 
 namespace {

@@ -1,4 +1,4 @@
-// QUANTIZED_LINEAR_CONVOLUTION (SPEC.md section 6). Expected values are
+// QUANTIZED_LINEAR_CONVOLUTION (docs/semantics.md section 6). Expected values are
 // derived by hand from
 //   oH   = 1 + (H + StartPadding[0] + EndPadding[0] - (1 + (kH-1)*Dilations[0])) / Strides[0]
 //   acc  = Bias[oc] + sum over (ic in group, ky, kx) of

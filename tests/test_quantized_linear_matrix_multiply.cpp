@@ -1,4 +1,4 @@
-// QUANTIZED_LINEAR_MATRIX_MULTIPLY (SPEC.md section 5). Expected values are
+// QUANTIZED_LINEAR_MATRIX_MULTIPLY (docs/semantics.md section 5). Expected values are
 // derived by hand from
 //   acc[m][n] = sum_k (A[m][k] - AZP[m]) * (B[k][n] - BZP[n])      (int32, wraps)
 //   mult      = fp32(AScale[m] * BScale[n]) / OutputScale[m]

@@ -16,7 +16,7 @@ numpy reference) that map onto qdml operators are rewritten as qdml cases
     python3 tools/gen_onnx_node_cases.py [--data /usr/share/libonnx-testdata/data/node] [--check]
 
 Each expected output is ONNX's stored output, checked against the numpy
-transcription of SPEC.md in tools/gen_ort_cases.py: a test on which they
+transcription of docs/semantics.md in tools/gen_ort_cases.py: a test on which they
 disagree is not written and is listed on stderr.
 """
 
@@ -32,7 +32,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import gen_ort_cases as G  # noqa: E402  (Case, SPEC.md in numpy, layouts)
+import gen_ort_cases as G  # noqa: E402  (Case, docs/semantics.md in numpy, layouts)
 
 DATA = Path("/usr/share/libonnx-testdata/data/node")
 OUT = G.ROOT / "tests" / "data" / "onnx"
@@ -188,7 +188,7 @@ def main():
     for s in skipped:
         print(f"skipped: {s}", file=sys.stderr)
     for rel, msg in g.disagreements:
-        print(f"NOT WRITTEN (ONNX disagrees with SPEC.md): {rel}: {msg}", file=sys.stderr)
+        print(f"NOT WRITTEN (ONNX disagrees with docs/semantics.md): {rel}: {msg}", file=sys.stderr)
     return 0 if ok else 1
 
 

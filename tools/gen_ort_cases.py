@@ -17,11 +17,11 @@ ONNX operator -> DirectML operator:
     com.microsoft QLinearAdd        ELEMENT_WISE_QUANTIZED_LINEAR_ADD  tolerance 1 (fixed-point path)
     Clip                            ELEMENT_WISE_CLIP                  tolerance 0
 
-Every case is also computed with a numpy transcription of SPEC.md (binary32
+Every case is also computed with a numpy transcription of docs/semantics.md (binary32
 operations in the spec's order, ties to even). A tolerance-0 case on which
-ONNX Runtime and SPEC.md disagree is not written: it is listed on stderr (and
+ONNX Runtime and docs/semantics.md disagree is not written: it is listed on stderr (and
 documented in tools/README.md). An add case is written only when ONNX Runtime
-is within 1 of SPEC.md. Random data comes from a generator seeded by the case
+is within 1 of docs/semantics.md. Random data comes from a generator seeded by the case
 name, so the output is byte-for-byte reproducible and adding a case does not
 change the others.
 """
@@ -92,10 +92,10 @@ def run_ort(op, inputs, out_dtype, attrs=None, domain=""):
 
 
 # ---------------------------------------------------------------------------
-# SPEC.md in numpy (binary32 operations, one rounding each, in the spec's order)
+# docs/semantics.md in numpy (binary32 operations, one rounding each, in the spec's order)
 
 def Q(v, zp, dtype):
-    """SPEC.md section 2: clamp to [lo - zp, hi - zp] in float (NaN -> lo - zp), rne, + zp."""
+    """docs/semantics.md section 2: clamp to [lo - zp, hi - zp] in float (NaN -> lo - zp), rne, + zp."""
     info = np.iinfo(dtype)
     zp = np.asarray(zp, np.int64)
     lo, hi = (info.min - zp).astype(f32), (info.max - zp).astype(f32)
@@ -185,7 +185,7 @@ def spec_add(a, azp, as_, b, bzp, bs, os_, ozp, out_t):
 
 
 def spec_clip(x, lo, hi):
-    """SPEC.md section 7 without ScaleBias. Float: a value equal to a bound
+    """docs/semantics.md section 7 without ScaleBias. Float: a value equal to a bound
     passes unchanged, NaN stays NaN, Min > Max gives Min. Integer: bounds
     truncated toward zero and saturated, exact comparison."""
     x = np.asarray(x)
@@ -212,7 +212,7 @@ def mismatches(got, want, tolerance):
     """Elementwise disagreement mask: tolerance 0 compares bits (NaN matches NaN)."""
     got, want = np.asarray(got), np.asarray(want)
     if got.dtype != want.dtype or got.shape != want.shape:
-        raise RuntimeError(f"ORT gave {got.dtype}{got.shape}, SPEC.md {want.dtype}{want.shape}")
+        raise RuntimeError(f"ORT gave {got.dtype}{got.shape}, docs/semantics.md {want.dtype}{want.shape}")
     if got.dtype.kind == "f":
         nan = np.isnan(got) & np.isnan(want)
         if tolerance == 0:
@@ -310,7 +310,7 @@ class Generator:
         self.add_stats = [0, 0]  # elements, elements differing by 1
 
     def accept(self, case, ort_out, spec_out, tolerance, probe=False):
-        """Writes `case` with ONNX Runtime's output if it agrees with SPEC.md
+        """Writes `case` with ONNX Runtime's output if it agrees with docs/semantics.md
         within `tolerance` (0: identical bits, any NaN matching any NaN);
         else records the disagreement. A probe is only compared and reported
         (known or machine-dependent ORT behaviour, see tools/README.md)."""
@@ -318,9 +318,9 @@ class Generator:
         if probe:
             first = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else None
             self.probes.append((case.rel, case.description + ": " + (
-                "agrees with SPEC.md" if first is None else
+                "agrees with docs/semantics.md" if first is None else
                 f"{int(bad.sum())} of {bad.size} elements differ; first at {list(first)}: ORT {ort_out[first]!r}"
-                f" vs SPEC.md {spec_out[first]!r}")))
+                f" vs docs/semantics.md {spec_out[first]!r}")))
             return
         if tolerance:
             self.add_stats[0] += ort_out.size
@@ -328,7 +328,7 @@ class Generator:
         if bad.any():
             first = tuple(int(i) for i in np.argwhere(bad)[0])
             self.disagreements.append((case.rel, f"{int(bad.sum())} of {bad.size} elements differ (tolerance "
-                                       f"{tolerance}); first at {list(first)}: ORT {ort_out[first]!r} vs SPEC.md "
+                                       f"{tolerance}); first at {list(first)}: ORT {ort_out[first]!r} vs docs/semantics.md "
                                        f"{spec_out[first]!r}"))
             return
         if any(c.rel == case.rel for c in self.cases):
@@ -728,7 +728,7 @@ def gen_dequantize(g):
                  np.array([0, 1, 2, 3, 5, 255, 128], u8), f16(2.0**-24), u8(0))
     dequant_case(g, "f16_subnormal_ties_u8", "FLOAT16 scale 2^-14/3 rounded; products fall between subnormals",
                  np.arange(0, 16, dtype=u8), f16(2.0**-14 / 3), u8(0))
-    dequant_case(g, "probe_int32_difference_overflow", "int32 Input - ZeroPoint outside int32 (SPEC.md: exact in "
+    dequant_case(g, "probe_int32_difference_overflow", "int32 Input - ZeroPoint outside int32 (docs/semantics.md: exact in "
                  "64 bits; ORT subtracts in int32 and wraps)", np.array([2**31 - 1, -2**31, 5], i32), f32(1.0),
                  i32(-5), probe=True)
 
@@ -817,7 +817,7 @@ def gen_clip(g):
     clip_case(g, "nan_f32", "NaN input stays NaN", np.array([np.nan, 1.0, -np.nan, 5.0], f32), 0.0, 2.0)
     clip_case(g, "negative_zero_f32", "-0.0 input with Min +0.0: equal to the bound, passes unchanged",
               np.array([-0.0, 0.0, -1.0, 1.0], f32), 0.0, 1.0)
-    clip_case(g, "min_greater_than_max_f32", "Min 2 > Max 1 (SPEC.md gives Min, ORT gives Max)",
+    clip_case(g, "min_greater_than_max_f32", "Min 2 > Max 1 (docs/semantics.md gives Min, ORT gives Max)",
               np.array([0.0, 1.5, 3.0], f32), 2.0, 1.0, probe=True)
     r = rng_for("clip_f16")
     clip_case(g, "random_f16", "FLOAT16, bounds exact in binary16", r.normal(0, 3, (3, 7)).astype(f16), -1.5, 2.25)
@@ -912,13 +912,13 @@ def cli(generate_fn, default_out, description, report=None):
     for rel, msg in g.probes:
         print(f"probe (not written): {rel}: {msg}")
     for rel, msg in g.disagreements:
-        print(f"NOT WRITTEN (ORT disagrees with SPEC.md): {rel}: {msg}", file=sys.stderr)
+        print(f"NOT WRITTEN (ORT disagrees with docs/semantics.md): {rel}: {msg}", file=sys.stderr)
     return 0 if ok else 1
 
 
 def main():
     return cli(generate, OUT, __doc__.split("\n")[0],
-               lambda g: [f"  QLinearAdd: {g.add_stats[1]} of {g.add_stats[0]} elements differ by 1 from SPEC.md"])
+               lambda g: [f"  QLinearAdd: {g.add_stats[1]} of {g.add_stats[0]} elements differ by 1 from docs/semantics.md"])
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ ORT's QLinearMatMul / QLinearConv implement only u8.u8->u8, u8.i8->u8 and
 i8.i8->i8 with per-tensor A / output parameters; its QLinearAdd needs one type
 for A, B and the output; its DequantizeLinear has no UINT32 input; its Clip
 has no INT16 / UINT16 kernel and no ScaleBias. DirectML allows all of these.
-Here each SPEC.md formula is written as an ONNX graph whose every arithmetic
+Here each docs/semantics.md formula is written as an ONNX graph whose every arithmetic
 step is an ORT CPU kernel (binary32, one rounding per node, no fusion across
 nodes), so ORT does the arithmetic and nothing of qdml runs:
 
@@ -23,9 +23,9 @@ nodes), so ORT does the arithmetic and nothing of qdml runs:
              Clip (float), Cast back (integers: clip to the type's range first, then
              Cast truncates toward zero)
 
-QuantizeLinear with scale 1 is the SPEC.md Q step (x / 1 exact, ties to even,
+QuantizeLinear with scale 1 is the docs/semantics.md Q step (x / 1 exact, ties to even,
 saturation). Every case is also checked against the numpy transcription of
-SPEC.md in gen_ort_cases.py and written only if the bits agree (tolerance 0).
+docs/semantics.md in gen_ort_cases.py and written only if the bits agree (tolerance 0).
 
     pip install numpy onnx onnxruntime
     python3 tools/gen_ort_composite_cases.py          # rewrites tests/data/ort-composite

@@ -67,7 +67,7 @@ std::uint64_t print_exact_report(const std::string& path, const qdml::exact::Rep
     }
     std::cout << path << ": exact check: " << r.elements << " elements, " << r.differences.size()
               << " differ from the exactly rounded result (" << r.differences.size() - r.unexplained()
-              << " explained by SPEC.md's binary32 steps: near a tie, rounding, int32 wrap, overflow, underflow or NaN; "
+              << " explained by docs/semantics.md's binary32 steps: near a tie, rounding, int32 wrap, overflow, underflow or NaN; "
               << r.unexplained() << " unexplained); " << r.near_tie_elements
               << " elements lie within the tie window\n";
     return r.unexplained();

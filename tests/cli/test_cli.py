@@ -749,7 +749,7 @@ def feature_levels(tmp):
     # at 6.2 and absent at 3.1
     expect_exit(qdml("validate", add, "--feature-level", "6.2"), 0)
     expect_one_error_line(qdml("validate", add, "--feature-level", "3.1"), add, "ELEMENT_WISE_QUANTIZED_LINEAR_ADD")
-    # dequantize without a zero point: allowed from 6.2 only (SPEC.md section 3)
+    # dequantize without a zero point: allowed from 6.2 only (docs/semantics.md section 3)
     case = {
         "operator": "ELEMENT_WISE_DEQUANTIZE_LINEAR",
         "tensors": {

@@ -122,7 +122,7 @@ void every_pair(float a_scale, float b_scale, float out_scale, Exactly<TA> a_zp,
 }
 }  // namespace
 
-// The SIMD add decides blocks in integers where SPEC.md's roundings cannot
+// The SIMD add decides blocks in integers where docs/semantics.md's roundings cannot
 // change Q's result (simd/element_wise_quantized_linear_add.hpp, AddPairs)
 // and takes the spec's steps (true division) near ties and where the
 // decision is off: sums on and next to ties (scales that put va + vb on k/8

@@ -282,7 +282,7 @@ inline bool compare(const Tensor& ref, const Tensor& got, const std::string& con
         }
     }
     if (std::memcmp(r, g, bytes) == 0) return true;
-    // Any NaN matches any NaN (SPEC.md fixes no payload or sign, and compilers
+    // Any NaN matches any NaN (docs/semantics.md fixes no payload or sign, and compilers
     // may commute an addition, which picks the other operand's NaN).
     const auto is_nan = [&](const std::uint8_t* p, std::uint64_t k) {
         if (ref.Desc.DataType == DT::Float32) {

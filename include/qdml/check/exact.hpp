@@ -1,10 +1,10 @@
 // qdml/check/exact.hpp - the exact checker. Recomputes an operator twice:
 // exactly (int64 accumulation without wrap, binary64 arithmetic, one final
-// rounding) and as SPEC.md's binary32 steps (a plain mirror written here,
+// rounding) and as docs/semantics.md's binary32 steps (a plain mirror written here,
 // independent of the library's code), and compares each element of the
 // output tensor qdml computed with both.
 //
-// Why results differ from the exact one: SPEC.md computes in binary32, e.g.
+// Why results differ from the exact one: docs/semantics.md computes in binary32, e.g.
 // fp32(acc) * (fp32(AScale * BScale) / OutputScale), three roundings before
 // the final one. Near a .5 tie those roundings can push a value to the other
 // side, and binary32's range can overflow (to inf), underflow (to 0 or a
@@ -38,12 +38,12 @@ inline double tie_window(double value) {
 /// Why an element differs from the exactly rounded result.
 enum class Reason {
     NearTie,      ///< binary32 rounding near a rounding boundary (or within one ulp, float outputs)
-    Binary32,     ///< binary32 rounding elsewhere (e.g. cancellation in an add): qdml follows SPEC.md
-    Int32Wrap,    ///< the exact sum does not fit int32; SPEC.md wraps the accumulator
+    Binary32,     ///< binary32 rounding elsewhere (e.g. cancellation in an add): qdml follows docs/semantics.md
+    Int32Wrap,    ///< the exact sum does not fit int32; docs/semantics.md wraps the accumulator
     Overflow,     ///< a binary32 (or binary16) step, or the exact result, overflowed to infinity
     Underflow,    ///< a binary32 step underflowed (lost bits below FLT_MIN, or became 0)
     NaN,          ///< a binary32 step gave NaN from numbers (inf - inf, 0 * inf, 0 / 0)
-    Unexplained,  ///< qdml's output is not SPEC.md's binary32 result: a bug
+    Unexplained,  ///< qdml's output is not docs/semantics.md's binary32 result: a bug
 };
 
 inline std::string_view name(Reason r) {
@@ -63,7 +63,7 @@ struct Difference {
     std::vector<std::uint32_t> index;  ///< logical index into the output tensor (DimensionCount entries)
     double got = 0;                    ///< qdml's output
     double exact = 0;                  ///< the exactly rounded output
-    double binary32 = 0;               ///< SPEC.md's binary32 steps, mirrored by the checker
+    double binary32 = 0;               ///< docs/semantics.md's binary32 steps, mirrored by the checker
     double value = 0;                  ///< the exact value before the final rounding (output units, before the zero point)
     double boundary_distance = 0;      ///< |value - nearest rounding boundary| (.5 ties; integers for truncation)
     Reason reason = Reason::Unexplained;
@@ -78,7 +78,7 @@ struct Report {
                                           ///< float outputs: differing elements within one ulp
     std::vector<Difference> differences;  ///< every element that differs from the exact result
 
-    /// Differences where qdml's output is not SPEC.md's binary32 result.
+    /// Differences where qdml's output is not docs/semantics.md's binary32 result.
     std::uint64_t unexplained() const {
         std::uint64_t n = 0;
         for (const auto& d : differences) n += d.reason == Reason::Unexplained;
@@ -88,7 +88,7 @@ struct Report {
 
 namespace detail {
 
-/// SPEC.md's binary32 arithmetic, one rounding per operation, recording
+/// docs/semantics.md's binary32 arithmetic, one rounding per operation, recording
 /// range effects. Each operation is computed exactly enough in binary64 and
 /// rounded once to binary32, which is the correctly rounded binary32
 /// result (binary64 has more than 2 * 24 + 2 bits).
@@ -107,7 +107,7 @@ struct Binary32 {
     float div(float a, float b) { return round(double{a} / b, std::isfinite(a) && std::isfinite(b), num(a, b)); }
     static bool num(float a, float b) { return !std::isnan(a) && !std::isnan(b); }
 
-    /// Q(v, zp, T) of SPEC.md section 2: clamp in binary32 (NaN -> lo - zp), rne, + zp.
+    /// Q(v, zp, T) of docs/semantics.md section 2: clamp in binary32 (NaN -> lo - zp), rne, + zp.
     template <class T>
     static double quantize(float v, std::int64_t zp) {
         const float lo = static_cast<float>(std::numeric_limits<T>::min() - zp);
@@ -138,7 +138,7 @@ struct Exact {
     bool wrapped = false;
     double ulp = 0;        // float outputs: one unit in the last place at `result`
     bool exact_overflow = false;  // the exact value rounds to infinity in the output type
-    double binary32 = 0;   // SPEC.md's binary32 result
+    double binary32 = 0;   // docs/semantics.md's binary32 result
     Binary32 steps;        // range effects of the binary32 steps
 };
 
@@ -189,7 +189,7 @@ inline bool fits_int32(std::int64_t v) {
     return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
 }
 
-/// The accumulator SPEC.md keeps: the exact sum modulo 2^32, as int32.
+/// The accumulator docs/semantics.md keeps: the exact sum modulo 2^32, as int32.
 inline std::int32_t wrapped_int32(std::int64_t v) {
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(v)));
 }
@@ -362,7 +362,7 @@ void check(const ElementWiseClip<T>& op, Report& r) {
 }  // namespace detail
 
 /// Checks the output tensor of `desc`, as computed by qdml (any
-/// implementation), against the exact result and SPEC.md's binary32 steps.
+/// implementation), against the exact result and docs/semantics.md's binary32 steps.
 /// Validates `desc` first (throws qdml::Error). Reads only.
 template <class Desc>
 Report check_exact(const Desc& desc) {

@@ -1,5 +1,5 @@
 // qdml/core/data_type.hpp - DML_TENSOR_DATA_TYPE mirror, type traits and
-// compile-time visitors over the runtime data type (SPEC.md section 1).
+// compile-time visitors over the runtime data type (docs/semantics.md section 1).
 #pragma once
 
 #include <cstddef>

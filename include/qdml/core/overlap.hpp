@@ -1,5 +1,5 @@
 // qdml/core/overlap.hpp - whether a strided layout maps two indices to one
-// address (SPEC.md section 1: an output must not), decided exactly.
+// address (docs/semantics.md section 1: an output must not), decided exactly.
 #pragma once
 
 #include <array>

@@ -1,6 +1,6 @@
 // qdml/core/quantize.hpp - the only rounding and (de/re)quantize primitives,
 // written once and shared by every reference loop and every SIMD tail
-// (SPEC.md sections 2-6).
+// (docs/semantics.md sections 2-6).
 //
 //   dequantize(x, zp, scale) = fp32(x - zp) * scale          (x - zp exact in 64 bits)
 //   quantize<T>(v, zp)       = Q(v, zp, T): clamp v to [lo-zp, hi-zp] (NaN -> lo-zp),
@@ -24,7 +24,7 @@ namespace qdml {
 
 /// Returns `v` unchanged, but hides it from the optimizer so that a product
 /// computed before the call can never be fused with a later add into an FMA,
-/// whatever -ffp-contract the user builds with (SPEC.md: no contraction).
+/// whatever -ffp-contract the user builds with (docs/semantics.md: no contraction).
 template <class V>
 inline V no_fuse(V v) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
@@ -106,7 +106,7 @@ struct QuantizeParams {
 inline constexpr float kRoundMagic = 12582912.0f;
 inline constexpr std::int32_t kRoundMagicBits = 0x4B400000;
 
-/// Q(v, zp, T) of SPEC.md section 2 as an int32 (always within T's range),
+/// Q(v, zp, T) of docs/semantics.md section 2 as an int32 (always within T's range),
 /// over V = float or xsimd::batch<float, A>:
 ///   1. clamp v to [lo - zp, hi - zp] in float, NaN becoming lo - zp;
 ///   2. rne(v) + zp, rne by the magic-number addition (|v| <= 2^16 after
@@ -121,7 +121,7 @@ auto quantize_int(V v, const QuantizeParams& q) noexcept {
     return O::bits(t) - typename O::Int(kRoundMagicBits - q.zp);
 }
 
-/// Q(v, zp, T) of SPEC.md section 2 for an 8-bit (or any up-to-16-bit) T.
+/// Q(v, zp, T) of docs/semantics.md section 2 for an 8-bit (or any up-to-16-bit) T.
 template <class T>
 inline T quantize(float v, std::int32_t zp) noexcept {
     return static_cast<T>(quantize_int(v, QuantizeParams::make<T>(zp)));
@@ -134,7 +134,7 @@ V dequantize_step(V diff, V scale) noexcept {
     return VecOps<V>::no_fuse(diff * scale);
 }
 
-/// The per-call parameters of ELEMENT_WISE_QUANTIZED_LINEAR_ADD (SPEC.md
+/// The per-call parameters of ELEMENT_WISE_QUANTIZED_LINEAR_ADD (docs/semantics.md
 /// section 4), read once from the one-element scale and zero-point tensors:
 /// the scales as given (no reciprocal: the spec divides by OutputScale).
 struct AddParams {
@@ -164,7 +164,7 @@ V add_sum(V va, V vb, const AddParams& p) noexcept {
     return VecOps<V>::div(va + vb, V(p.out_scale));  // a true division
 }
 
-/// The add's float part in SPEC.md's order, (va + vb) / OutputScale, from
+/// The add's float part in docs/semantics.md's order, (va + vb) / OutputScale, from
 /// the two exact differences fp32(A - AZP) and fp32(B - BZP); V = float or batch.
 template <class V>
 V add_step(V a_diff, V b_diff, const AddParams& p) noexcept {
@@ -177,7 +177,7 @@ V scale_bias_step(V x, float scale, float bias) noexcept {
     return VecOps<V>::no_fuse(x * V(scale)) + V(bias);
 }
 
-/// max(lo, min(v, hi)) as SPEC.md section 7 orders it: a value equal to a
+/// max(lo, min(v, hi)) as docs/semantics.md section 7 orders it: a value equal to a
 /// bound passes unchanged, NaN passes, lo > hi gives lo. V = any scalar or batch.
 template <class V>
 V clamp_min_max(V v, V lo, V hi) noexcept {
@@ -227,7 +227,7 @@ inline T truncate_saturate(float v) noexcept {
     return static_cast<T>(t);
 }
 
-/// The per-call parameters of ELEMENT_WISE_CLIP on element type T (SPEC.md
+/// The per-call parameters of ELEMENT_WISE_CLIP on element type T (docs/semantics.md
 /// section 7): float types compare in binary32 against Min/Max rounded to T
 /// first (FLOAT16: to binary16); integer types against Min/Max truncated and
 /// saturated to T. `scale_bias` says whether g(x) = x * scale + bias applies.
@@ -258,7 +258,7 @@ struct ClipParams {
     }
 };
 
-/// One element of ELEMENT_WISE_CLIP (SPEC.md section 7), as the reference
+/// One element of ELEMENT_WISE_CLIP (docs/semantics.md section 7), as the reference
 /// computes it and the SIMD tails finish a row.
 template <class T>
 T clip_element(T x, const ClipParams<T>& p) noexcept {

@@ -1,6 +1,6 @@
 // qdml/core/shape.hpp - shape rules the 4-D operators share (matmul and
 // convolution): tensors seen right-aligned to 4-D, and the allowed shapes of
-// a scale, zero-point or bias tensor (SPEC.md sections 5 and 6).
+// a scale, zero-point or bias tensor (docs/semantics.md sections 5 and 6).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // qdml/core/tensor.hpp - DML_BUFFER_TENSOR_DESC mirror, the bound buffer,
 // DMLCalcBufferTensorSize, and the typed strided view kernels read through
-// (SPEC.md section 1).
+// (docs/semantics.md section 1).
 #pragma once
 
 #include <array>

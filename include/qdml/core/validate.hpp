@@ -1,4 +1,4 @@
-// qdml/core/validate.hpp - the shared validation rules of SPEC.md section 8:
+// qdml/core/validate.hpp - the shared validation rules of docs/semantics.md section 8:
 // tensor desc structure, buffer sizes, per-level type/rank tables, equal
 // sizes, output layout and overlap. Nothing here reads tensor data.
 #pragma once
@@ -103,7 +103,7 @@ public:
     }
 
     /// Structure of one bound tensor: type, rank, sizes, strides, sizes in
-    /// bytes, alignment and binding (SPEC.md section 1).
+    /// bytes, alignment and binding (docs/semantics.md section 1).
     void tensor(std::string_view m, const Tensor& t, const MemberSupport& s) const {
         const TensorDesc& d = t.Desc;
         const auto lvl = [this] { return " (DML_FEATURE_LEVEL " + to_string(level_) + ")"; };

@@ -1,7 +1,7 @@
 // qdml/operators/element_wise_clip.hpp - DML_ELEMENT_WISE_CLIP: the runtime desc,
 // its validation, and the typed operator struct.
 //   Output = max(Min, min(g(Input), Max)),  g(x) = x * Scale + Bias (no FMA) or x
-// (SPEC.md section 7).
+// (docs/semantics.md section 7).
 #pragma once
 
 #include <cmath>
@@ -30,7 +30,7 @@ struct ElementWiseClipDesc {
     float Max = 0.0f;
 };
 
-/// Checks `d` against SPEC.md sections 1, 7 and 8; throws qdml::Error.
+/// Checks `d` against docs/semantics.md sections 1, 7 and 8; throws qdml::Error.
 inline void validate(const ElementWiseClipDesc& d, FeatureLevel level = FeatureLevel::Latest);
 
 /// Typed form. OutputTensor may alias InputTensor (identical region only).

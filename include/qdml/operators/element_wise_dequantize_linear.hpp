@@ -1,6 +1,6 @@
 // qdml/operators/element_wise_dequantize_linear.hpp - DML_ELEMENT_WISE_DEQUANTIZE_LINEAR:
 // the runtime desc, its validation, and the typed operator struct.
-//   Output = fp32(Input - ZeroPoint) * Scale                    (SPEC.md section 3)
+//   Output = fp32(Input - ZeroPoint) * Scale                    (docs/semantics.md section 3)
 #pragma once
 
 #include <cstddef>
@@ -21,7 +21,7 @@ struct ElementWiseDequantizeLinearDesc {
     Tensor OutputTensor;
 };
 
-/// Checks `d` against SPEC.md sections 1, 3 and 8; throws qdml::Error.
+/// Checks `d` against docs/semantics.md sections 1, 3 and 8; throws qdml::Error.
 inline void validate(const ElementWiseDequantizeLinearDesc& d, FeatureLevel level = FeatureLevel::Latest);
 
 /// Typed form: element types resolved at compile time; every view has rank 8

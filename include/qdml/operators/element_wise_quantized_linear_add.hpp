@@ -1,7 +1,7 @@
 // qdml/operators/element_wise_quantized_linear_add.hpp - DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD:
 // the runtime desc, its validation, and the typed operator struct.
 //   va = fp32(A - AZeroPoint) * AScale,  vb = fp32(B - BZeroPoint) * BScale
-//   Output = Q((va + vb) / OutputScale, OutputZeroPoint, OutputType)   (SPEC.md section 4)
+//   Output = Q((va + vb) / OutputScale, OutputZeroPoint, OutputType)   (docs/semantics.md section 4)
 #pragma once
 
 #include <cstddef>
@@ -28,7 +28,7 @@ struct ElementWiseQuantizedLinearAddDesc {
     Tensor OutputTensor;
 };
 
-/// Checks `d` against SPEC.md sections 1, 4 and 8; throws qdml::Error.
+/// Checks `d` against docs/semantics.md sections 1, 4 and 8; throws qdml::Error.
 inline void validate(const ElementWiseQuantizedLinearAddDesc& d, FeatureLevel level = FeatureLevel::Latest);
 
 /// Typed form. Scales and zero points are per tensor: one element each.

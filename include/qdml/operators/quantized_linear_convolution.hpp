@@ -3,7 +3,7 @@
 //   oH  = 1 + (H + StartPadding[0] + EndPadding[0] - (1 + (kH-1)*Dilations[0])) / Strides[0]
 //   acc = Bias[oc] + sum_{ic in group, ky, kx} (X[..] - XZP) * (F[oc][ic'][ky][kx] - FZP[oc])
 //   Output = Q(fp32(acc) * (fp32(InputScale * FilterScale[oc]) / OutputScale), OutputZP)
-// (SPEC.md section 6). Two spatial dimensions, forward cross-correlation.
+// (docs/semantics.md section 6). Two spatial dimensions, forward cross-correlation.
 #pragma once
 
 #include <array>
@@ -40,7 +40,7 @@ struct QuantizedLinearConvolutionDesc {
     std::uint32_t GroupCount = 1;
 };
 
-/// Checks `d` against SPEC.md sections 1, 6 and 8; throws qdml::Error.
+/// Checks `d` against docs/semantics.md sections 1, 6 and 8; throws qdml::Error.
 inline void validate(const QuantizedLinearConvolutionDesc& d, FeatureLevel level = FeatureLevel::Latest);
 
 /// Typed form. Input {N, Cin, H, W}, Filter {Cout, Cin/GroupCount, kH, kW},

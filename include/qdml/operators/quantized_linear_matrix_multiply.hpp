@@ -2,7 +2,7 @@
 // the runtime desc, its validation, and the typed operator struct.
 //   acc[m][n] = sum_k (A[m][k] - AZP[m]) * (B[k][n] - BZP[n])          (int32, wraps)
 //   Output    = Q(fp32(acc) * (fp32(AScale[m] * BScale[n]) / OutputScale[m]), OutputZP[m])
-// (SPEC.md section 5). Every tensor is seen right-aligned as 4-D.
+// (docs/semantics.md section 5). Every tensor is seen right-aligned as 4-D.
 #pragma once
 
 #include <cstddef>
@@ -30,7 +30,7 @@ struct QuantizedLinearMatrixMultiplyDesc {
     Tensor OutputTensor;
 };
 
-/// Checks `d` against SPEC.md sections 1, 5 and 8; throws qdml::Error.
+/// Checks `d` against docs/semantics.md sections 1, 5 and 8; throws qdml::Error.
 inline void validate(const QuantizedLinearMatrixMultiplyDesc& d, FeatureLevel level = FeatureLevel::Latest);
 
 /// Typed form, every tensor right-aligned to {Batch, Channel, rows, cols}.

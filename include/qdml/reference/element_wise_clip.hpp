@@ -1,4 +1,4 @@
-// qdml/reference/element_wise_clip.hpp - the oracle (SPEC.md section 7):
+// qdml/reference/element_wise_clip.hpp - the oracle (docs/semantics.md section 7):
 //   Output[i] = max(Min, min(g(Input[i]), Max)),  g(x) = x * Scale + Bias or x.
 // Float types compute in binary32 (FLOAT16 widened, Min/Max first rounded to
 // binary16, result rounded once); NaN stays NaN. Integer types clamp exactly

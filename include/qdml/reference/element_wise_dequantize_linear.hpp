@@ -1,4 +1,4 @@
-// qdml/reference/element_wise_dequantize_linear.hpp - the oracle (SPEC.md section 3):
+// qdml/reference/element_wise_dequantize_linear.hpp - the oracle (docs/semantics.md section 3):
 //   Output[i] = fp32(Input[i] - ZeroPoint[i]) * Scale[i]
 // computed in binary32 and rounded once to the output type.
 #pragma once

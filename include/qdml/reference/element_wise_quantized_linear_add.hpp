@@ -1,4 +1,4 @@
-// qdml/reference/element_wise_quantized_linear_add.hpp - the oracle (SPEC.md section 4):
+// qdml/reference/element_wise_quantized_linear_add.hpp - the oracle (docs/semantics.md section 4):
 //   va = fp32(A[i] - AZeroPoint) * AScale
 //   vb = fp32(B[i] - BZeroPoint) * BScale
 //   Output[i] = Q((va + vb) / OutputScale, OutputZeroPoint, OutputType)

@@ -1,4 +1,4 @@
-// qdml/reference/quantized_linear_convolution.hpp - the oracle (SPEC.md section 6):
+// qdml/reference/quantized_linear_convolution.hpp - the oracle (docs/semantics.md section 6):
 //   acc = Bias[oc] + sum over (ic in oc's group, ky, kx) of
 //         (X[n][ic][oy*sy + ky*dy - padTop][ox*sx + kx*dx - padLeft] - XZP) * (F[oc][ic'][ky][kx] - FZP[oc])
 //   (int32, wraps mod 2^32; taps in the padding contribute 0)

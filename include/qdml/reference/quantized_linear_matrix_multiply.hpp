@@ -1,4 +1,4 @@
-// qdml/reference/quantized_linear_matrix_multiply.hpp - the oracle (SPEC.md section 5):
+// qdml/reference/quantized_linear_matrix_multiply.hpp - the oracle (docs/semantics.md section 5):
 //   acc[m][n] = sum_k (A[m][k] - AZP[m]) * (B[k][n] - BZP[n])     (int32, wraps mod 2^32)
 //   mult      = fp32(AScale[m] * BScale[n]) / OutputScale[m]
 //   Output    = Q(fp32(acc) * mult, OutputZP[m], OutputType)

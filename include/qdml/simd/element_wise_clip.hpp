@@ -1,5 +1,5 @@
 // qdml/simd/element_wise_clip.hpp - the fast path of ELEMENT_WISE_CLIP,
-// bit-identical to reference/element_wise_clip.hpp (SPEC.md section 7):
+// bit-identical to reference/element_wise_clip.hpp (docs/semantics.md section 7):
 //   Output[i] = max(Min, min(g(Input[i]), Max)),  g(x) = x * Scale + Bias or x
 // Float types: binary32 lanes (FLOAT16 widened and rounded back once), core's
 // scale_bias_step and clamp_min_max. Integers without ScaleBias: compared in

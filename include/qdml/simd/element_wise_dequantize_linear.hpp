@@ -1,6 +1,6 @@
 // qdml/simd/element_wise_dequantize_linear.hpp - the fast path of
 // ELEMENT_WISE_DEQUANTIZE_LINEAR, bit-identical to
-// reference/element_wise_dequantize_linear.hpp (SPEC.md section 3):
+// reference/element_wise_dequantize_linear.hpp (docs/semantics.md section 3):
 //   Output[i] = fp32(Input[i] - ZeroPoint[i]) * Scale[i]
 // The exact difference comes from kernel::load_float (8/16-bit: both
 // operands exact in binary32, so is their difference) or

@@ -1,9 +1,9 @@
 // qdml/simd/element_wise_quantized_linear_add.hpp - the fast path of
 // ELEMENT_WISE_QUANTIZED_LINEAR_ADD, bit-identical to
-// reference/element_wise_quantized_linear_add.hpp (SPEC.md section 4):
+// reference/element_wise_quantized_linear_add.hpp (docs/semantics.md section 4):
 //   Output[i] = Q((fp32(A[i]-AZP)*AScale + fp32(B[i]-BZP)*BScale) / OutputScale, OutputZP)
 // Blocks of 4W elements are first decided in integers (AddPairs below: the
-// result where SPEC.md's roundings provably cannot matter, on AVX-512BW,
+// result where docs/semantics.md's roundings provably cannot matter, on AVX-512BW,
 // AVX2 and SSE2); a block with a lane near a tie, other archs and the row's last
 // elements take the spec's steps: A and B widen to binary32 (exact, as are
 // A - AZP and B - BZP), core's add_step keeps the spec's order and true
@@ -28,7 +28,7 @@ namespace qdml::simd {
 
 namespace detail {
 
-/// Q((va + vb) / OutputScale) decided in integers where SPEC.md's four
+/// Q((va + vb) / OutputScale) decided in integers where docs/semantics.md's four
 /// binary32 roundings cannot change Q's result (kernel::add_pairs_block).
 /// With M = 255 * (|AScale| + |BScale|) / |OutputScale|, which bounds the
 /// quotient t, and 2^q (M + 258) < 2^31,

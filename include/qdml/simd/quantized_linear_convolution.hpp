@@ -1,6 +1,6 @@
 // qdml/simd/quantized_linear_convolution.hpp - QUANTIZED_LINEAR_CONVOLUTION on
 // the int8 GEMM engine (simd/gemm/), bit-identical to
-// qdml::reference::quantized_linear_convolution (SPEC.md section 6):
+// qdml::reference::quantized_linear_convolution (docs/semantics.md section 6):
 //   acc = Bias[oc] + sum_{ic in group, ky, kx} (X[..] - XZP) * (F[oc][ic'][ky][kx] - FZP[oc])   (int32, wraps)
 //   Output = Q(fp32(acc) * (fp32(InputScale * FilterScale[oc]) / OutputScale), OutputZP)
 //

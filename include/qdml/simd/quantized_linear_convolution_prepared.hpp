@@ -2,7 +2,7 @@
 // with constant weights (FilterTensor flagged DML_TENSOR_FLAG_OWNED_BY_DML),
 // mirroring DirectML's compile -> initialize -> execute: the filter is packed
 // once with its row sums, execute streams the input. Same bits as the
-// reference (SPEC.md section 6).
+// reference (docs/semantics.md section 6).
 #pragma once
 
 #include <array>

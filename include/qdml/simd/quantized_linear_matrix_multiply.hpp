@@ -1,6 +1,6 @@
 // qdml/simd/quantized_linear_matrix_multiply.hpp - QUANTIZED_LINEAR_MATRIX_MULTIPLY
 // on the int8 GEMM engine (simd/gemm/), bit-identical to
-// qdml::reference::quantized_linear_matrix_multiply (SPEC.md section 5):
+// qdml::reference::quantized_linear_matrix_multiply (docs/semantics.md section 5):
 //   acc[m][n] = sum_k (A[m][k] - AZP[m]) * (B[k][n] - BZP[n])     (int32, wraps mod 2^32)
 //   Output    = Q(fp32(acc) * (fp32(AScale[m] * BScale[n]) / OutputScale[m]), OutputZP[m])
 // Each of the Batch*Channel products packs its A and B slices (a slice shared

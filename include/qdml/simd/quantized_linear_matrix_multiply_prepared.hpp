@@ -1,7 +1,7 @@
 // qdml/simd/quantized_linear_matrix_multiply_prepared.hpp - QUANTIZED_LINEAR_MATRIX_MULTIPLY
 // with constant weights (B flagged DML_TENSOR_FLAG_OWNED_BY_DML), mirroring
 // DirectML's compile -> initialize -> execute: B is packed once, execute
-// streams A. Same bits as the reference (SPEC.md section 5).
+// streams A. Same bits as the reference (docs/semantics.md section 5).
 #pragma once
 
 #include <array>

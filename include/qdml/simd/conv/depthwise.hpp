@@ -1,7 +1,7 @@
 // qdml/simd/conv/depthwise.hpp - depthwise QUANTIZED_LINEAR_CONVOLUTION
 // (one input channel per group: GroupCount == Cin, Cout = m * Cin for any
 // channel multiplier m), bit-identical to qdml::reference::quantized_linear_convolution
-// (SPEC.md section 6):
+// (docs/semantics.md section 6):
 //   acc = Bias[oc] + sum_{ky,kx} (X[n][ic][oy*sy + ky*dy - padTop][ox*sx + kx*dx - padLeft] - XZP)
 //                              * (F[oc][0][ky][kx] - FZP[oc])      (int32, wraps; padding taps 0)
 //   Output = Q(fp32(acc) * (fp32(InputScale * FilterScale[oc]) / OutputScale), OutputZP)

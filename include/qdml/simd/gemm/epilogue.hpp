@@ -1,5 +1,5 @@
 // qdml/simd/gemm/epilogue.hpp - the requantize epilogue, fused into every
-// micro-kernel's store (SPEC.md section 5):
+// micro-kernel's store (docs/semantics.md section 5):
 //   acc  = dot + row.bias + col.bias[n] (+ row.neg_ra * col.zp[n]) (+ row.neg_azp * col.sum[n])   (mod 2^32)
 //   mult = fp32(AScale[m] * BScale[n]) / OutputScale[m]      (per column, per row, or per element)
 //   out  = Q(fp32(acc) * mult, OutputZP[m])
@@ -223,7 +223,7 @@ inline void scatter_bytes(const Epilogue& e, std::size_t m, std::size_t n0, cons
 }
 
 /// 16 columns n0.. of row m from a 512-bit dot product (AVX-512 VNNI and AMX).
-/// The requantize step of 16 int32 sums (SPEC.md section 5): `Q(fp32(acc) *
+/// The requantize step of 16 int32 sums (docs/semantics.md section 5): `Q(fp32(acc) *
 /// mult)` as `min(hi, max(lo, v))`, round to nearest even, plus the output
 /// zero point, as 16 int32 lanes (stored as bytes by the caller). Every
 /// AVX-512 store of the vector kernels goes through it.

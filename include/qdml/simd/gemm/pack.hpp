@@ -3,7 +3,7 @@
 // The engine multiplies an unsigned left operand by a signed right operand
 // (the form of vpdpbusd and tdpbusd). Other sign mixes are shifted on the
 // way into the panels, and the shift goes into the zero point, so that the
-// spec's differences are unchanged (SPEC.md section 5):
+// spec's differences are unchanged (docs/semantics.md section 5):
 //   A signed:   a' = A + 128 (u8),  azp' = azp + 128   (a' - azp' = A - azp)
 //   B unsigned: b' = B - 128 (s8),  bzp' = bzp - 128   (b' - bzp' = B - bzp)
 // Zero points never enter the panels: with ra[m] = sum_k a'[m][k] and
