@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""qdml-bench JSON -> the README's performance tables and a plot.
+"""qdml-bench JSON -> the performance report's tables and a plot.
 
 Runs qdml-bench (or reads a JSON it wrote) with
 
@@ -10,7 +10,7 @@ takes the `_median` aggregate of real_time for every row (BENCH.md), and
 writes, from that one run:
 
 - the tables between `<!-- perf-report:begin -->` and
-  `<!-- perf-report:end -->` in README.md: per row, the reference, the
+  `<!-- perf-report:end -->` in docs/perf/results.md (--out): per row, the reference, the
   fastest qdml implementation, the fastest peer (with its mismatch count
   against qdml's reference), the ratio peer / qdml (above 1: qdml is
   faster), and both as a % of the machine's limit measured in the same run
@@ -19,11 +19,15 @@ writes, from that one run:
   --isa, the matmul SIMD and oneDNN rows once more per QDML_ISA cap (oneDNN
   held to the same instructions by DNNL_MAX_CPU_ISA), each against the
   peak of its own dot-product instruction (for the avx2 cap the conv rows
-  too: issue 9 states targets for AVX2-only CPUs); under the tables, the
-  single-thread targets of issues 7, 8 and 9 evaluated on the same run;
-- docs/performance.png (matplotlib: Debian python3-matplotlib);
+  too: issue 9 states targets for AVX2-only CPUs);
+- docs/perf/performance.png (matplotlib: Debian python3-matplotlib), shown
+  by the report;
 - docs/perf/qdml-bench.json, the benchmark's JSON (its medians and skipped
   rows), which `--json` reads back.
+
+The single-thread targets of issues 7, 8 and 9, evaluated on the same run,
+go to standard error, not into the report: the issue tracker keeps that
+scoreboard.
 
     tools/perf_report.py --bench build/bench/qdml-bench [--filter REGEX] [--isa amx,avx2]
     tools/perf_report.py --json results.json        # no run: tables from a file
@@ -395,7 +399,7 @@ def targets_9(g, rows, isa_runs, flags, add):
             ours["OPS"] / peak["OPS"] >= 0.75 if ok else None)
 
 
-def report(data, rows, command):
+def report(data, rows, command, image="performance.png"):
     ctx = data.get("context", {})
     body, stream_bps, dot = table(rows)
     out = [BEGIN, ""]
@@ -415,8 +419,7 @@ def report(data, rows, command):
             + " Times are medians of 5; peer / qdml above 1 means qdml is faster.", ""]
     out += body
     out += isa_table(data, rows)
-    out += targets_table(data, rows)
-    out += ["", "![qdml-bench medians against the machine's limits](docs/performance.png)", "", END]
+    out += ["", "![qdml-bench medians against the machine's limits](%s)" % image, "", END]
     return "\n".join(out)
 
 
@@ -484,7 +487,8 @@ def main():
                     help="comma-separated QDML_ISA caps (amx,avx512vnni,avxvnni,avx2,generic): the matmul SIMD "
                          "and oneDNN rows once more per cap (oneDNN held to the same ISA by DNNL_MAX_CPU_ISA), "
                          "tabled per ISA path")
-    ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
+    ap.add_argument("--out", "--readme", dest="out", default=os.path.join(ROOT, "docs", "perf", "results.md"),
+                    help="the Markdown file whose perf-report section is (re)written")
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--stdout", action="store_true", help="print the section instead of writing files")
     args = ap.parse_args()
@@ -507,7 +511,10 @@ def main():
                                             "--benchmark_report_aggregates_only=true", "--benchmark_format=json"])
     data["qdml_command"] = command
     rows = medians(data)
-    section = report(data, rows, command)
+    png = os.path.join(args.docs, "perf", "performance.png")
+    image = os.path.relpath(png, os.path.dirname(os.path.abspath(args.out)))
+    section = report(data, rows, command, image)
+    print("\n".join(targets_table(data, rows)).lstrip("\n"), file=sys.stderr)
     if args.stdout:
         print(section)
         return
@@ -518,17 +525,19 @@ def main():
     with open(os.path.join(args.docs, "perf", "qdml-bench.json"), "w") as f:
         json.dump(kept, f, indent=1)
         f.write("\n")
-    png = os.path.join(args.docs, "performance.png")
     plotted = plot(rows, png)
-    with open(args.readme) as f:
-        readme = f.read()
-    if BEGIN in readme and END in readme:
-        readme = readme[:readme.index(BEGIN)] + section + readme[readme.index(END) + len(END):]
+    try:
+        with open(args.out) as f:
+            doc = f.read()
+    except FileNotFoundError:
+        doc = "# Performance\n"
+    if BEGIN in doc and END in doc:
+        doc = doc[:doc.index(BEGIN)] + section + doc[doc.index(END) + len(END):]
     else:
-        readme = readme.rstrip("\n") + "\n\n" + section + "\n"
-    with open(args.readme, "w") as f:
-        f.write(readme)
-    print("wrote %s%s" % (args.readme, ", " + png if plotted else " (no plot)"), file=sys.stderr)
+        doc = doc.rstrip("\n") + "\n\n" + section + "\n"
+    with open(args.out, "w") as f:
+        f.write(doc)
+    print("wrote %s%s" % (args.out, ", " + png if plotted else " (no plot)"), file=sys.stderr)
 
 
 if __name__ == "__main__":
