@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Every relative link in the repository's Markdown files names a file or
-directory inside the repository (a clone has no ../shared/ or other outside
-files), and every #anchor-free target exists.
+"""Every link in the repository's Markdown files names a file or directory
+inside the repository (a clone has no ../shared/ or other outside files, and
+a link to a web address leaves the repository too: cite an address as text),
+and every #anchor-free target exists.
 
     python3 tests/check_doc_links.py <source-root>
 """
@@ -13,6 +14,7 @@ import sys
 
 ROOT = os.path.realpath(sys.argv[1])
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+AUTOLINK = re.compile(r"<([a-z][a-z0-9+.-]*:(?!:)[^>\s]+)>")  # <https://...>, not C++'s <qdml::Tensor>
 
 
 def markdown_files():
@@ -27,11 +29,14 @@ bad = []
 for md in markdown_files():
     with open(md, encoding="utf-8") as f:
         text = f.read()
-    for target in LINK.findall(text):
-        if re.match(r"[a-z]+:", target) or target.startswith("#"):
-            continue  # http(s):, mailto:, in-page anchors
+    where = os.path.relpath(md, ROOT)
+    for target in LINK.findall(text) + AUTOLINK.findall(text):
+        if target.startswith("#"):
+            continue  # in-page anchors
+        if re.match(r"[a-z]+:", target):
+            bad.append("%s: link %s leaves the repository" % (where, target))
+            continue
         path = os.path.realpath(os.path.join(os.path.dirname(md), target.split("#")[0]))
-        where = os.path.relpath(md, ROOT)
         if not (path == ROOT or path.startswith(ROOT + os.sep)):
             bad.append("%s: link %s leaves the repository" % (where, target))
         elif not os.path.exists(path):
