@@ -13,6 +13,14 @@ equivalent and raise :class:`Error` (pass ``np.ascontiguousarray(a)``); so
 does a byte order other than the machine's. A 0-d array is a 1-D tensor of
 one element. Optional tensors are ``None``.
 
+The element-wise operators' scales and zero points take any shape that
+broadcasts to their operand's (numpy's rule): dequantize's Scale and
+ZeroPoint become ``np.broadcast_to(p, InputTensor.shape)`` views, stride 0
+where a value repeats, DirectML's own form (a ``(1, 1)`` scale is per
+tensor, a ``(C, 1)`` scale per axis 0 of a ``(C, W)`` input); the add's
+become one element with ATensor's dimension count, as DirectML's add takes
+them per tensor only. A shape that does not broadcast raises :class:`Error`.
+
 ``OutputTensor`` is ``None`` (a new array; its dtype from the desc where the
 desc fixes it, else give it), a dtype (a new array of that type), or an
 array, written in place (any writable view) and returned. Every call takes
@@ -128,8 +136,44 @@ def _output_layout(op, t, params):
     return (x[0], f[0], *spatial) if len(x) == 4 and len(f) == 4 else x, dtype
 
 
+# The element-wise operators' parameter tensors: (operand, members, per
+# tensor only). Each member takes any shape that numpy broadcasts to the
+# operand's (docs/semantics.md sections 1, 3 and 4).
+_PARAMETERS = {
+    "ELEMENT_WISE_DEQUANTIZE_LINEAR": ("InputTensor", ("ScaleTensor", "ZeroPointTensor"), False),
+    "ELEMENT_WISE_QUANTIZED_LINEAR_ADD": ("ATensor", ("AScaleTensor", "AZeroPointTensor", "BScaleTensor",
+                                                      "BZeroPointTensor", "OutputScaleTensor",
+                                                      "OutputZeroPointTensor"), True),
+}
+
+
+def _broadcast_parameter(op, member, p, operand, shape, per_tensor):
+    """`p` in DML's form for an operand of `shape`: its np.broadcast_to view
+    (stride 0 where a value repeats), or for a per-tensor member the one
+    element with Sizes all 1 and the operand's dimension count. No copy."""
+    try:
+        b = np.broadcast_to(p, shape)
+    except ValueError:
+        raise Error(f"{op}: {member}: shape {p.shape} does not broadcast to {operand}'s shape {shape} "
+                    f"(numpy's rule: aligned from the right, each dimension 1 or equal to {operand}'s, "
+                    f"none more than {operand} has)") from None
+    if not per_tensor:
+        return b
+    if any(n > 1 and s != 0 for n, s in zip(b.shape, b.strides)):
+        raise Error(f"{op}: {member}: shape {p.shape} gives {operand} more than one value; {op} takes "
+                    "its scales and zero points per tensor (one element, e.g. shape (1,) * "
+                    f"{operand}.ndim), not per axis")
+    return b[(slice(0, 1),) * b.ndim]
+
+
 def _inputs(op, tensors):
-    return {m: _array(op, m, a) for m, a in tensors.items() if a is not None}
+    t = {m: _array(op, m, a) for m, a in tensors.items() if a is not None}
+    operand, members, per_tensor = _PARAMETERS.get(op, (None, (), False))
+    if operand in t:
+        for m in members:
+            if m in t:
+                t[m] = _broadcast_parameter(op, m, t[m], operand, t[operand].shape, per_tensor)
+    return t
 
 
 def _call(op, tensors, params, out, impl, feature_level):
@@ -153,8 +197,9 @@ def _call(op, tensors, params, out, impl, feature_level):
 
 def element_wise_dequantize_linear(*, InputTensor, ScaleTensor, ZeroPointTensor=None, OutputTensor=None,
                                    impl="reference", feature_level="latest"):
-    """DML_ELEMENT_WISE_DEQUANTIZE_LINEAR: (Input - ZeroPoint) * Scale. Scale and
-    ZeroPoint have Input's shape (np.broadcast_to for per-tensor or per-axis)."""
+    """DML_ELEMENT_WISE_DEQUANTIZE_LINEAR: fp32(Input - ZeroPoint) * Scale. Scale
+    and ZeroPoint: any shape that broadcasts to Input's (a (1, 1) scale per
+    tensor, (C, 1) per axis 0 of a (C, W) input), passed as stride-0 views."""
     return _call("ELEMENT_WISE_DEQUANTIZE_LINEAR",
                  dict(InputTensor=InputTensor, ScaleTensor=ScaleTensor, ZeroPointTensor=ZeroPointTensor),
                  {}, OutputTensor, impl, feature_level)
@@ -163,8 +208,9 @@ def element_wise_dequantize_linear(*, InputTensor, ScaleTensor, ZeroPointTensor=
 def element_wise_quantized_linear_add(*, ATensor, AScaleTensor, BTensor, BScaleTensor, OutputScaleTensor,
                                       AZeroPointTensor=None, BZeroPointTensor=None, OutputZeroPointTensor=None,
                                       OutputTensor=None, impl="reference", feature_level="latest"):
-    """DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD. Scales and zero points: one element,
-    with A's number of dimensions."""
+    """DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD. Scales and zero points: one value
+    each (per tensor), any shape that broadcasts to A's ((), (1,), (1, 1), ...);
+    DML gets one element with A's number of dimensions."""
     return _call("ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
                  dict(ATensor=ATensor, AScaleTensor=AScaleTensor, AZeroPointTensor=AZeroPointTensor,
                       BTensor=BTensor, BScaleTensor=BScaleTensor, BZeroPointTensor=BZeroPointTensor,
@@ -187,7 +233,8 @@ def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor,
                                  OutputScaleTensor, InputZeroPointTensor=None, FilterZeroPointTensor=None,
                                  BiasTensor=None, OutputZeroPointTensor=None, OutputTensor=None,
                                  Strides=None, Dilations=None, StartPadding=None, EndPadding=None,
-                                 GroupCount=None, DimensionCount=None, impl="reference", feature_level="latest"):
+                                 GroupCount=None, DimensionCount=None, impl="reference",
+                                 feature_level="latest"):
     """DML_QUANTIZED_LINEAR_CONVOLUTION: NCHW input, OIHW filter; params as
     DML (defaults: Strides [1, 1], Dilations [1, 1], paddings [0, 0], GroupCount 1)."""
     params = _params(Strides=Strides, Dilations=Dilations, StartPadding=StartPadding, EndPadding=EndPadding,
@@ -255,7 +302,9 @@ def write_case(path, operator, tensors, params=None, expected=None):
     {"data": array, "tolerance": t}, or {"error": True}. Buffers of up to 16
     elements are written inline ("values"), larger ones to
     `<case stem>.<member>.npy` next to the JSON; strided and broadcast views
-    keep their strides. Returns `path`."""
+    keep their strides, and the element-wise operators' scales and zero
+    points are broadcast as the operator functions do (so the case means
+    what the call means). Returns `path`."""
     op = operator.upper()
     params = _params(**(params or {}))
     _check_members(op, tensors, params)

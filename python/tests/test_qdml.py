@@ -321,3 +321,104 @@ def test_every_implementation_gives_the_references_bits():
                    OutputScaleTensor=per_tensor(0.1, f32, 2), OutputTensor=np.uint8)
         same_bits(qdml.element_wise_quantized_linear_add(**add, impl=impl),
                   qdml.element_wise_quantized_linear_add(**add))
+
+
+# --- element-wise parameters take numpy-broadcastable shapes ------------------
+
+def test_dequantize_parameters_broadcast_as_numpy_does():
+    rng = np.random.default_rng(7)
+    x = rng.integers(-128, 128, (512, 512), dtype=np.int8)
+    forms = {
+        "per tensor (1, 1)": (np.array([[0.0625]], f32), np.array([[-7]], np.int8)),
+        "per axis 0 (C, 1)": (rng.random((512, 1), dtype=f32), rng.integers(-128, 128, (512, 1), dtype=np.int8)),
+        "per axis 1 (W,)": (rng.random(512, dtype=f32), rng.integers(-128, 128, 512, dtype=np.int8)),
+        "0-d": (np.float32(0.3), np.int8(5)),
+        "row scale, column zero point": (rng.random((1, 512), dtype=f32),
+                                         rng.integers(-128, 128, (512, 1), dtype=np.int8)),
+        "no zero point": (rng.random((512, 1), dtype=f32), None),
+    }
+    for name, (scale, zp) in forms.items():
+        full_scale = np.ascontiguousarray(np.broadcast_to(scale, x.shape))
+        full_zp = None if zp is None else np.ascontiguousarray(np.broadcast_to(zp, x.shape))
+        # the formula in numpy: an exact int32 difference, exact in binary32, times the scale
+        diff = x.astype(np.int32) - (0 if zp is None else full_zp.astype(np.int32))
+        expect = diff.astype(f32) * full_scale
+        assert expect.dtype == f32
+        for impl in ({}, {"impl": "reference"}):
+            out = qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale, ZeroPointTensor=zp, **impl)
+            same_bits(out, expect)
+            same_bits(out, qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=full_scale,
+                                                               ZeroPointTensor=full_zp, **impl))
+
+
+def test_dequantize_float16_scale_broadcast():
+    x = np.array([[0, 1000, 65535], [7, 8, 9]], np.uint16)
+    scale = np.array([[0.5], [2.0]], np.float16)                    # (C, 1) per row
+    out = qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale, ZeroPointTensor=np.uint16(8))
+    # by hand: (x - 8) * scale in binary32, then binary16: (65535 - 8) * 0.5 = 32763.5, whose
+    # binary16 neighbours are 32752 and 32768 (spacing 16), rounds to 32768
+    same_bits(out, np.array([[-4.0, 496.0, 32768.0], [-2.0, 0.0, 2.0]], np.float16))
+
+
+def test_add_scales_and_zero_points_in_any_one_value_shape():
+    rng = np.random.default_rng(8)
+    a = rng.integers(-128, 128, (3, 5), dtype=np.int8)
+    b = rng.integers(0, 256, (3, 5), dtype=np.uint8)
+    sa, sb, so = f32(0.05), f32(0.1), f32(0.2)
+    za, zb, zo = np.int8(-3), np.uint8(128), np.uint8(100)
+    v = ((a.astype(np.int32) - za).astype(f32) * sa + (b.astype(np.int32) - zb).astype(f32) * sb) / so
+    expect = quantize(v, int(zo), np.uint8)
+    shapes = {"0-d": lambda v: v, "(1,)": lambda v: np.array([v]), "(1, 1)": lambda v: np.array([[v]]),
+              "broadcast_to A's shape": lambda v: np.broadcast_to(v, a.shape),
+              "(1, 5), strides 0": lambda v: np.broadcast_to(np.array([v]), (1, 5))}
+    for name, form in shapes.items():
+        for impl in ({}, {"impl": "reference"}):
+            out = qdml.element_wise_quantized_linear_add(
+                ATensor=a, AScaleTensor=form(sa), AZeroPointTensor=form(za), BTensor=b, BScaleTensor=form(sb),
+                BZeroPointTensor=form(zb), OutputScaleTensor=form(so), OutputZeroPointTensor=form(zo), **impl)
+            same_bits(out, expect)
+
+
+def test_parameters_that_do_not_broadcast_name_the_member_and_the_rule():
+    x = np.zeros((4, 5), np.uint8)
+    deq = "^ELEMENT_WISE_DEQUANTIZE_LINEAR: "
+    rule = r" \(numpy's rule: aligned from the right, each dimension 1 or equal to InputTensor's"
+    with pytest.raises(qdml.Error, match=deq + r"ScaleTensor: shape \(4,\) does not broadcast to InputTensor's "
+                                         r"shape \(4, 5\)" + rule):
+        qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=np.ones(4, f32))   # (4,) aligns with 5
+    with pytest.raises(qdml.Error, match=deq + r"ZeroPointTensor: shape \(1, 4, 5\) does not broadcast"):
+        qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=np.ones((1, 1), f32),
+                                            ZeroPointTensor=np.zeros((1, 4, 5), np.uint8))  # more dimensions
+    with pytest.raises(qdml.Error, match=deq + r"ScaleTensor: shape \(5, 4\) does not broadcast"):
+        qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=np.ones((5, 4), f32))
+    a = np.zeros((3, 4), np.int8)
+    one = np.float32(1)
+    add = "^ELEMENT_WISE_QUANTIZED_LINEAR_ADD: "
+    with pytest.raises(qdml.Error, match=add + r"BScaleTensor: shape \(3,\) does not broadcast to ATensor's shape"):
+        qdml.element_wise_quantized_linear_add(ATensor=a, AScaleTensor=one, BTensor=a, BScaleTensor=np.ones(3, f32),
+                                               OutputScaleTensor=one, OutputTensor=np.int8)
+    per_axis = r"more than one value; ELEMENT_WISE_QUANTIZED_LINEAR_ADD takes its scales and zero points per tensor"
+    with pytest.raises(qdml.Error, match=add + r"OutputScaleTensor: shape \(3, 1\) gives ATensor " + per_axis):
+        qdml.element_wise_quantized_linear_add(ATensor=a, AScaleTensor=one, BTensor=a, BScaleTensor=one,
+                                               OutputScaleTensor=np.ones((3, 1), f32), OutputTensor=np.int8)
+    with pytest.raises(qdml.Error, match=add + r"AZeroPointTensor: shape \(4,\) gives ATensor " + per_axis):
+        qdml.element_wise_quantized_linear_add(ATensor=a, AScaleTensor=one, AZeroPointTensor=np.zeros(4, np.int8),
+                                               BTensor=a, BScaleTensor=one, OutputScaleTensor=one,
+                                               OutputTensor=np.int8)  # equal values, four elements: still per axis
+
+
+def test_write_case_broadcasts_parameters_as_the_call_does(tmp_path):
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 256, (20, 6), dtype=np.uint8)
+    tensors = dict(InputTensor=x, ScaleTensor=rng.random((20, 1), dtype=f32), ZeroPointTensor=np.uint8(100))
+    direct = qdml.element_wise_dequantize_linear(**tensors)
+    path = qdml.write_case(str(tmp_path / "dq.json"), "ELEMENT_WISE_DEQUANTIZE_LINEAR", tensors, expected=direct)
+    case = json.loads(pathlib.Path(path).read_text())["tensors"]
+    # DML's broadcast form: Input's Sizes, stride 0 where a value repeats
+    assert {k: case["ScaleTensor"][k] for k in ("sizes", "strides")} == {"sizes": [20, 6], "strides": [1, 0]}
+    assert case["ZeroPointTensor"] == {"type": "UINT8", "sizes": [20, 6], "strides": [0, 0], "values": [100]}
+    same_bits(qdml.run_case(path), direct)
+    same_bits(qdml.run_case(path, impl="reference"), direct)
+    out = tmp_path / "dq.npy"
+    subprocess.run([cli(), "run", path, "--out", str(out)], check=True)
+    same_bits(np.load(out), direct)
