@@ -10,11 +10,14 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <tuple>
-#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "case_io.hpp"
@@ -28,36 +31,37 @@ namespace {
 /// element [0, ..., 0], sizes, strides in elements (all >= 0).
 using PyTensor = std::tuple<std::string, std::uintptr_t, std::vector<std::uint32_t>, std::vector<std::uint32_t>>;
 
-/// qdml::Implementation::Simd where the headers define it (issue 7), so the
-/// package offers impl="simd" exactly when the library has it.
-template <class I, class = void>
-struct SimdImplementation {
-    static constexpr bool available = false;
-    static I value() { return I::Reference; }
-};
-template <class I>
-struct SimdImplementation<I, std::void_t<decltype(I::Simd)>> {
-    static constexpr bool available = true;
-    static I value() { return I::Simd; }
+/// The implementations by name: "reference" (the scalar oracle) and "simd"
+/// (the fastest bit-identical path).
+constexpr std::pair<const char*, qdml::Implementation> kImplementations[] = {
+    {"reference", qdml::Implementation::Reference},
+    {"simd", qdml::Implementation::Simd},
 };
 
 std::vector<std::string> implementations() {
-    std::vector<std::string> r{"reference"};
-    if (SimdImplementation<qdml::Implementation>::available) r.push_back("simd");
+    std::vector<std::string> r;
+    for (const auto& [name, value] : kImplementations) r.emplace_back(name);
     return r;
+}
+
+/// The name of qdml::run's default (RunOptions{}.implementation): the
+/// package's default follows the C++ one.
+std::string default_implementation() {
+    for (const auto& [name, value] : kImplementations)
+        if (value == qdml::RunOptions{}.implementation) return name;
+    throw std::logic_error("qdml::RunOptions{}.implementation has no name in kImplementations");
 }
 
 qdml::RunOptions run_options(const std::string& impl, const std::string& level, const std::string& where) {
     qdml::RunOptions o;
-    if (impl == "reference") {
-        o.implementation = qdml::Implementation::Reference;
-    } else if (impl == "simd" && SimdImplementation<qdml::Implementation>::available) {
-        o.implementation = SimdImplementation<qdml::Implementation>::value();
-    } else {
+    const auto* found = std::find_if(std::begin(kImplementations), std::end(kImplementations),
+                                     [&](const auto& i) { return impl == i.first; });
+    if (found == std::end(kImplementations)) {
         std::string known;
         for (const auto& i : implementations()) known += (known.empty() ? "" : ", ") + i;
         throw InputError(where, "impl: unknown implementation '" + impl + "' (known: " + known + ")");
     }
+    o.implementation = found->second;
     const auto fl = level == "latest" ? qdml::FeatureLevel::Latest : qdml::parse_feature_level(level);
     if (!fl)
         throw InputError(where, "feature_level: unknown level '" + level + "' (1.0 to " +
@@ -189,6 +193,7 @@ NB_MODULE(_qdml, m) {
     m.def("run_case", &run_case_file, nb::arg("path"), nb::arg("impl"), nb::arg("feature_level"), nb::arg("max_work"));
     m.def("operators", &operators);
     m.attr("IMPLEMENTATIONS") = implementations();
+    m.attr("DEFAULT_IMPLEMENTATION") = default_implementation();
     m.attr("DEFAULT_MAX_WORK") = kDefaultMaxWork;
     m.attr("LATEST_FEATURE_LEVEL") = qdml::to_string(qdml::FeatureLevel::Latest);
 }

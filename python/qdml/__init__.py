@@ -24,8 +24,11 @@ them per tensor only. A shape that does not broadcast raises :class:`Error`.
 ``OutputTensor`` is ``None`` (a new array; its dtype from the desc where the
 desc fixes it, else give it), a dtype (a new array of that type), or an
 array, written in place (any writable view) and returned. Every call takes
-``impl`` (``"reference"``, or ``"simd"`` where ``IMPLEMENTATIONS`` lists it) and ``feature_level`` (``"latest"`` or a
-DML_FEATURE_LEVEL such as ``"6.2"``, for validation). Invalid descs raise
+``impl``, default ``DEFAULT_IMPLEMENTATION``: C++ ``qdml::run``'s default,
+``"simd"`` (the fastest path, bit-identical to the reference); ``"reference"``
+runs the scalar oracle (``IMPLEMENTATIONS`` lists both), and
+``feature_level`` (``"latest"`` or a DML_FEATURE_LEVEL such as ``"6.2"``,
+for validation). Invalid descs raise
 :class:`Error` (a ValueError) with qdml's message,
 ``"OPERATOR: Member: rule"``.
 
@@ -39,7 +42,7 @@ import os
 
 import numpy as np
 
-from ._qdml import DEFAULT_MAX_WORK, IMPLEMENTATIONS, LATEST_FEATURE_LEVEL, Error
+from ._qdml import DEFAULT_IMPLEMENTATION, DEFAULT_MAX_WORK, IMPLEMENTATIONS, LATEST_FEATURE_LEVEL, Error
 from . import _qdml
 
 Error.__module__ = __name__  # shown as qdml.Error
@@ -47,7 +50,8 @@ Error.__module__ = __name__  # shown as qdml.Error
 __all__ = [
     "Error", "element_wise_dequantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
-    "write_case", "run_case", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS", "LATEST_FEATURE_LEVEL",
+    "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
+    "LATEST_FEATURE_LEVEL",
 ]
 
 _TYPES = {
@@ -196,7 +200,7 @@ def _call(op, tensors, params, out, impl, feature_level):
 
 
 def element_wise_dequantize_linear(*, InputTensor, ScaleTensor, ZeroPointTensor=None, OutputTensor=None,
-                                   impl="reference", feature_level="latest"):
+                                   impl=DEFAULT_IMPLEMENTATION, feature_level="latest"):
     """DML_ELEMENT_WISE_DEQUANTIZE_LINEAR: fp32(Input - ZeroPoint) * Scale. Scale
     and ZeroPoint: any shape that broadcasts to Input's (a (1, 1) scale per
     tensor, (C, 1) per axis 0 of a (C, W) input), passed as stride-0 views."""
@@ -207,7 +211,7 @@ def element_wise_dequantize_linear(*, InputTensor, ScaleTensor, ZeroPointTensor=
 
 def element_wise_quantized_linear_add(*, ATensor, AScaleTensor, BTensor, BScaleTensor, OutputScaleTensor,
                                       AZeroPointTensor=None, BZeroPointTensor=None, OutputZeroPointTensor=None,
-                                      OutputTensor=None, impl="reference", feature_level="latest"):
+                                      OutputTensor=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest"):
     """DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD. Scales and zero points: one value
     each (per tensor), any shape that broadcasts to A's ((), (1,), (1, 1), ...);
     DML gets one element with A's number of dimensions."""
@@ -220,7 +224,7 @@ def element_wise_quantized_linear_add(*, ATensor, AScaleTensor, BTensor, BScaleT
 
 def quantized_linear_matrix_multiply(*, ATensor, AScaleTensor, BTensor, BScaleTensor, OutputScaleTensor,
                                      AZeroPointTensor=None, BZeroPointTensor=None, OutputZeroPointTensor=None,
-                                     OutputTensor=None, impl="reference", feature_level="latest"):
+                                     OutputTensor=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest"):
     """DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY: 2-4 dimensions, output [..., M, N]."""
     return _call("QUANTIZED_LINEAR_MATRIX_MULTIPLY",
                  dict(ATensor=ATensor, AScaleTensor=AScaleTensor, AZeroPointTensor=AZeroPointTensor,
@@ -233,7 +237,7 @@ def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor,
                                  OutputScaleTensor, InputZeroPointTensor=None, FilterZeroPointTensor=None,
                                  BiasTensor=None, OutputZeroPointTensor=None, OutputTensor=None,
                                  Strides=None, Dilations=None, StartPadding=None, EndPadding=None,
-                                 GroupCount=None, DimensionCount=None, impl="reference",
+                                 GroupCount=None, DimensionCount=None, impl=DEFAULT_IMPLEMENTATION,
                                  feature_level="latest"):
     """DML_QUANTIZED_LINEAR_CONVOLUTION: NCHW input, OIHW filter; params as
     DML (defaults: Strides [1, 1], Dilations [1, 1], paddings [0, 0], GroupCount 1)."""
@@ -249,7 +253,7 @@ def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor,
 
 
 def element_wise_clip(*, InputTensor, Min, Max, ScaleBias=None, OutputTensor=None,
-                      impl="reference", feature_level="latest"):
+                      impl=DEFAULT_IMPLEMENTATION, feature_level="latest"):
     """DML_ELEMENT_WISE_CLIP: max(Min, min(g(x), Max)), g(x) = x * Scale + Bias
     with ScaleBias=(Scale, Bias) (or {"Scale": s, "Bias": b}), else x.
     OutputTensor=InputTensor computes in place."""
@@ -366,7 +370,7 @@ def _format_case(case):
     return "{\n" + ",\n".join(fields) + "\n}\n"
 
 
-def run_case(path, impl="reference", feature_level="latest", max_work=DEFAULT_MAX_WORK):
+def run_case(path, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", max_work=DEFAULT_MAX_WORK):
     """Computes a case file in process (the runner's loader and limits, as
     `qdml run`): returns the output tensor, shape Sizes, logical order (what
     `qdml run --out` writes). Raises Error for any input the runner rejects."""

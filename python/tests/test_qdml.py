@@ -6,11 +6,13 @@ the spec writes it (an oracle independent of qdml's C++ code), never copied
 from qdml's output. QDML_CLI names the runner (build/tools/qdml) for the
 round trips through the command line.
 """
+import inspect
 import json
 import os
 import pathlib
 import re
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -306,21 +308,80 @@ def test_write_case_checks_names_against_the_runners_tables(tmp_path):
 
 
 def test_every_implementation_gives_the_references_bits():
+    # The default (no impl), each listed impl and impl="reference": identical
+    # bits for every operator, on sizes around the vector widths (tails),
+    # broadcast parameters and strided views.
     assert qdml.IMPLEMENTATIONS[0] == "reference"
     rng = np.random.default_rng(4)
     x = rng.integers(-128, 128, (3, 37), dtype=np.int8)
-    scale = np.broadcast_to(rng.random(37, dtype=f32), x.shape)
-    y = rng.standard_normal((5, 33), dtype=f32)[:, ::2]
+    scale = rng.random((1, 37), dtype=f32)
+    y = rng.standard_normal((5, 133), dtype=f32)[:, ::2]
     one = per_tensor(0.05, f32, 2)
-    for impl in qdml.IMPLEMENTATIONS:
-        same_bits(qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale, impl=impl),
-                  qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale))
-        same_bits(qdml.element_wise_clip(InputTensor=y, Min=-0.5, Max=0.7, ScaleBias=(1.5, 0.1), impl=impl),
-                  qdml.element_wise_clip(InputTensor=y, Min=-0.5, Max=0.7, ScaleBias=(1.5, 0.1)))
-        add = dict(ATensor=x, AScaleTensor=one, BTensor=x[::-1].copy(), BScaleTensor=one,
-                   OutputScaleTensor=per_tensor(0.1, f32, 2), OutputTensor=np.uint8)
-        same_bits(qdml.element_wise_quantized_linear_add(**add, impl=impl),
-                  qdml.element_wise_quantized_linear_add(**add))
+    a = rng.integers(0, 256, (67, 129), dtype=np.uint8)
+    b = rng.integers(-128, 128, (129, 45), dtype=np.int8)
+    x4 = rng.integers(-128, 128, (2, 8, 13, 13), dtype=np.int8)
+    w4 = rng.integers(-128, 128, (16, 8, 3, 3), dtype=np.int8)
+    row_scale = rng.random((67, 1), dtype=f32) / 50
+    calls = [
+        lambda **i: qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale, ZeroPointTensor=np.int8(3),
+                                                        **i),
+        lambda **i: qdml.element_wise_clip(InputTensor=y, Min=-0.5, Max=0.7, ScaleBias=(1.5, 0.1), **i),
+        lambda **i: qdml.element_wise_quantized_linear_add(
+            ATensor=x, AScaleTensor=one, BTensor=x[::-1].copy(), BScaleTensor=one,
+            OutputScaleTensor=per_tensor(0.1, f32, 2), OutputTensor=np.uint8, **i),
+        lambda **i: qdml.quantized_linear_matrix_multiply(
+            ATensor=a, AScaleTensor=row_scale, AZeroPointTensor=per_tensor(128, np.uint8, 2),
+            BTensor=b, BScaleTensor=per_tensor(0.02, f32, 2), OutputScaleTensor=per_tensor(0.5, f32, 2),
+            OutputZeroPointTensor=per_tensor(-3, np.int8, 2), **i),
+        lambda **i: qdml.quantized_linear_convolution(
+            InputTensor=x4, InputScaleTensor=per_tensor(0.1, f32, 4), FilterTensor=w4,
+            FilterScaleTensor=per_tensor(0.01, f32, 4), OutputScaleTensor=per_tensor(0.7, f32, 4),
+            OutputZeroPointTensor=per_tensor(2, np.uint8, 4), StartPadding=[1, 0], EndPadding=[1, 2], **i),
+    ]
+    for call in calls:
+        want = call(impl="reference")
+        same_bits(call(), want)
+        for impl in qdml.IMPLEMENTATIONS:
+            same_bits(call(impl=impl), want)
+
+
+# --- the default implementation ---------------------------------------------
+
+FUNCTIONS = [qdml.element_wise_dequantize_linear, qdml.element_wise_quantized_linear_add,
+             qdml.quantized_linear_matrix_multiply, qdml.quantized_linear_convolution, qdml.element_wise_clip,
+             qdml.run_case]
+
+
+def test_the_default_implementation_is_the_cpp_default():
+    # qdml::run's default, RunOptions{}.implementation, is Implementation::Simd
+    # (include/qdml/runtime/dispatch.hpp): the fastest bit-identical path.
+    assert qdml.DEFAULT_IMPLEMENTATION == "simd"
+    assert sorted(qdml.IMPLEMENTATIONS) == ["reference", "simd"]
+    for f in FUNCTIONS:
+        assert inspect.signature(f).parameters["impl"].default == "simd", f.__name__
+
+
+def test_the_default_is_the_fast_path():
+    # The bits cannot tell the two paths apart; the time can. A 256^3 matmul
+    # takes the reference's scalar loops about 27 times as long as the GEMM
+    # engine (10.7 ms and 0.40 ms on the 2-core x86 machine of issue 25, one
+    # process each): a factor 4 leaves a wide margin for a loaded machine.
+    rng = np.random.default_rng(6)
+    one = per_tensor(0.01, f32, 2)
+    t = dict(ATensor=rng.integers(-128, 128, (256, 256), dtype=np.int8), AScaleTensor=one,
+             BTensor=rng.integers(-128, 128, (256, 256), dtype=np.int8), BScaleTensor=one,
+             OutputScaleTensor=one, OutputTensor=np.empty((256, 256), np.int8))
+
+    def best(**impl):
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            qdml.quantized_linear_matrix_multiply(**t, **impl)
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    assert 4 * best() < best(impl="reference")
+    assert 4 * best(impl="simd") < best(impl="reference")
 
 
 # --- element-wise parameters take numpy-broadcastable shapes ------------------
