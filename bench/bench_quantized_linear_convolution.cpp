@@ -39,7 +39,7 @@ void simd_conv(const Desc& d) {
                 auto prepared = std::make_shared<qdml::simd::PreparedQuantizedLinearConvolution>(*desc);
                 Peer peer;
                 peer.info = std::string(prepared->depthwise() ? "depthwise " : "gemm ") +
-                            std::string(qdml::simd::gemm::isa_name(prepared->isa()));
+                            std::string(qdml::simd::isa_name(prepared->isa()));
                 peer.call = [desc, prepared] { prepared->execute(*desc); };
                 return peer;
             },

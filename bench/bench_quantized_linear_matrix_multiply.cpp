@@ -28,8 +28,8 @@ void simd_matmul(const Desc& d) {
 }
 
 [[maybe_unused]] const bool registered = [] {
-    namespace gemm = qdml::simd::gemm;
-    benchmark::AddCustomContext("qdml_gemm_isa", std::string(gemm::isa_name(gemm::select_isa(gemm::Isa::Best))));
+    namespace simd = qdml::simd;
+    benchmark::AddCustomContext("qdml_gemm_isa", std::string(simd::isa_name(simd::select_isa(simd::Isa::Best))));
     for_each_matmul_row([](auto problem, const MatmulShape& m) {
         using P = typename decltype(problem)::type;
         auto runners = qdml_runners<Desc>(false);
@@ -43,7 +43,7 @@ void simd_matmul(const Desc& d) {
                 desc->BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
                 auto prepared = std::make_shared<qdml::simd::PreparedQuantizedLinearMatrixMultiply>(*desc);
                 Peer peer;
-                peer.info = std::string("gemm ") + std::string(qdml::simd::gemm::isa_name(prepared->isa()));
+                peer.info = std::string("gemm ") + std::string(qdml::simd::isa_name(prepared->isa()));
                 peer.call = [desc, prepared] { prepared->execute(*desc); };
                 return peer;
             },

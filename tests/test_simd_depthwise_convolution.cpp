@@ -27,13 +27,13 @@ namespace {
 
 namespace diff = qtest::diff;
 using DT = qdml::TensorDataType;
-using qdml::simd::gemm::Isa;
+using qdml::simd::Isa;
 
 /// The distinct depthwise paths this CPU runs (each cap that selects a new
 /// one); warns once about the paths it cannot run.
 std::vector<Isa> depthwise_paths() {
     std::vector<Isa> paths;
-    for (Isa cap : qdml::simd::gemm::kAllIsas) {
+    for (Isa cap : qdml::simd::kAllIsas) {
         const Isa got = qdml::simd::conv::depthwise_isa(cap);
         if (paths.empty() || paths.back() != got) paths.push_back(got);
     }
@@ -42,7 +42,7 @@ std::vector<Isa> depthwise_paths() {
         std::string missing;
         for (Isa i : {Isa::Generic, Isa::Avx2, Isa::Avx512Vnni})
             if (std::find(paths.begin(), paths.end(), i) == paths.end())
-                missing += std::string(" ") + std::string(qdml::simd::gemm::isa_name(i));
+                missing += std::string(" ") + std::string(qdml::simd::isa_name(i));
         if (!missing.empty()) WARN("depthwise paths this CPU cannot run (not tested here):" << missing);
         warned = true;
     }
@@ -246,7 +246,7 @@ void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
         std::memset(d.OutputTensor.Data, diff::kSentinel, static_cast<std::size_t>(out.Desc.TotalTensorSizeInBytes));
         qdml::visit_typed(d, [&](const auto& op) { qdml::simd::conv::depthwise(op, isa); });
         REQUIRE(diff::compare(out, d.OutputTensor,
-                              context + " path " + std::string(qdml::simd::gemm::isa_name(isa))));
+                              context + " path " + std::string(qdml::simd::isa_name(isa))));
     }
 }
 

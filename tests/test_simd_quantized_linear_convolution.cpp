@@ -25,7 +25,7 @@ namespace {
 
 using qdml::TensorDesc;
 using DT = qdml::TensorDataType;
-using qdml::simd::gemm::Isa;
+using qdml::simd::Isa;
 
 using qtest::gemm_paths::kGuard;
 using qtest::gemm_paths::kSentinel;
@@ -481,7 +481,7 @@ TEST_CASE("simd conv prepared: filter packed once, execute with new inputs and i
     for (int iter = 0; iter < 24; ++iter) {
         Problem p = random_problem(rng, iter);
         for (Isa isa : runnable_isas()) {
-            INFO(p.describe() << " path " << qdml::simd::gemm::isa_name(isa));
+            INFO(p.describe() << " path " << qdml::simd::isa_name(isa));
             p.fill([&] { return rng.byte(); });
             random_scales(p, rng);
             p.build();

@@ -26,7 +26,7 @@ namespace {
 
 using qdml::TensorDesc;
 using DT = qdml::TensorDataType;
-using qdml::simd::gemm::Isa;
+using qdml::simd::Isa;
 
 using qtest::gemm_paths::kGuard;
 using qtest::gemm_paths::kSentinel;
@@ -223,7 +223,7 @@ void check_prepared_all_paths(Problem& p) {
     qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); });
     const std::vector<std::uint8_t> expected = p.out;
     for (Isa isa : runnable_isas()) {
-        INFO("path " << qdml::simd::gemm::isa_name(isa));
+        INFO("path " << qdml::simd::isa_name(isa));
         const qdml::simd::PreparedQuantizedLinearMatrixMultiply prepared(p.d, qdml::simd::GemmOptions{isa});
         for (int run = 0; run < 2; ++run) {
             std::fill(p.out.begin(), p.out.end(), kSentinel);
@@ -547,7 +547,7 @@ TEST_CASE("simd matmul: u8 x s8 where vpmaddubsw's int16 pair sum saturates, the
     p.b_scale = {1.0f};
     p.out_scale = {1024.0f};
     for (Isa isa : runnable_isas()) {
-        INFO("path " << qdml::simd::gemm::isa_name(isa));
+        INFO("path " << qdml::simd::isa_name(isa));
         p.build();
         std::fill(p.out.begin(), p.out.end(), kSentinel);
         qdml::visit_typed(p.d, [&](const auto& op) {
@@ -560,17 +560,17 @@ TEST_CASE("simd matmul: u8 x s8 where vpmaddubsw's int16 pair sum saturates, the
 
 TEST_CASE("simd matmul: QDML_ISA names and the cap", "[simd][matmul]") {
     Isa i = Isa::Best;
-    REQUIRE(qdml::simd::gemm::parse_isa("avx2", i));
+    REQUIRE(qdml::simd::parse_isa("avx2", i));
     REQUIRE(i == Isa::Avx2);
-    REQUIRE(qdml::simd::gemm::parse_isa("amx", i));
+    REQUIRE(qdml::simd::parse_isa("amx", i));
     REQUIRE(i == Isa::Amx);
-    REQUIRE_FALSE(qdml::simd::gemm::parse_isa("sse9", i));
-    REQUIRE(qdml::simd::gemm::select_isa(Isa::Generic) == Isa::Generic);
-    for (Isa cap : qdml::simd::gemm::kAllIsas) {
-        const Isa got = qdml::simd::gemm::select_isa(cap);
+    REQUIRE_FALSE(qdml::simd::parse_isa("sse9", i));
+    REQUIRE(qdml::simd::select_isa(Isa::Generic) == Isa::Generic);
+    for (Isa cap : qdml::simd::kAllIsas) {
+        const Isa got = qdml::simd::select_isa(cap);
         REQUIRE(static_cast<int>(got) <= static_cast<int>(cap));
-        REQUIRE(qdml::simd::gemm::isa_available(got));
-        if (qdml::simd::gemm::isa_available(cap)) REQUIRE(got == cap);
+        REQUIRE(qdml::simd::isa_available(got));
+        if (qdml::simd::isa_available(cap)) REQUIRE(got == cap);
     }
 }
 
@@ -595,7 +595,7 @@ TEST_CASE("simd matmul prepared: B packed once, execute with new A many times, s
     for (int iter = 0; iter < 24; ++iter) {
         Problem p = random_problem(rng, iter, false);
         for (Isa isa : runnable_isas()) {
-            INFO(p.describe() << " path " << qdml::simd::gemm::isa_name(isa));
+            INFO(p.describe() << " path " << qdml::simd::isa_name(isa));
             p.fill([&] { return rng.byte(); });
             p.build();
             p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;

@@ -17,7 +17,7 @@ KNOWN = {"xsimd/": "xsimd"}
 # Platform SDK headers included only on request, which no package provides:
 # qdml/directml/types.hpp includes the Windows SDK's DirectML.h on Windows or
 # with QDML_USE_DIRECTML_H, and declares the same structs itself otherwise.
-# The GEMM engine's ISA seam (qdml/simd/gemm/isa.hpp) includes compiler and
+# The GEMM engine's ISA seam (qdml/simd/isa.hpp) includes compiler and
 # OS headers: <cpuid.h>, <immintrin.h> (x86-64 with GCC/Clang only), <arm_neon.h> (AArch64) and
 # <sys/syscall.h>, <unistd.h> (Linux, for the AMX tile permission).
 PLATFORM = {"DirectML.h", "arm_neon.h", "cpuid.h", "immintrin.h", "sys/syscall.h", "unistd.h"}

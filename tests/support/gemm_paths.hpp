@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "qdml/core/error.hpp"
-#include "qdml/simd/gemm/isa.hpp"
+#include "qdml/simd/isa.hpp"
 
 namespace qtest::gemm_paths {
 
-using qdml::simd::gemm::Isa;
+using qdml::simd::Isa;
 
 inline constexpr std::uint8_t kSentinel = 0xA5;
 inline constexpr std::size_t kGuard = 64;  ///< sentinel bytes on each side of an output
@@ -27,17 +27,17 @@ inline constexpr std::size_t kGuard = 64;  ///< sentinel bytes on each side of a
 inline std::vector<Isa> runnable_isas() {
     std::vector<Isa> r;
     std::string missing;
-    for (Isa i : qdml::simd::gemm::kAllIsas) {
-        if (qdml::simd::gemm::isa_available(i))
+    for (Isa i : qdml::simd::kAllIsas) {
+        if (qdml::simd::isa_available(i))
             r.push_back(i);
         else
-            missing += std::string(" ") + std::string(qdml::simd::gemm::isa_name(i));
+            missing += std::string(" ") + std::string(qdml::simd::isa_name(i));
     }
     static bool warned = false;
     if (!warned) {
         if (!missing.empty()) WARN("GEMM paths this CPU cannot run (not tested here):" << missing);
-#if defined(QDML_GEMM_TEST_AVXVNNI_EVEX) && QDML_GEMM_X86
-        if (qdml::simd::gemm::isa_available(Isa::AvxVnni) && !qdml::simd::gemm::detail::cpu_features().avxvnni)
+#if defined(QDML_GEMM_TEST_AVXVNNI_EVEX) && QDML_X86
+        if (qdml::simd::isa_available(Isa::AvxVnni) && !qdml::simd::detail::cpu_features().avxvnni)
             WARN("GEMM path avxvnni runs with its vpdpbusd in the EVEX encoding (this CPU has AVX-512 VNNI, "
                  "not AVX-VNNI: kernel_avxvnni.hpp's testing aid)");
 #endif
@@ -60,7 +60,7 @@ void require_same_on_every_path(std::vector<std::uint8_t>& out, Reference&& refe
         REQUIRE(expected[expected.size() - 1 - i] == kSentinel);
     }
     for (Isa isa : runnable_isas()) {
-        INFO("path " << qdml::simd::gemm::isa_name(isa));
+        INFO("path " << qdml::simd::isa_name(isa));
         std::fill(out.begin(), out.end(), kSentinel);
         run(isa);
         std::size_t first = out.size();

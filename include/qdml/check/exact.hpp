@@ -23,7 +23,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "qdml/runtime/dispatch.hpp"
+#include "qdml/core/quantize.hpp"
+#include "qdml/operators/visit.hpp"
 
 namespace qdml::exact {
 

@@ -165,6 +165,18 @@ TensorDesc TensorDesc::make(TensorDataType type, const SizeRange& sizes, const S
     return d;
 }
 
+/// Whether two tensor descs are the same in every member (strides compared
+/// as they take effect: null Strides and packed strides are the same).
+inline bool same_desc(const TensorDesc& a, const TensorDesc& b) noexcept {
+    return a.DataType == b.DataType && a.DimensionCount == b.DimensionCount && a.Sizes == b.Sizes &&
+           effective_strides(a) == effective_strides(b) && a.TotalTensorSizeInBytes == b.TotalTensorSizeInBytes &&
+           a.GuaranteedBaseOffsetAlignment == b.GuaranteedBaseOffsetAlignment && a.Flags == b.Flags;
+}
+/// Both absent, or both present with the same desc.
+inline bool same_desc(const std::optional<Tensor>& a, const std::optional<Tensor>& b) noexcept {
+    return a.has_value() == b.has_value() && (!a || same_desc(a->Desc, b->Desc));
+}
+
 /// Typed strided view of rank N: what kernels read and write. Built only
 /// from validated descs (see make_view), so every index in `sizes` is in
 /// bounds of the bound buffer.

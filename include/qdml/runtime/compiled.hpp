@@ -270,7 +270,7 @@ public:
         for (std::size_t i = 0; i < kMembers; ++i) {
             const bool same = got[i].tensor == nullptr
                                   ? want[i].tensor == nullptr
-                                  : want[i].tensor != nullptr && simd::detail::same_desc(got[i].tensor->Desc, want[i].tensor->Desc);
+                                  : want[i].tensor != nullptr && same_desc(got[i].tensor->Desc, want[i].tensor->Desc);
             if (!same) mismatch(got[i].name);
         }
         if (const char* p = detail::changed_param(desc, desc_)) mismatch(p);

@@ -85,10 +85,6 @@ struct AddPairs {
     }
 };
 
-/// Bytes ahead of the current block that a streaming add prefetches A and
-/// B (measured: README, "Non-temporal stores and prefetch").
-inline constexpr std::size_t kPrefetchAhead = 1024;
-
 template <class TA, class TB, class TOut>
 struct AddRow {
     AddParams p;

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "qdml/core/tensor.hpp"
+#include "qdml/simd/tuning.hpp"
 #include "qdml/simd/kernel/transpose.hpp"
 
 namespace qdml::simd {
@@ -108,14 +109,6 @@ void for_each_row(const LoopPlan<K>& p, const std::array<char*, K>& base, Row&& 
     }
 }
 
-/// Non-temporal stores: a call whose output spans at least kStreamBytes
-/// stores it around the caches (it would evict everything else and be
-/// written back later anyway), in rows of at least kStreamRowBytes (a row's
-/// unaligned head and tail take normal stores). Chosen from the crossover
-/// measured on this project's machines (README, "Non-temporal stores").
-inline constexpr std::uint64_t kStreamBytes = std::uint64_t{8} << 20;
-inline constexpr std::uint64_t kStreamRowBytes = 4096;
-
 /// Whether a call writing `bytes` of output streams it.
 constexpr bool streams(std::uint64_t bytes) noexcept { return bytes >= kStreamBytes; }
 
@@ -156,9 +149,8 @@ struct RowIn {
     const T* at(std::size_t i) const noexcept { return p + i * step; }
 };
 
-/// Elements per chunk of the gathered (general strided) form, and copies of a
-/// repeated value a row kernel may read at once (>= the widest vector of 8-bit lanes).
-inline constexpr std::size_t kChunk = 256;
+/// Copies of a repeated value a row kernel may read at once (>= the widest
+/// vector of 8-bit lanes; kChunk, the gathered form's chunk: tuning.hpp).
 inline constexpr std::size_t kRepeat = 64;
 
 namespace detail {
@@ -222,13 +214,6 @@ void run_row_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std::
 }
 }  // namespace detail
 
-/// Rows per tile of the transposed form (run_rows), and the bytes of a tile
-/// of the widest operand (its rows' chunk: 8 KiB / 16 / element size elements,
-/// at most kChunk, so a call's tiles stay in L1 while each row kernel call
-/// gets 64-256 elements).
-inline constexpr std::size_t kTileRows = 16;
-inline constexpr std::size_t kTileBytes = 8192;
-
 namespace detail {
 template <class T, std::size_t Chunk>
 struct alignas(64) Tile {
@@ -237,11 +222,11 @@ struct alignas(64) Tile {
 };
 
 /// The GEMM ISA of the byte transposition for this compile-time path (element-wise ISA: compile time).
-constexpr gemm::Isa transpose_isa() noexcept {
+constexpr simd::Isa transpose_isa() noexcept {
 #if defined(__AVX2__)
-    return gemm::Isa::Avx2;
+    return simd::Isa::Avx2;
 #else
-    return gemm::Isa::Generic;
+    return simd::Isa::Generic;
 #endif
 }
 

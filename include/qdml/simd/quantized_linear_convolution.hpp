@@ -36,7 +36,8 @@
 #include "qdml/simd/conv/nhwc.hpp"
 #include "qdml/simd/conv/patches.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
-#include "qdml/simd/quantized_linear_matrix_multiply.hpp"
+#include "qdml/simd/options.hpp"
+#include "qdml/simd/tuning.hpp"
 
 namespace qdml::simd {
 
@@ -81,7 +82,7 @@ Geometry geometry(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op) noex
 /// output channel. Reads FilterTensor, FilterScaleTensor,
 /// FilterZeroPointTensor and BiasTensor, nothing else.
 struct Filter {
-    gemm::Isa isa = gemm::Isa::Generic;
+    simd::Isa isa = simd::Isa::Generic;
     std::vector<gemm::PackedLeft> left;  ///< per group: Cout/G rows by K taps
     std::vector<std::int32_t> zp;        ///< FZP' per output channel
     std::vector<float> scale;            ///< FilterScale per output channel
@@ -92,7 +93,7 @@ struct Filter {
 
 /// Packs the filter for `isa`.
 template <class TIn, class TFilter, class TOut>
-void prepare_filter(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Isa isa, Filter& f) {
+void prepare_filter(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, simd::Isa isa, Filter& f) {
     f.isa = isa;
     f.nhwc = use_nhwc(op, isa);
     if (f.nhwc) return prepare_nhwc_filter(op, isa, f.input_left);
@@ -272,9 +273,9 @@ void copy_out(const std::uint8_t* scratch, std::size_t wide, std::size_t Wp, con
 }
 
 /// Columns per block: about 512 KiB of packed panels (L2), whole panels.
-inline std::size_t block_columns(std::size_t K, gemm::Isa isa) noexcept {
+inline std::size_t block_columns(std::size_t K, simd::Isa isa) noexcept {
     const std::size_t panel_bytes = std::max<std::size_t>(gemm::k_groups(K, isa) * 64, 64);
-    return std::max<std::size_t>(1, (std::size_t{1} << 19) / panel_bytes) * gemm::kPanel;
+    return std::max<std::size_t>(1, kConvBlockBytes / panel_bytes) * gemm::kPanel;
 }
 
 /// Computes the convolution with a prepared filter side (reads the filter's
@@ -290,8 +291,8 @@ inline std::size_t block_columns(std::size_t K, gemm::Isa isa) noexcept {
 template <class TIn, class TFilter, class TOut>
 void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter& f) {
     if (f.nhwc) {
-#if QDML_GEMM_X86
-        if (f.isa == gemm::Isa::Amx) return run_nhwc(op, f.input_left);
+#if QDML_X86
+        if (f.isa == simd::Isa::Amx) return run_nhwc(op, f.input_left);
 #endif
         return run_nhwc_vector(op, f.input_left, f.isa);
     }
@@ -322,7 +323,7 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
     const std::size_t Wp = std::size_t{g.W} + g.pl + pr, Hp = std::size_t{g.H} + g.pt + pb_;
     const std::size_t plane = Hp * Wp, wide = (g.oH - 1) * Wp + g.oW;  // the stride-1 form's GEMM columns
     // The stride-1 form while its copies stay moderate (huge paddings or dilations take the gather).
-    constexpr std::size_t kMaxCopy = std::size_t{1} << 26;
+    constexpr std::size_t kMaxCopy = kMaxCopyElements;
     const bool moderate = Hp <= kMaxCopy && Wp <= kMaxCopy && plane <= kMaxCopy / g.cin_g &&  // no overflow
                           wide <= kMaxCopy / g.cout_g;
     if (g.sy == 1 && g.sx == 1 && moderate) {
@@ -396,7 +397,7 @@ void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter,
                                   const GemmOptions& options = {}) {
     if (conv::is_depthwise(op)) return conv::depthwise(op, options.isa);
     conv::Filter f;
-    conv::prepare_filter(op, gemm::select_isa(options.isa), f);
+    conv::prepare_filter(op, simd::select_isa(options.isa), f);
     conv::run(op, f);
 }
 

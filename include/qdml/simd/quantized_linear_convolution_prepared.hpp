@@ -14,9 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "qdml/runtime/dispatch.hpp"
+#include "qdml/operators/visit.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
-#include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"
 
 namespace qdml::simd {
 
@@ -48,7 +47,7 @@ public:
                 cap_ = options.isa;
                 filter_.isa = conv::depthwise_isa(options.isa);
             } else {
-                conv::prepare_filter(op, gemm::select_isa(options.isa), filter_);
+                conv::prepare_filter(op, simd::select_isa(options.isa), filter_);
             }
         });
     }
@@ -69,7 +68,7 @@ public:
         const char* names[] = {"InputTensor",       "InputScaleTensor",  "FilterTensor",
                                "FilterScaleTensor", "OutputScaleTensor", "OutputTensor"};
         for (std::size_t i = 0; i < 6; ++i)
-            if (!detail::same_desc(same[i].first->Desc, same[i].second->Desc)) throw mismatch(names[i]);
+            if (!same_desc(same[i].first->Desc, same[i].second->Desc)) throw mismatch(names[i]);
         const std::pair<const OptionalTensor*, const OptionalTensor*> same_optional[] = {
             {&d.InputZeroPointTensor, &desc_.InputZeroPointTensor},
             {&d.FilterZeroPointTensor, &desc_.FilterZeroPointTensor},
@@ -78,7 +77,7 @@ public:
         const char* optional_names[] = {"InputZeroPointTensor", "FilterZeroPointTensor", "BiasTensor",
                                         "OutputZeroPointTensor"};
         for (std::size_t i = 0; i < 4; ++i)
-            if (!detail::same_desc(*same_optional[i].first, *same_optional[i].second)) throw mismatch(optional_names[i]);
+            if (!same_desc(*same_optional[i].first, *same_optional[i].second)) throw mismatch(optional_names[i]);
         if (d.Strides != desc_.Strides) throw mismatch("Strides");
         if (d.Dilations != desc_.Dilations) throw mismatch("Dilations");
         if (d.StartPadding != desc_.StartPadding) throw mismatch("StartPadding");
@@ -115,7 +114,7 @@ public:
     }
 
     /// The micro-kernel family the filter was packed for (depthwise: the path that runs).
-    gemm::Isa isa() const noexcept { return filter_.isa; }
+    simd::Isa isa() const noexcept { return filter_.isa; }
     /// Whether the depthwise path computes it (conv::is_depthwise).
     bool depthwise() const noexcept { return depthwise_.has_value(); }
     /// The packed filter (read-only: execute never writes it; empty for depthwise).
@@ -141,7 +140,7 @@ private:
     conv::Filter filter_;
     std::optional<conv::DepthwiseFilter> depthwise_;  // the depthwise path's filter side, when it computes the desc
     std::vector<std::int32_t> bias_;                  // the depthwise path's bias, per output channel
-    gemm::Isa cap_ = gemm::Isa::Best;
+    simd::Isa cap_ = simd::Isa::Best;
     mutable std::mutex validated_mutex_;
     mutable std::optional<Bindings> validated_;  // bindings of the last execute that passed validation
 };

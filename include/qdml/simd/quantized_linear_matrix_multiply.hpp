@@ -13,14 +13,9 @@
 
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
+#include "qdml/simd/options.hpp"
 
 namespace qdml::simd {
-
-/// Options of the SIMD GEMM paths.
-struct GemmOptions {
-    /// Caps the micro-kernel family (as QDML_ISA does); Best: QDML_ISA, else the best the CPU runs.
-    gemm::Isa isa = gemm::Isa::Best;
-};
 
 namespace detail {
 
@@ -98,7 +93,7 @@ MatmulWorkspace<TA>& workspace() {
 /// only when the epilogue reads them; AMX reads whole tiles of a u8 A in
 /// place).
 template <class TA, class TB, class TOut, class Right>
-void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::Isa isa, const gemm::RequantSpec& s,
+void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, simd::Isa isa, const gemm::RequantSpec& s,
                   Right&& right) {
     const auto& Out = op.OutputTensor;
     const std::uint32_t M = Out.sizes[2], K = op.ATensor.sizes[3];
@@ -143,7 +138,7 @@ void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::I
 template <class TA, class TB, class TOut>
 void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op,
                                       const GemmOptions& options = {}) {
-    const gemm::Isa isa = gemm::select_isa(options.isa);
+    const simd::Isa isa = simd::select_isa(options.isa);
     gemm::RequantSpec s;
     detail::left_params(op, s);
     detail::right_params(op, s);

@@ -14,21 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "qdml/runtime/dispatch.hpp"
+#include "qdml/operators/visit.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
 
 namespace qdml::simd {
-
-namespace detail {
-inline bool same_desc(const TensorDesc& a, const TensorDesc& b) noexcept {
-    return a.DataType == b.DataType && a.DimensionCount == b.DimensionCount && a.Sizes == b.Sizes &&
-           effective_strides(a) == effective_strides(b) && a.TotalTensorSizeInBytes == b.TotalTensorSizeInBytes &&
-           a.GuaranteedBaseOffsetAlignment == b.GuaranteedBaseOffsetAlignment && a.Flags == b.Flags;
-}
-inline bool same_desc(const std::optional<Tensor>& a, const std::optional<Tensor>& b) noexcept {
-    return a.has_value() == b.has_value() && (!a || same_desc(a->Desc, b->Desc));
-}
-}  // namespace detail
 
 /// QUANTIZED_LINEAR_MATRIX_MULTIPLY with constant weights, mirroring
 /// DirectML's compile -> initialize -> execute: the constructor validates the
@@ -41,7 +30,7 @@ public:
     explicit PreparedQuantizedLinearMatrixMultiply(const QuantizedLinearMatrixMultiplyDesc& desc,
                                                    const GemmOptions& options = {},
                                                    FeatureLevel level = FeatureLevel::Latest)
-        : desc_(desc), level_(level), isa_(gemm::select_isa(options.isa)) {
+        : desc_(desc), level_(level), isa_(simd::select_isa(options.isa)) {
         validate(desc, level);
         if (!(desc.BTensor.Desc.Flags & kTensorFlagOwnedByDml))
             throw Error(std::string(QuantizedLinearMatrixMultiplyDesc::OperatorName), "BTensor",
@@ -64,10 +53,10 @@ public:
             {&d.OutputTensor, &desc_.OutputTensor}};
         const char* names[] = {"ATensor", "AScaleTensor", "BTensor", "BScaleTensor", "OutputScaleTensor", "OutputTensor"};
         for (std::size_t i = 0; i < 6; ++i)
-            if (!detail::same_desc(same[i].first->Desc, same[i].second->Desc)) throw mismatch(names[i]);
-        if (!detail::same_desc(d.AZeroPointTensor, desc_.AZeroPointTensor)) throw mismatch("AZeroPointTensor");
-        if (!detail::same_desc(d.BZeroPointTensor, desc_.BZeroPointTensor)) throw mismatch("BZeroPointTensor");
-        if (!detail::same_desc(d.OutputZeroPointTensor, desc_.OutputZeroPointTensor))
+            if (!same_desc(same[i].first->Desc, same[i].second->Desc)) throw mismatch(names[i]);
+        if (!same_desc(d.AZeroPointTensor, desc_.AZeroPointTensor)) throw mismatch("AZeroPointTensor");
+        if (!same_desc(d.BZeroPointTensor, desc_.BZeroPointTensor)) throw mismatch("BZeroPointTensor");
+        if (!same_desc(d.OutputZeroPointTensor, desc_.OutputZeroPointTensor))
             throw mismatch("OutputZeroPointTensor");
         with_weights(d);  // the weights were read at initialize: validate against those bindings
         // The descs equal the validated ones, so the verdict depends on the
@@ -103,7 +92,7 @@ public:
     }
 
     /// The micro-kernel family the panels were packed for.
-    gemm::Isa isa() const noexcept { return isa_; }
+    simd::Isa isa() const noexcept { return isa_; }
     /// The packed B slices (read-only: execute never writes them).
     const std::deque<gemm::PackedRight>& packed() const noexcept { return slices_; }
 
@@ -162,7 +151,7 @@ private:
 
     QuantizedLinearMatrixMultiplyDesc desc_;
     FeatureLevel level_;
-    gemm::Isa isa_;
+    simd::Isa isa_;
     std::deque<gemm::PackedRight> slices_;  // one per distinct B slice (a deque: packed in place)
     std::vector<std::size_t> slice_of_;     // slice index of each (batch, channel)
     std::vector<std::int32_t> b_zp_;        // BZP' per column

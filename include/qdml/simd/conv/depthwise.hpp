@@ -45,8 +45,11 @@
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/simd/conv/depthwise_kernels.hpp"
+#include "qdml/simd/x86/avx2/depthwise.hpp"
+#include "qdml/simd/x86/avx512vnni/depthwise.hpp"
 #include "qdml/simd/kernel/transpose.hpp"
-#include "qdml/simd/gemm/isa.hpp"
+#include "qdml/simd/isa.hpp"
+#include "qdml/simd/tuning.hpp"
 
 namespace qdml::simd::conv {
 
@@ -126,7 +129,7 @@ struct DepthwiseKernels {
     /// output rows) or pairs (stores a flat plane of pitch P).
     void (*plane)(const kernel::PlaneArgs<TOut>&, const DepthwiseChannel&) noexcept;
     std::size_t group;
-    gemm::Isa isa;  ///< the path these run: Generic, Avx2 or Avx512Vnni
+    simd::Isa isa;  ///< the path these run: Generic, Avx2 or Avx512Vnni
     /// `plane` for exactly 1-6 taps (kH * words per filter row), unrolled, or null.
     void (*plane_taps[6])(const kernel::PlaneArgs<TOut>&, const DepthwiseChannel&) noexcept = {};
     /// Byte rows of element stride 1 into a staged plane (x ^ flip), or null.
@@ -143,24 +146,24 @@ struct DepthwiseKernels {
 /// runs the AVX-512 VNNI kernels; AVX-VNNI runs the AVX2 ones); byte quads
 /// where the path has them and the weights fit int8.
 template <class TIn, class TOut>
-DepthwiseKernels<TIn, TOut> depthwise_kernels(gemm::Isa cap, bool quads) noexcept {
-    const gemm::Isa isa = gemm::select_isa(cap);
-#if QDML_GEMM_X86
-    if (isa >= gemm::Isa::Avx512Vnni && quads)
+DepthwiseKernels<TIn, TOut> depthwise_kernels(simd::Isa cap, bool quads) noexcept {
+    const simd::Isa isa = simd::select_isa(cap);
+#if QDML_X86
+    if (isa >= simd::Isa::Avx512Vnni && quads)
         return {kernel::quad_row_generic, kernel::quad_at, kernel::row_avx512<TOut, true>,
-                kernel::quad_row_direct_avx512, kernel::plane_quads_avx512<TOut>, 4, gemm::Isa::Avx512Vnni,
+                kernel::quad_row_direct_avx512, kernel::plane_quads_avx512<TOut>, 4, simd::Isa::Avx512Vnni,
                 {kernel::plane_quads_avx512<TOut, 1>, kernel::plane_quads_avx512<TOut, 2>,
                  kernel::plane_quads_avx512<TOut, 3>, kernel::plane_quads_avx512<TOut, 4>},
                 kernel::stage_rows_avx512};
-    if (isa >= gemm::Isa::Avx512Vnni)
+    if (isa >= simd::Isa::Avx512Vnni)
         return {kernel::pair_row_avx512<TIn>, kernel::pair_at<TIn>, kernel::row_avx512<TOut, false>, nullptr,
-                kernel::plane_pairs_avx2<TOut>, 2, gemm::Isa::Avx512Vnni,
+                kernel::plane_pairs_avx2<TOut>, 2, simd::Isa::Avx512Vnni,
                 {kernel::plane_pairs_avx2<TOut, 1>, kernel::plane_pairs_avx2<TOut, 2>, kernel::plane_pairs_avx2<TOut, 3>,
                  kernel::plane_pairs_avx2<TOut, 4>, kernel::plane_pairs_avx2<TOut, 5>, kernel::plane_pairs_avx2<TOut, 6>},
                 nullptr, kernel::stage_pairs_avx2<TIn>, kernel::copy_rows_avx2};
-    if (isa >= gemm::Isa::Avx2)
+    if (isa >= simd::Isa::Avx2)
         return {kernel::pair_row_avx2<TIn>, kernel::pair_at<TIn>, kernel::row_avx2<TOut>, nullptr,
-                kernel::plane_pairs_avx2<TOut>, 2, gemm::Isa::Avx2,
+                kernel::plane_pairs_avx2<TOut>, 2, simd::Isa::Avx2,
                 {kernel::plane_pairs_avx2<TOut, 1>, kernel::plane_pairs_avx2<TOut, 2>, kernel::plane_pairs_avx2<TOut, 3>,
                  kernel::plane_pairs_avx2<TOut, 4>, kernel::plane_pairs_avx2<TOut, 5>, kernel::plane_pairs_avx2<TOut, 6>},
                 nullptr, kernel::stage_pairs_avx2<TIn>, kernel::copy_rows_avx2};
@@ -168,14 +171,10 @@ DepthwiseKernels<TIn, TOut> depthwise_kernels(gemm::Isa cap, bool quads) noexcep
     (void)isa;
     (void)quads;
     return {kernel::pair_row_generic<TIn>, kernel::pair_at<TIn>, kernel::row_generic<TOut>, nullptr, nullptr, 2,
-            gemm::Isa::Generic};
+            simd::Isa::Generic};
 }
 
 inline std::size_t round_up(std::size_t n, std::size_t m) noexcept { return (n + m - 1) / m * m; }
-
-/// Longest input row buffer the depthwise path builds (elements); a longer
-/// one (a huge dilation or padding) runs the reference instead.
-inline constexpr std::size_t kMaxRowElements = std::size_t{1} << 24;
 
 /// Copies `count` input elements (stride `stride`) as row-buffer bytes (x ^ flip).
 /// (Loops, not memcpy: rows are short, and the compiler vectorizes the
@@ -431,12 +430,12 @@ bool nhwc_geometry(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, con
 /// order. False (nothing done) when the form does not apply.
 template <class TIn, class TFilter, class TOut>
 bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                           gemm::Isa cap) {
-#if QDML_GEMM_X86
+                           simd::Isa cap) {
+#if QDML_X86
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     NhwcGeometry g;
-    if (gemm::select_isa(cap) < gemm::Isa::Avx512Vnni || !f.quads || !nhwc_geometry(op, f, 16, g)) return false;
+    if (simd::select_isa(cap) < simd::Isa::Avx512Vnni || !f.quads || !nhwc_geometry(op, f, 16, g)) return false;
     const std::size_t N = g.N, C = g.C, H = g.H, W = g.W, oH = g.oH, oW = g.oW, kh = g.kh, kw = g.kw, dx = g.dx;
     const std::size_t pt = g.pt, pl = g.pl, Wp = g.Wp, Wi = g.Wi;
     const std::uint8_t flip = std::is_signed_v<TIn> ? 0x80 : 0;
@@ -518,16 +517,16 @@ inline std::uint32_t* align64(std::uint32_t* p) noexcept {
 /// (nothing done) when it does not apply.
 template <class TIn, class TFilter, class TOut>
 bool depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                          gemm::Isa cap) {
-#if QDML_GEMM_X86
+                          simd::Isa cap) {
+#if QDML_X86
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     NhwcGeometry g;
     // (Where AVX-512 VNNI has byte quads, C not a multiple of 16 takes the
     // quads plane form through transposed planes instead: 3 vpdpbusd per 16
     // outputs against 6 vpmaddwd per 8.)
-    const gemm::Isa isa = gemm::select_isa(cap);
-    if (isa < gemm::Isa::Avx2 || (isa >= gemm::Isa::Avx512Vnni && f.quads) || !nhwc_geometry(op, f, 8, g)) return false;
+    const simd::Isa isa = simd::select_isa(cap);
+    if (isa < simd::Isa::Avx2 || (isa >= simd::Isa::Avx512Vnni && f.quads) || !nhwc_geometry(op, f, 8, g)) return false;
     const std::size_t N = g.N, C = g.C, H = g.H, W = g.W, oH = g.oH, oW = g.oW, kh = g.kh, kw = g.kw, dx = g.dx;
     const std::size_t pt = g.pt, pl = g.pl, Wp = g.Wp, Wi = g.Wi;
     const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
@@ -603,7 +602,7 @@ bool depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
 }  // namespace detail
 
 /// The path depthwise() runs under `cap` (Generic, Avx2 or Avx512Vnni).
-inline gemm::Isa depthwise_isa(gemm::Isa cap = gemm::Isa::Best) noexcept {
+inline simd::Isa depthwise_isa(simd::Isa cap = simd::Isa::Best) noexcept {
     return detail::depthwise_kernels<std::uint8_t, std::uint8_t>(cap, true).isa;
 }
 
@@ -631,7 +630,7 @@ TensorView<T, 4> planes(const TensorView<T, 4>& t, T* data) noexcept {
 namespace detail {
 template <class TIn, class TFilter, class TOut>
 void depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                        gemm::Isa cap);
+                        simd::Isa cap);
 }  // namespace detail
 
 /// NHWC by strides: the input transposed into channel planes (by
@@ -641,7 +640,7 @@ void depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op
 /// the channel forms then read and write contiguous rows instead of
 /// gathering every element. False (nothing done) for other layouts.
 template <class TIn, class TFilter, class TOut>
-bool depthwise_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f, gemm::Isa cap) {
+bool depthwise_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f, simd::Isa cap) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const bool in = detail::channels_inner(X), out = detail::channels_inner(Out);
@@ -678,7 +677,7 @@ bool depthwise_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, co
 /// bits as the reference. `cap` caps the ISA path as QDML_ISA does.
 template <class TIn, class TFilter, class TOut>
 void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-               gemm::Isa cap = gemm::Isa::Best) {
+               simd::Isa cap = simd::Isa::Best) {
     if (!depthwise_nhwc(op, f, cap)) detail::depthwise_channels(op, f, cap);
 }
 
@@ -686,7 +685,7 @@ void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const D
 /// when depthwise_plane stages it).
 template <class TIn, class TFilter, class TOut>
 void detail::depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                                gemm::Isa cap) {
+                                simd::Isa cap) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const auto k = detail::depthwise_kernels<TIn, TOut>(cap, f.quads);
@@ -703,7 +702,7 @@ void detail::depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, T
     const bool shared = sx == 1;
     const std::size_t slot_len = shared ? detail::round_up(width + (groups - 1) * G * dx, 16) : groups * width;
     const std::size_t row_len = shared ? slot_len + (G - 1) * dx : (width - 1) * sx + (groups * G - 1) * dx + 1;
-    if (row_len > detail::kMaxRowElements) {  // a dilation in the millions: no row buffer, the reference's loop
+    if (row_len > kMaxRowElements) {  // a dilation in the millions: no row buffer, the reference's loop
         reference::quantized_linear_convolution(op);
         return;
     }
@@ -799,7 +798,7 @@ void detail::depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, T
 
 /// Computes a validated depthwise `op` (is_depthwise), preparing its filter on the way.
 template <class TIn, class TFilter, class TOut>
-void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Isa cap = gemm::Isa::Best) {
+void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, simd::Isa cap = simd::Isa::Best) {
     depthwise(op, prepare_depthwise(op), cap);
 }
 

@@ -35,6 +35,7 @@
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/simd/kernel/transpose.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
+#include "qdml/simd/tuning.hpp"
 
 namespace qdml::simd::conv {
 
@@ -65,14 +66,14 @@ inline std::vector<Segment> segments(std::uint32_t C, std::uint32_t kH, std::uin
 }
 
 /// The K unit of the NHWC form on `isa` (segments()).
-inline std::size_t segment_unit(gemm::Isa isa) noexcept { return isa == gemm::Isa::Amx ? 64 : 4; }
+inline std::size_t segment_unit(simd::Isa isa) noexcept { return isa == simd::Isa::Amx ? 64 : 4; }
 
 /// The filter of every group as the right operand of the NHWC form: K laid
 /// out as segments() (units of segment_unit(isa) bytes, zero rows past each
 /// segment), b' bytes;
 /// PackedRight::K is the real K (taps x C), which the column term needs.
 template <class TIn, class TFilter, class TOut>
-void pack_filter_right(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Isa isa,
+void pack_filter_right(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, simd::Isa isa,
                        std::vector<gemm::PackedRight>& right) {
     const std::uint32_t C = op.FilterTensor.sizes[1], kH = op.FilterTensor.sizes[2], kW = op.FilterTensor.sizes[3];
     const std::uint32_t groups = op.GroupCount, Ng = op.FilterTensor.sizes[0] / groups;
@@ -138,15 +139,15 @@ struct NhwcFilter {
 /// place): 3x3 0.63 / 0.60 ms against 0.68 / 0.88, 3x3 stride-2 NCHW 0.15
 /// against 0.35, 7x7 stride-2 NCHW 1.33 against 1.8, the others equal.
 template <class TIn, class TFilter, class TOut>
-bool use_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Isa isa) noexcept {
+bool use_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, simd::Isa isa) noexcept {
     const auto& fs = op.FilterTensor.sizes;
     const auto& xs = op.InputTensor.strides;
-    if (isa == gemm::Isa::Generic) return false;
+    if (isa == simd::Isa::Generic) return false;
     const bool pointwise = fs[2] == 1 && fs[3] == 1 && op.Strides[0] == 1 && op.Strides[1] == 1 &&
                            op.StartPadding[0] == 0 && op.StartPadding[1] == 0 && op.EndPadding[0] == 0 &&
                            op.EndPadding[1] == 0;
     if (pointwise && xs[3] == 1) return false;
-    constexpr std::uint64_t kMax = std::uint64_t{1} << 26;
+    constexpr std::uint64_t kMax = kMaxCopyElements;
     const std::uint64_t Hp = std::uint64_t{op.InputTensor.sizes[2]} + op.StartPadding[0] + op.EndPadding[0];
     const std::uint64_t Wp = std::uint64_t{op.InputTensor.sizes[3]} + op.StartPadding[1] + op.EndPadding[1];
     const std::uint64_t C = fs[1], Ng = fs[0] / op.GroupCount;
@@ -156,7 +157,7 @@ bool use_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Is
 }
 
 template <class TIn, class TFilter, class TOut>
-void prepare_nhwc_filter(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, gemm::Isa isa, NhwcFilter& f) {
+void prepare_nhwc_filter(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, simd::Isa isa, NhwcFilter& f) {
     const std::uint32_t cout = op.FilterTensor.sizes[0];
     f.zp.assign(cout, gemm::right_shift<TFilter>());
     f.scale.resize(cout);
@@ -303,7 +304,7 @@ void per_tensor_spec(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, T
     s.out_hi = std::numeric_limits<TOut>::max();
 }
 
-#if QDML_GEMM_X86
+#if QDML_X86
 /// Computes the convolution in the NHWC form (use_nhwc(op, Amx)), same bits
 /// as the reference: per image and group, the padded copy, then blocks of up
 /// to 32 pixels of one output row against pairs of 16-channel panels.
@@ -350,7 +351,7 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
     const bool direct = Out.strides[1] == 1 && flat_stride(oH, oW, Out.strides[2], Out.strides[3], pixel_stride);
     if (!direct) w.scratch.resize(P * Ng);
     const std::size_t kx_rows = 32, a_stride[2] = {std::size_t{sx} * C, std::size_t{sx} * C};
-    const gemm::Session session(gemm::Isa::Amx);
+    const gemm::Session session(simd::Isa::Amx);
     gemm::amx::Pending pd;
     for (std::uint32_t group = 0; group < G; ++group) {
         const gemm::PackedRight& b = f.right[group];
@@ -412,7 +413,7 @@ struct NhwcVectorWorkspace {
 /// Pixels per block of the vector NHWC form: about 64 KiB of patch rows
 /// (L2), a multiple of 16 rows (every kernel's row block divides it).
 inline std::size_t nhwc_block_pixels(std::size_t Kp) noexcept {
-    return std::clamp<std::size_t>((std::size_t{1} << 16) / std::max<std::size_t>(Kp, 1) / 16 * 16, 16, 512);
+    return std::clamp<std::size_t>(kNhwcBlockBytes / std::max<std::size_t>(Kp, 1) / 16 * 16, kNhwcBlockMinPixels, kNhwcBlockMaxPixels);
 }
 
 /// Computes the convolution in the NHWC form on a vector micro-kernel
@@ -433,7 +434,7 @@ inline std::size_t nhwc_block_pixels(std::size_t Kp) noexcept {
 /// Output rows are pixels: NHWC outputs are stored by the epilogue in place,
 /// others through a [pixel][channel] scratch (store_pixels).
 template <class TIn, class TFilter, class TOut>
-void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f, gemm::Isa isa) {
+void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f, simd::Isa isa) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const std::uint32_t batch = X.sizes[0], G = op.GroupCount, C = op.FilterTensor.sizes[1];
@@ -454,11 +455,11 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     std::uint64_t in_pixel = 0;
     const bool pointwise = kH == 1 && kW == 1 && sy == 1 && sx == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0 &&
                            X.strides[1] == 1 && flat_stride(X.sizes[2], X.sizes[3], X.strides[2], X.strides[3], in_pixel);
-#if QDML_GEMM_X86
+#if QDML_X86
     // AVX-512 VNNI reads whole blocks of 8 pixels of an output row in place
     // (the row's last block overlapping the one before it when oW % 8 != 0:
     // the pixels both compute get the same bytes twice).
-    bool in_place = !pointwise && isa == gemm::Isa::Avx512Vnni && oW >= 8;
+    bool in_place = !pointwise && isa == simd::Isa::Avx512Vnni && oW >= 8;
     for (const Segment& sg : segs) in_place = in_place && sg.bytes % 4 == 0;
     std::vector<gemm::avx512vnni::KRun> runs;
     for (std::size_t k0 = 0; in_place && runs.size() < segs.size(); ) {
@@ -496,7 +497,7 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
             if (!pointwise) copy_nhwc(X, n, group * C, C, Wp, pt, pl, w.padded.data());
             std::uint8_t* out = direct ? reinterpret_cast<std::uint8_t*>(&Out[{n, group * Ng, 0, 0}]) : w.scratch.data();
             const std::uint64_t out_rs = direct ? pixel_stride : Ng;
-#if QDML_GEMM_X86
+#if QDML_X86
             if (in_place) {
                 if (e.needs_row_sums()) {  // ra per pixel from the padded copy
                     patch_sums(op, w.padded.data(), Wp, w.pixel_sum, pa.row_sum.data());

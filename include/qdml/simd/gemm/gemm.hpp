@@ -2,12 +2,12 @@
 // for an M x K left operand and a K x N right operand, both packed
 // (pack.hpp), with the epilogue constants of epilogue.hpp. It knows nothing
 // of DirectML: matmul packs B as the right operand (once, when it is
-// constant), convolution will pack its filter as the left operand.
+// constant), convolution packs its filter as the left (NCHW) or the right (NHWC) operand.
 //
 // Blocking: the right operand is walked in column blocks of about 1 MiB of
 // panels (L2), inside them every row block of the left operand (L1), inside
 // that the block's panels; one micro-kernel call covers the whole K (AMX:
-// kernel_amx.hpp runs the loops, its epilogue pipelined with the tiles).
+// x86/amx/gemm_kernel.hpp runs the loops, its epilogue pipelined with the tiles).
 #pragma once
 
 #include <algorithm>
@@ -15,20 +15,21 @@
 #include <cstdint>
 
 #include "qdml/simd/gemm/epilogue.hpp"
-#include "qdml/simd/gemm/isa.hpp"
-#include "qdml/simd/gemm/kernel_amx.hpp"
-#include "qdml/simd/gemm/kernel_avx2.hpp"
-#include "qdml/simd/gemm/kernel_avx512vnni.hpp"
-#include "qdml/simd/gemm/kernel_avxvnni.hpp"
 #include "qdml/simd/gemm/kernel_generic.hpp"
 #include "qdml/simd/gemm/pack.hpp"
+#include "qdml/simd/isa.hpp"
+#include "qdml/simd/tuning.hpp"
+#include "qdml/simd/x86/amx/gemm_kernel.hpp"
+#include "qdml/simd/x86/avx2/gemm_kernel.hpp"
+#include "qdml/simd/x86/avx512vnni/gemm_kernel.hpp"
+#include "qdml/simd/x86/avxvnni/gemm_kernel.hpp"
 
 namespace qdml::simd::gemm {
 
 /// The left layout and rows per block of `isa`'s micro-kernel.
 inline LeftLayout left_layout(Isa isa) noexcept {
     switch (isa) {
-#if QDML_GEMM_X86
+#if QDML_X86
         case Isa::Avx2: return avx2::kLayout;
         case Isa::AvxVnni: return avxvnni::kLayout;
         case Isa::Avx512Vnni: return avx512vnni::kLayout;
@@ -40,7 +41,7 @@ inline LeftLayout left_layout(Isa isa) noexcept {
 
 inline std::size_t left_rows(Isa isa) noexcept {
     switch (isa) {
-#if QDML_GEMM_X86
+#if QDML_X86
         case Isa::Avx2: return avx2::kRows;
         case Isa::AvxVnni: return avxvnni::kRows;
         case Isa::Avx512Vnni: return avx512vnni::kRows;
@@ -66,7 +67,7 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, Isa isa, PackedLeft& 
 class Session {
 public:
     explicit Session(Isa isa) noexcept {
-#if QDML_GEMM_X86
+#if QDML_X86
         if (isa == Isa::Amx && !amx::configured()) {
             amx::configure();
             amx::configured() = owner_ = true;
@@ -77,7 +78,7 @@ public:
     }
     ~Session() {
         finish();
-#if QDML_GEMM_X86
+#if QDML_X86
         if (owner_) {
             amx::release();
             amx::configured() = false;
@@ -89,23 +90,23 @@ public:
 
     /// Stores whatever epilogue a multiply() left pending.
     void finish() noexcept {
-#if QDML_GEMM_X86
+#if QDML_X86
         if (pending_.done < pending_.rows) amx::drain(pending_, pending_.rows);
 #endif
     }
 
-#if QDML_GEMM_X86
+#if QDML_X86
     amx::Pending& pending() noexcept { return pending_; }
 #endif
 
 private:
     bool owner_ = false;
-#if QDML_GEMM_X86
+#if QDML_X86
     amx::Pending pending_;
 #endif
 };
 
-#if QDML_GEMM_X86
+#if QDML_X86
 /// Row m0 alone (M = 1, or a last row block of one) times panels p0..p1-1 on
 /// the AVX-512 VNNI kernel: kRowPanels streams of B at a time.
 inline void row_panels(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t p0, std::size_t p1,
@@ -127,8 +128,8 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e,
     const Isa isa = b.isa;
     const std::size_t M = a.M, mr_max = left_rows(isa);
     const std::size_t panel_bytes = std::max<std::size_t>(b.groups * b.group_bytes(), 1);
-    const std::size_t block = std::max<std::size_t>(4, (std::size_t{1} << 20) / panel_bytes / 4 * 4);
-#if QDML_GEMM_X86
+    const std::size_t block = std::max<std::size_t>(4, kGemmBlockBytes / panel_bytes / 4 * 4);
+#if QDML_X86
     if (isa == Isa::Amx && M == 1) {  // GEMV: the VNNI row kernel (one row: the Rows and Groups4 layouts coincide)
         if (session) session->finish();
         row_panels(a, b, e, 0, b.panels);
@@ -147,7 +148,7 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e,
         for (std::size_t m0 = 0; m0 < M; m0 += mr_max) {
             const std::size_t mr = std::min(mr_max, M - m0);
             switch (isa) {
-#if QDML_GEMM_X86
+#if QDML_X86
                 case Isa::Avx512Vnni:
                     if (mr == 1) {
                         row_panels(a, b, e, p0, p1, m0);

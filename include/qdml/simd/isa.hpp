@@ -1,8 +1,10 @@
-// qdml/simd/gemm/isa.hpp - the int8 GEMM engine's ISA seam: which micro-kernel
-// this CPU can run, chosen once at run time from CPUID + XCR0 (+ the Linux
-// AMX tile permission), capped by QDML_ISA or an API option. Nothing
-// x86-specific lives outside this file and the kernel_*.hpp files, each of
-// which compiles to nothing on other architectures.
+// qdml/simd/isa.hpp - the library's one ISA seam: which instruction sets this
+// CPU runs, detected once at run time from CPUID + XCR0 (+ the Linux AMX tile
+// permission), capped by QDML_ISA or an API option; and the target regions
+// that every file under simd/x86/<isa>/ opens. Everything with intrinsics
+// lives under simd/x86/ (one folder per ISA, each file one target region);
+// the drivers above choose among them with simd::select_isa, and compile to
+// the portable code alone on other architectures.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +14,7 @@
 #include <string_view>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define QDML_GEMM_X86 1
+#define QDML_X86 1
 #include <cpuid.h>
 #include <immintrin.h>
 #if defined(__linux__)
@@ -20,18 +22,30 @@
 #include <unistd.h>
 #endif
 #else
-#define QDML_GEMM_X86 0
+#define QDML_X86 0
 #endif
 
-#if QDML_GEMM_X86
-// Target attributes of the micro-kernels: a baseline x86-64 build still
-// compiles them, and they run only where select_isa() found the ISA.
-#define QDML_TARGET_AVX2 __attribute__((target("avx2")))
-#define QDML_TARGET_AVXVNNI __attribute__((target("avx2,avxvnni")))
-#define QDML_TARGET_AVX512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
-#define QDML_TARGET_AMX \
-    __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,amx-int8")))
+// Target regions. Each file under simd/x86/<isa>/ wraps its functions (and
+// the lambdas inside them) in one region of its ISA's target, so a baseline
+// x86-64 build still compiles them; they run only where select_isa() found
+// the ISA. (simdjson's SIMDJSON_TARGET_REGION; a compiler without target
+// attributes compiles intrinsics anywhere and gets empty regions.)
+#define QDML_STRINGIFY(x) #x
+#if defined(__clang__)
+#define QDML_REGION(t) _Pragma(QDML_STRINGIFY(clang attribute push(__attribute__((target(t))), apply_to = function)))
+#define QDML_REGION_END _Pragma("clang attribute pop")
+#elif defined(__GNUC__)
+#define QDML_REGION(t) _Pragma("GCC push_options") _Pragma(QDML_STRINGIFY(GCC target(t)))
+#define QDML_REGION_END _Pragma("GCC pop_options")
+#else
+#define QDML_REGION(t)
+#define QDML_REGION_END
 #endif
+/// AVX2 (also the AVX-VNNI folder: its one VNNI instruction is written out,
+/// so its dot step inlines into the AVX2 tile skeleton).
+#define QDML_REGION_AVX2 QDML_REGION("avx2")
+#define QDML_REGION_AVX512VNNI QDML_REGION("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")
+#define QDML_REGION_AMX QDML_REGION("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,amx-int8")
 
 #if defined(__clang__)
 #define QDML_UNROLL _Pragma("unroll")
@@ -41,18 +55,9 @@
 #define QDML_UNROLL
 #endif
 
-namespace qdml::simd::gemm {
+namespace qdml::simd {
 
-/// Calls f(std::integral_constant<int, n>) for a run-time 1 <= n <= Max: how
-/// a driver reaches the micro-kernel instantiated for a block's row count.
-template <int Max, class F>
-void with_count(std::size_t n, F&& f) {
-    if constexpr (Max > 1)
-        if (n < static_cast<std::size_t>(Max)) return with_count<Max - 1>(n, static_cast<F&&>(f));
-    f(std::integral_constant<int, Max>{});
-}
-
-/// Micro-kernel families, weakest first (a cap keeps every path at or below it).
+/// Instruction-set paths (named by their GEMM micro-kernel), weakest first (a cap keeps every path at or below it).
 enum class Isa : std::uint8_t {
     Generic,     ///< portable C++ (every CPU)
     Avx2,        ///< AVX2 without VNNI: int8 widened to int16, vpmaddwd + vpaddd
@@ -93,7 +98,7 @@ inline bool parse_isa(std::string_view s, Isa& out) noexcept {
 
 namespace detail {
 
-#if QDML_GEMM_X86
+#if QDML_X86
 struct CpuFeatures {
     bool avx2 = false, avxvnni = false, avx512vnni = false, amx = false;
 };
@@ -157,12 +162,12 @@ inline Isa env_cap() noexcept {
 
 /// Whether this CPU (and OS) runs the `isa` micro-kernels.
 inline bool isa_available(Isa isa) noexcept {
-#if QDML_GEMM_X86
+#if QDML_X86
     const auto& f = detail::cpu_features();
     switch (isa) {
         case Isa::Generic: return true;
         case Isa::Avx2: return f.avx2;
-#if defined(QDML_GEMM_TEST_AVXVNNI_EVEX)  // (testing aid: kernel_avxvnni.hpp)
+#if defined(QDML_GEMM_TEST_AVXVNNI_EVEX)  // (testing aid: x86/avxvnni/gemm_kernel.hpp)
         case Isa::AvxVnni: return f.avxvnni || f.avx512vnni;
 #else
         case Isa::AvxVnni: return f.avxvnni;
@@ -188,4 +193,4 @@ inline Isa select_isa(Isa cap = Isa::Best) noexcept {
     return Isa::Generic;
 }
 
-}  // namespace qdml::simd::gemm
+}  // namespace qdml::simd

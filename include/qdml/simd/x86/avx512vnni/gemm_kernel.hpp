@@ -1,4 +1,4 @@
-// qdml/simd/gemm/kernel_avx512vnni.hpp - AVX-512 VNNI micro-kernel: MR rows x
+// qdml/simd/x86/avx512vnni/gemm_kernel.hpp - AVX-512 VNNI micro-kernel: MR rows x
 // NP panels of 16 columns (up to 8 x 3: 24 zmm accumulators, 3 panel
 // registers, 1 broadcast), vpdpbusd (u8 x s8, four products summed into
 // int32 without saturation, wrapping like the reference's accumulator).
@@ -13,9 +13,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "qdml/simd/gemm/epilogue.hpp"
+#include "qdml/simd/x86/avx512vnni/store.hpp"
 
-#if QDML_GEMM_X86
+#if QDML_X86
+QDML_REGION_AVX512VNNI
 namespace qdml::simd::gemm::avx512vnni {
 
 inline constexpr int kRows = 8;    ///< rows per block (Groups4 layout)
@@ -27,7 +28,7 @@ inline constexpr std::size_t kPrefetch = 1024;  ///< bytes ahead in each panel s
 /// acc[j] += broadcast(a's dword) . b[j] for the NP panels, in one asm
 /// statement with its own broadcast register.
 template <int NP>
-QDML_TARGET_AVX512 inline void row(__m512i (&acc)[NP], const std::uint8_t* a, const __m512i (&b)[NP]) noexcept {
+inline void row(__m512i (&acc)[NP], const std::uint8_t* a, const __m512i (&b)[NP]) noexcept {
     __m512i t;
     const auto& a4 = *reinterpret_cast<const std::int32_t*>(a);
     if constexpr (NP == 1)
@@ -127,7 +128,7 @@ struct Rows8 {
 /// acc[j][r] = init[16 j..16 j + 15] + row r of A's 8 rows . panel j (b[j]:
 /// 64 bytes per group), over `groups` groups.
 template <int NP>
-QDML_TARGET_AVX512 inline void dot8(std::int32_t (&acc)[NP][8][16], Rows8 a, const std::int8_t* const (&b)[NP],
+inline void dot8(std::int32_t (&acc)[NP][8][16], Rows8 a, const std::int8_t* const (&b)[NP],
                                     const std::int32_t* init, std::size_t groups) noexcept {
     // (B's panels, init and acc are 64-byte aligned: vmovdqa64.)
     std::ptrdiff_t i = -static_cast<std::ptrdiff_t>(groups * 32);
@@ -159,7 +160,7 @@ QDML_TARGET_AVX512 inline void dot8(std::int32_t (&acc)[NP][8][16], Rows8 a, con
 /// init (acc[j][r] += row r . panel j over `groups` groups): a k loop cut
 /// into runs of A (the patch segments of the NHWC convolution) chains its calls.
 template <int NP>
-QDML_TARGET_AVX512 inline void dot8_chain(std::int32_t (&acc)[NP][8][16], const std::uint8_t* a, std::size_t lda,
+inline void dot8_chain(std::int32_t (&acc)[NP][8][16], const std::uint8_t* a, std::size_t lda,
                                           const std::int8_t* const (&b)[NP], std::size_t groups) noexcept {
     std::ptrdiff_t i = -static_cast<std::ptrdiff_t>(groups * 32);
     std::size_t rem = groups % 4;
@@ -218,7 +219,7 @@ namespace detail {
 /// packed in pairs to int16, the zero point added with saturation, the pairs
 /// packed to bytes, the dwords put in row order), one 16-byte store per row.
 template <bool PerColumn, bool Clamp, bool SameZp>
-QDML_TARGET_AVX512 void rows16(const Epilogue& e, std::size_t m0, std::size_t n0, const std::int32_t* c) noexcept {
+void rows16(const Epilogue& e, std::size_t m0, std::size_t n0, const std::int32_t* c) noexcept {
     const bool is_signed = e.out_lo < 0;
     const std::size_t count = std::min<std::size_t>(16, e.N - n0);
     const auto mask = static_cast<__mmask16>((1u << count) - 1u);
@@ -227,7 +228,7 @@ QDML_TARGET_AVX512 void rows16(const Epilogue& e, std::size_t m0, std::size_t n0
     const std::uint64_t rs = e.out_rs;
     const __m512i zp = _mm512_set1_epi16(static_cast<short>(rp[0].zp));  // (SameZp: every row's)
     // Rows r, r + 1 as int16 with their zero points: per 128-bit lane l, (r, 4l..4l+3) then (r + 1, 4l..).
-    const auto words = [&](int r) QDML_TARGET_AVX512 {
+    const auto words = [&](int r) {
         const __m512i w = _mm512_packs_epi32(gemm::detail::q32<PerColumn, Clamp>(rp[r], c + 16 * r, cm),
                                              gemm::detail::q32<PerColumn, Clamp>(rp[r + 1], c + 16 * r + 16, cm));
         return _mm512_adds_epi16(w, SameZp ? zp
@@ -273,7 +274,7 @@ inline bool packed_store(const Epilogue& e) noexcept {
 /// through store_rows32 (panels 0-1) and rows16 (a third or a lone panel):
 /// half the vector operations of store16 per 16 outputs; else store16.
 template <int NP>
-QDML_TARGET_AVX512 void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
+void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
                                const std::int32_t* init, const std::int32_t (&acc)[NP][8][16]);
 
 /// The accumulators' initial values per panel: in the common case
@@ -284,7 +285,7 @@ inline const std::int32_t* tile8_init(const Epilogue& e, std::size_t p, bool pac
 }
 
 template <int NP>
-QDML_TARGET_AVX512 void tile8(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
+void tile8(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
                               std::size_t p) {
     alignas(64) std::int32_t acc[NP][8][16];
     const bool packed = packed_store(e);
@@ -306,7 +307,7 @@ struct KRun {
 /// into runs (the NHWC convolution's patch segments): one dot8 from the
 /// initial values, then dot8_chain per further run, then store8.
 template <int NP>
-QDML_TARGET_AVX512 void tile8_runs(const std::uint8_t* a, std::size_t lda, const KRun* runs, std::size_t count,
+void tile8_runs(const std::uint8_t* a, std::size_t lda, const KRun* runs, std::size_t count,
                                    const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t p) {
     alignas(64) std::int32_t acc[NP][8][16];
     const bool packed = packed_store(e);
@@ -324,7 +325,7 @@ QDML_TARGET_AVX512 void tile8_runs(const std::uint8_t* a, std::size_t lda, const
 
 /// Stores tile8's accumulators (which started from `init`).
 template <int NP>
-QDML_TARGET_AVX512 void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
+void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
                                const std::int32_t* init, const std::int32_t (&acc)[NP][8][16]) {
     const std::size_t n0 = p * kPanel;
     if (packed && (NP == 1 || store_rows32(e, m0, 8, n0, acc[0][0], acc[1 % NP][0]))) {
@@ -349,7 +350,7 @@ QDML_TARGET_AVX512 void store8(const Epilogue& e, std::size_t m0, std::size_t p,
 }
 
 template <int MR, int NP>
-QDML_TARGET_AVX512 void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
+void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
                              std::size_t p) {
     const std::uint8_t* pa = a.rows(m0);
     const std::int8_t* pb = b.panel(p);
@@ -432,4 +433,5 @@ inline void panels(const PackedLeft& a, const PackedRight& b, const Epilogue& e,
 }
 
 }  // namespace qdml::simd::gemm::avx512vnni
-#endif
+QDML_REGION_END
+#endif  // QDML_X86

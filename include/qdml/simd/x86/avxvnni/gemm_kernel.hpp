@@ -1,4 +1,4 @@
-// qdml/simd/gemm/kernel_avxvnni.hpp - AVX-VNNI micro-kernel: 6 rows x one
+// qdml/simd/x86/avxvnni/gemm_kernel.hpp - AVX-VNNI micro-kernel: 6 rows x one
 // 16-column panel (kernel_ymm.hpp's skeleton: 12 ymm accumulators, 2 panel
 // registers, 1 broadcast), 256-bit VEX vpdpbusd (u8 x s8, four products into
 // int32 without saturation). Compiles to nothing off x86-64.
@@ -17,9 +17,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "qdml/simd/gemm/kernel_ymm.hpp"
+#include "qdml/simd/x86/avx2/tile256.hpp"
 
-#if QDML_GEMM_X86
+#if QDML_X86
+QDML_REGION_AVX2
 namespace qdml::simd::gemm::avxvnni {
 
 inline constexpr int kRows = 6;  ///< rows per block (Groups4 layout)
@@ -34,20 +35,20 @@ struct DotT {
     struct Panel {
         __m256i lo, hi;
     };
-    QDML_TARGET_AVX2 static Panel load(const std::int8_t* group) noexcept {
+    static Panel load(const std::int8_t* group) noexcept {
         return {_mm256_load_si256(reinterpret_cast<const __m256i*>(group)),
                 _mm256_load_si256(reinterpret_cast<const __m256i*>(group + 32))};
     }
     /// acc += a (u8) . b (s8), four products per lane; the VEX encoding
     /// written out (the AVX-VNNI instruction needs no AVX-512), and because
     /// g++ 12 copies the intrinsic's accumulator twice per k group.
-    QDML_TARGET_AVX2 static void dot(__m256i& acc, __m256i a, __m256i b) noexcept {
+    static void dot(__m256i& acc, __m256i a, __m256i b) noexcept {
         if constexpr (Evex)
             __asm__("%{evex%} vpdpbusd %[b], %[a], %[acc]" : [acc] "+x"(acc) : [a] "x"(a), [b] "x"(b));
         else
             __asm__("%{vex%} vpdpbusd %[b], %[a], %[acc]" : [acc] "+x"(acc) : [a] "x"(a), [b] "x"(b));
     }
-    QDML_TARGET_AVX2 static void step(__m256i (&acc)[2], const std::uint8_t* a, const Panel& b) noexcept {
+    static void step(__m256i (&acc)[2], const std::uint8_t* a, const Panel& b) noexcept {
         std::int32_t a4;
         std::memcpy(&a4, a, 4);
         const __m256i va = _mm256_set1_epi32(a4);
@@ -62,10 +63,11 @@ using Dot = DotT<false>;
 inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
                   std::size_t p) {
 #if defined(QDML_GEMM_TEST_AVXVNNI_EVEX)
-    if (!detail::cpu_features().avxvnni) return ymm::tiles<DotT<true>, kRows>(a, b, e, m0, mr, p);
+    if (!simd::detail::cpu_features().avxvnni) return ymm::tiles<DotT<true>, kRows>(a, b, e, m0, mr, p);
 #endif
     ymm::tiles<Dot, kRows>(a, b, e, m0, mr, p);
 }
 
 }  // namespace qdml::simd::gemm::avxvnni
-#endif
+QDML_REGION_END
+#endif  // QDML_X86

@@ -1,4 +1,4 @@
-// qdml/simd/gemm/kernel_avx2.hpp - AVX2 micro-kernel for CPUs without VNNI:
+// qdml/simd/x86/avx2/gemm_kernel.hpp - AVX2 micro-kernel for CPUs without VNNI:
 // 4 rows x one 16-column panel (kernel_ymm.hpp's skeleton). The s8 panel
 // bytes are sign-extended to int16 by shifts once per k group (even bytes:
 // k0, k2; odd bytes: k1, k3 of each column), the left operand comes
@@ -12,9 +12,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "qdml/simd/gemm/kernel_ymm.hpp"
+#include "qdml/simd/x86/avx2/tile256.hpp"
 
-#if QDML_GEMM_X86
+#if QDML_X86
+QDML_REGION_AVX2
 namespace qdml::simd::gemm::avx2 {
 
 inline constexpr int kRows = 4;  ///< rows per block (Pairs16 layout)
@@ -28,7 +29,7 @@ struct Dot {
     struct Panel {
         __m256i even[2], odd[2];  ///< (b0, b2) and (b1, b3) of columns 0-7, 8-15
     };
-    QDML_TARGET_AVX2 static Panel load(const std::int8_t* group) noexcept {
+    static Panel load(const std::int8_t* group) noexcept {
         Panel v;
         QDML_UNROLL
         for (int h = 0; h < 2; ++h) {
@@ -38,7 +39,7 @@ struct Dot {
         }
         return v;
     }
-    QDML_TARGET_AVX2 static void step(__m256i (&acc)[2], const std::uint8_t* a, const Panel& b) noexcept {
+    static void step(__m256i (&acc)[2], const std::uint8_t* a, const Panel& b) noexcept {
         std::int32_t a02, a13;
         std::memcpy(&a02, a, 4);
         std::memcpy(&a13, a + 4, 4);
@@ -78,7 +79,7 @@ struct Dot {
 
 /// acc[r][h] = row r of A's 4-row block (pa: 32 bytes per group) . columns
 /// 8h..8h+7 of the wide panel pb (128 bytes per group), over `groups` groups.
-QDML_TARGET_AVX2 inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t* pa, const std::int8_t* pb,
+inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t* pa, const std::int8_t* pb,
                                   std::size_t groups) noexcept {
     // (The panel and acc are 32-byte aligned: vmovdqa.)
     std::ptrdiff_t i = -static_cast<std::ptrdiff_t>(groups * 32);
@@ -116,14 +117,14 @@ QDML_TARGET_AVX2 inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8
 /// kRows rows runs dot4.
 struct DotWide {
     static constexpr int kBlockRows = kRows;
-    QDML_TARGET_AVX2 static void block(std::int32_t (&acc)[kRows][2][8], const std::uint8_t* pa, const std::int8_t* pb,
+    static void block(std::int32_t (&acc)[kRows][2][8], const std::uint8_t* pa, const std::int8_t* pb,
                                        std::size_t groups) noexcept {
         dot4(acc, pa, pb, groups);
     }
     static constexpr std::size_t kUnit = 8;
     static constexpr std::size_t kGroupBytes = 128;
     using Panel = Dot::Panel;
-    QDML_TARGET_AVX2 static Panel load(const std::int8_t* group) noexcept {
+    static Panel load(const std::int8_t* group) noexcept {
         const auto* w = reinterpret_cast<const __m256i*>(group);
         Panel v;
         v.even[0] = _mm256_load_si256(w + 0);
@@ -132,7 +133,7 @@ struct DotWide {
         v.odd[1] = _mm256_load_si256(w + 3);
         return v;
     }
-    QDML_TARGET_AVX2 static void step(__m256i (&acc)[2], const std::uint8_t* a, const Panel& b) noexcept {
+    static void step(__m256i (&acc)[2], const std::uint8_t* a, const Panel& b) noexcept {
         Dot::step(acc, a, b);
     }
 };
@@ -147,4 +148,5 @@ inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, 
 }
 
 }  // namespace qdml::simd::gemm::avx2
-#endif
+QDML_REGION_END
+#endif  // QDML_X86

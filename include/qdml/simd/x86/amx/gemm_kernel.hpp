@@ -1,4 +1,4 @@
-// qdml/simd/gemm/kernel_amx.hpp - AMX-INT8 micro-kernel and its loops: blocks
+// qdml/simd/x86/amx/gemm_kernel.hpp - AMX-INT8 micro-kernel and its loops: blocks
 // of up to 32 rows x 32 columns as 2x2 tiles of 16x16 int32 (tmm0-3), A tiles
 // of 16 rows x 64 bytes from the Rows layout (tmm4-5), B tiles of 16 groups x
 // 64 bytes straight from a panel (tmm6-7), tdpbusd (u8 x s8, int32
@@ -13,9 +13,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "qdml/simd/gemm/epilogue.hpp"
+#include "qdml/simd/x86/avx512vnni/store.hpp"
 
-#if QDML_GEMM_X86
+#if QDML_X86
+QDML_REGION_AMX
 namespace qdml::simd::gemm::amx {
 
 inline constexpr int kRows = 32;  ///< rows per block (Rows layout, padded to 16)
@@ -29,7 +30,7 @@ inline bool& configured() noexcept {
 
 /// Loads the tile configuration (palette 1, eight 16 x 64-byte tiles) for
 /// this thread; release() gives the tile state back.
-QDML_TARGET_AMX inline void configure() noexcept {
+inline void configure() noexcept {
     alignas(64) std::uint8_t cfg[64] = {};
     cfg[0] = 1;  // palette
     for (int t = 0; t < 8; ++t) {
@@ -42,7 +43,7 @@ QDML_TARGET_AMX inline void configure() noexcept {
     __asm__ volatile("ldtilecfg %0" : : "m"(*reinterpret_cast<const std::uint8_t(*)[64]>(cfg)));
 }
 
-QDML_TARGET_AMX inline void release() noexcept { _tile_release(); }
+inline void release() noexcept { _tile_release(); }
 
 /// The last block's dot products, waiting for the epilogue `e`: in one of
 /// two buffers, the next block's tiles going to the other (its stores then
@@ -56,7 +57,7 @@ struct Pending {
 };
 
 /// Stores the pending block's rows up to `to` (exclusive) through its epilogue.
-QDML_TARGET_AVX512 inline void drain(Pending& pd, std::size_t to) noexcept {
+inline void drain(Pending& pd, std::size_t to) noexcept {
     to = std::min(to, pd.rows);
     const Epilogue& e = *pd.e;
     while (pd.done < to) {
@@ -80,7 +81,7 @@ QDML_TARGET_AVX512 inline void drain(Pending& pd, std::size_t to) noexcept {
 /// four stride-0 tile loads per block cost 1024^3 about 8% (A/B, 00:30 UTC
 /// 2026-11-24) and gained nothing measurable at 64^3 or 256^3.
 template <int TM, int TN, class AOf>
-QDML_TARGET_AMX void tile_steps(AOf a_of, const std::size_t (&stride)[2], std::size_t steps, const PackedRight& b,
+void tile_steps(AOf a_of, const std::size_t (&stride)[2], std::size_t steps, const PackedRight& b,
                                 const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t p, Pending& pd) {
     const std::int8_t* pb0 = b.panel(p);
     const std::int8_t* pb1 = TN == 2 ? b.panel(p + 1) : pb0;
@@ -120,7 +121,7 @@ QDML_TARGET_AMX void tile_steps(AOf a_of, const std::size_t (&stride)[2], std::s
 
 /// tile_steps over the left operand (a tile row per 64 bytes of K).
 template <int TM, int TN>
-QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
+void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
                           std::size_t rows, std::size_t p, Pending& pd) {
     const std::uint8_t* pa[2] = {a.rows(m0), TM == 2 ? a.rows(m0 + 16) : a.rows(m0)};  // the two row tiles
     const std::size_t stride[2] = {a.row_bytes(m0), TM == 2 ? a.row_bytes(m0 + 16) : a.row_bytes(m0)};
@@ -131,7 +132,7 @@ QDML_TARGET_AMX void tile(const PackedLeft& a, const PackedRight& b, const Epilo
 /// Every row block of `a` times panels p0..p1-1 (the column block stays in
 /// L2, a row block of A in L1); the last block's epilogue is left in `pd`
 /// (drain(pd, pd.rows) finishes it).
-QDML_TARGET_AMX inline void block(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t p0,
+inline void block(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t p0,
                                   std::size_t p1, Pending& pd) {
     for (std::size_t m0 = 0; m0 < a.M; m0 += kRows) {
         const std::size_t mr = std::min<std::size_t>(kRows, a.M - m0);
@@ -146,4 +147,5 @@ QDML_TARGET_AMX inline void block(const PackedLeft& a, const PackedRight& b, con
 }
 
 }  // namespace qdml::simd::gemm::amx
-#endif
+QDML_REGION_END
+#endif  // QDML_X86

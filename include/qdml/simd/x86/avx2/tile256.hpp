@@ -1,4 +1,4 @@
-// qdml/simd/gemm/kernel_ymm.hpp - the 256-bit micro-kernel skeleton of the
+// qdml/simd/x86/avx2/tile256.hpp - the 256-bit micro-kernel skeleton of the
 // AVX2 and AVX-VNNI kernels: MR rows x one 16-column panel, two ymm
 // accumulators per row (columns 0-7, 8-15). Per k group the panel's 64 bytes
 // (128 widened) are loaded (and prepared) once for all MR rows; the dot step of each row
@@ -17,13 +17,14 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "qdml/simd/gemm/epilogue.hpp"
+#include "qdml/simd/x86/avx2/store.hpp"
 
-#if QDML_GEMM_X86
+#if QDML_X86
+QDML_REGION_AVX2
 namespace qdml::simd::gemm::ymm {
 
 template <class Dot, int MR>
-QDML_TARGET_AVX2 void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
+void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
                            std::size_t p) {
     const std::uint8_t* pa = a.rows(m0);
     const std::int8_t* pb = b.panel(p);
@@ -128,4 +129,5 @@ inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, 
 }
 
 }  // namespace qdml::simd::gemm::ymm
-#endif
+QDML_REGION_END
+#endif  // QDML_X86

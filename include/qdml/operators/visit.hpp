@@ -1,0 +1,80 @@
+// qdml/operators/visit.hpp - from a runtime-typed desc to its typed operator
+// struct: one switch over the desc's data types (every entry that computes a
+// desc goes through it: qdml::run, qdml::reference::run, the compiled and
+// prepared forms, the exact checker).
+#pragma once
+
+#include <cstdint>
+
+#include "qdml/core/data_type.hpp"
+#include "qdml/core/float16.hpp"
+#include "qdml/operators/element_wise_clip.hpp"
+#include "qdml/operators/element_wise_dequantize_linear.hpp"
+#include "qdml/operators/element_wise_quantized_linear_add.hpp"
+#include "qdml/operators/quantized_linear_convolution.hpp"
+#include "qdml/operators/quantized_linear_matrix_multiply.hpp"
+
+namespace qdml {
+
+// visit_typed(desc, f) switches once over the desc's data types and calls
+// f(op) with the typed operator struct bound to the desc, e.g.
+// ElementWiseClip<float> (one instantiation per type combination: the
+// element-wise views have rank 8, and the SIMD path's loop plan takes the
+// dimensions apart at run time). Precondition: `desc` passed validate().
+
+template <class F>
+void visit_typed(const ElementWiseDequantizeLinearDesc& d, F&& f) {
+    visit_one_of<std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t>(
+        d.InputTensor.Desc.DataType, [&](auto in) {
+            visit_one_of<float16, float>(d.OutputTensor.Desc.DataType, [&](auto out) {
+                f(ElementWiseDequantizeLinear<typename decltype(in)::type, typename decltype(out)::type>::bind_validated(d));
+            });
+        });
+}
+
+/// Calls f(type_tag<A>, type_tag<B>, type_tag<Out>) for the three int8/uint8
+/// types of a quantized operator.
+template <class F>
+void visit_q8_types(TensorDataType a, TensorDataType b, TensorDataType out, F&& f) {
+    visit_one_of<std::int8_t, std::uint8_t>(a, [&](auto ta) {
+        visit_one_of<std::int8_t, std::uint8_t>(b, [&](auto tb) {
+            visit_one_of<std::int8_t, std::uint8_t>(out, [&](auto to) { f(ta, tb, to); });
+        });
+    });
+}
+
+template <class F>
+void visit_typed(const ElementWiseQuantizedLinearAddDesc& d, F&& f) {
+    visit_q8_types(d.ATensor.Desc.DataType, d.BTensor.Desc.DataType, d.OutputTensor.Desc.DataType,
+                   [&](auto a, auto b, auto out) {
+                       f(ElementWiseQuantizedLinearAdd<typename decltype(a)::type, typename decltype(b)::type,
+                                                       typename decltype(out)::type>::bind_validated(d));
+                   });
+}
+
+template <class F>
+void visit_typed(const QuantizedLinearMatrixMultiplyDesc& d, F&& f) {
+    visit_q8_types(d.ATensor.Desc.DataType, d.BTensor.Desc.DataType, d.OutputTensor.Desc.DataType,
+                   [&](auto a, auto b, auto out) {
+                       f(QuantizedLinearMatrixMultiply<typename decltype(a)::type, typename decltype(b)::type,
+                                                       typename decltype(out)::type>::bind_validated(d));
+                   });
+}
+
+template <class F>
+void visit_typed(const QuantizedLinearConvolutionDesc& d, F&& f) {
+    visit_q8_types(d.InputTensor.Desc.DataType, d.FilterTensor.Desc.DataType, d.OutputTensor.Desc.DataType,
+                   [&](auto in, auto filter, auto out) {
+                       f(QuantizedLinearConvolution<typename decltype(in)::type, typename decltype(filter)::type,
+                                                    typename decltype(out)::type>::bind_validated(d));
+                   });
+}
+
+template <class F>
+void visit_typed(const ElementWiseClipDesc& d, F&& f) {
+    visit_data_type(d.InputTensor.Desc.DataType, [&](auto t) {
+        f(ElementWiseClip<typename decltype(t)::type>::bind_validated(d));
+    });
+}
+
+}  // namespace qdml

@@ -1,0 +1,184 @@
+// qdml/simd/x86/avx512vnni/store.hpp - the GEMM epilogue's AVX-512 stores
+// (AVX-512 VNNI and AMX kernels): 16 int32 sums at a time requantized
+// (simd/gemm/epilogue.hpp has the formula and the portable store).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "qdml/simd/gemm/epilogue.hpp"
+
+#if QDML_X86
+QDML_REGION_AVX512VNNI
+namespace qdml::simd::gemm {
+
+/// 16 columns n0.. of row m from a 512-bit dot product (AVX-512 VNNI and AMX).
+/// The requantize step of 16 int32 sums (docs/semantics.md section 5): `Q(fp32(acc) *
+/// mult)` as `min(hi, max(lo, v))`, round to nearest even, plus the output
+/// zero point, as 16 int32 lanes (stored as bytes by the caller). Every
+/// AVX-512 store of the vector kernels goes through it.
+inline __m512i requantize16(__m512i acc, __m512 mult, __m512 lo, __m512 hi, __m512i zp) noexcept {
+    // (The all-lanes maskz forms: g++ 12's unmasked ones warn -Wuninitialized inside its own header.)
+    constexpr __mmask16 all = 0xffff;
+    __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), mult);
+    v = _mm512_maskz_max_ps(all, v, lo);  // max(NaN, lo) is lo: Q maps NaN to lo - zp
+    v = _mm512_maskz_min_ps(all, v, hi);
+    return _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), zp);  // rne (MXCSR)
+}
+
+inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i dot) noexcept {
+    const RowParams& r = e.row(m);
+    __m512i acc = _mm512_add_epi32(dot, _mm512_set1_epi32(static_cast<int>(r.bias)));
+    acc = _mm512_add_epi32(acc, _mm512_load_si512(e.col_bias.data() + n0));
+    if (e.var_b)
+        acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(r.neg_ra)),
+                                                       _mm512_load_si512(e.col_zp.data() + n0)));
+    if (e.var_a)
+        acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(r.neg_azp)),
+                                                       _mm512_load_si512(e.col_sum.data() + n0)));
+    __m512 mult;
+    if (e.mode == MultMode::PerColumn)
+        mult = _mm512_load_ps(e.col_mult.data() + n0);
+    else if (e.mode == MultMode::PerRow)
+        mult = _mm512_set1_ps(r.mult);
+    else
+        mult = _mm512_div_ps(_mm512_mul_ps(_mm512_set1_ps(r.a_scale), _mm512_load_ps(e.col_scale.data() + n0)),
+                             _mm512_set1_ps(r.out_scale));
+    const __m512i q = requantize16(acc, mult, _mm512_set1_ps(r.lo), _mm512_set1_ps(r.hi), _mm512_set1_epi32(r.zp));
+    const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
+    if (e.out_cs == 1) {
+        _mm512_mask_cvtepi32_storeu_epi8(e.out + m * e.out_rs + n0, static_cast<__mmask16>((1u << count) - 1u), q);
+    } else {
+        alignas(16) std::uint8_t bytes[16];
+        _mm512_mask_cvtepi32_storeu_epi8(bytes, 0xffff, q);
+        scatter_bytes<16>(e, m, n0, bytes);
+    }
+}
+
+/// Rows m0..m0+rows-1 x columns n0..n0+15 from 16-lane int32 dot products
+/// `c` (row r at c + r * 16; AMX tile stores) that already hold the column
+/// bias when `has_col_bias` (accumulators that started from it), else not:
+/// store16's arithmetic with the per-column vectors loaded once for all rows
+/// in the common case (uniform zero points, per-column multiplier,
+/// contiguous output rows).
+inline void store_rows16(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
+                                            const std::int32_t* c, bool has_col_bias = true) noexcept {
+    const __m512i col_bias = _mm512_load_si512(e.col_bias.data() + n0);
+    if (e.var_a || e.var_b || e.mode != MultMode::PerColumn || e.out_cs != 1) {
+        for (std::size_t r = 0; r < rows; ++r) {  // store16 adds the column bias
+            const __m512i dot = _mm512_load_si512(c + 16 * r);
+            store16(e, m0 + r, n0, has_col_bias ? _mm512_sub_epi32(dot, col_bias) : dot);
+        }
+        return;
+    }
+    const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
+    const auto mask = static_cast<__mmask16>((1u << count) - 1u);
+    const __m512 mult = _mm512_load_ps(e.col_mult.data() + n0);
+    const __m512i add = has_col_bias ? _mm512_setzero_si512() : col_bias;
+    std::uint8_t* out = e.out + m0 * e.out_rs + n0;
+    const RowParams* rp = e.rows.data() + m0;
+    for (std::size_t r = 0; r < rows; ++r, out += e.out_rs, ++rp) {
+        const __m512i acc = _mm512_add_epi32(_mm512_add_epi32(_mm512_load_si512(c + 16 * r), add),
+                                             _mm512_set1_epi32(static_cast<int>(rp->bias)));
+        const __m512i q =
+            requantize16(acc, mult, _mm512_set1_ps(rp->lo), _mm512_set1_ps(rp->hi), _mm512_set1_epi32(rp->zp));
+        _mm512_mask_cvtepi32_storeu_epi8(out, mask, q);
+    }
+}
+
+namespace detail {
+
+/// One row of 16 columns for store_rows32: int32 of round(fp32(acc) * mult),
+/// acc = the dot products + the row's bias (when not 0), the product clamped
+/// to hi (Clamp).
+template <bool PerColumn, bool Clamp>
+inline __m512i q32(const RowParams& rp, __m512i acc, __m512 col_mult) noexcept {
+    constexpr __mmask16 all = 0xffff;
+    if (rp.bias != 0) acc = _mm512_add_epi32(acc, _mm512_set1_epi32(static_cast<int>(rp.bias)));
+    __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), PerColumn ? col_mult : _mm512_set1_ps(rp.mult));
+    if constexpr (Clamp) v = _mm512_maskz_min_ps(all, _mm512_set1_ps(rp.hi), v);
+    return _mm512_maskz_cvtps_epi32(all, v);
+}
+template <bool PerColumn, bool Clamp>
+inline __m512i q32(const RowParams& rp, const std::int32_t* c, __m512 col_mult) noexcept {
+    return q32<PerColumn, Clamp>(rp, _mm512_load_si512(c), col_mult);
+}
+
+/// store_rows32's loop; AddColBias: the dot products lack the column bias.
+template <bool PerColumn, bool Clamp, bool SameZp, bool AddColBias>
+void rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
+                               const std::int32_t* c0, const std::int32_t* c1) noexcept {
+    const bool is_signed = e.out_lo < 0;
+    const std::size_t count = std::min<std::size_t>(32, e.N - n0);
+    const auto mask = static_cast<__mmask32>(count == 32 ? ~0u : (1u << count) - 1u);
+    const __m512 cm0 = _mm512_load_ps(e.col_mult.data() + n0), cm1 = _mm512_load_ps(e.col_mult.data() + n0 + 16);
+    const __m512i zp = _mm512_set1_epi16(static_cast<short>(e.rows[m0].zp));  // (SameZp: every row's)
+    const __m512i cb0 = _mm512_load_si512(e.col_bias.data() + n0), cb1 = _mm512_load_si512(e.col_bias.data() + n0 + 16);
+    const auto dots = [&](const std::int32_t* c, __m512i cb) {
+        return AddColBias ? _mm512_add_epi32(_mm512_load_si512(c), cb) : _mm512_load_si512(c);
+    };
+    // One row: columns n0..n0+31 as int16 with the zero point added (saturating).
+    const auto words = [&](std::size_t r) {
+        const RowParams& rp = e.rows[m0 + r];
+        const __m512i lo = q32<PerColumn, Clamp>(rp, dots(c0 + 16 * r, cb0), cm0);
+        const __m512i hi = q32<PerColumn, Clamp>(rp, dots(c1 + 16 * r, cb1), cm1);
+        return _mm512_adds_epi16(_mm512_packs_epi32(lo, hi), SameZp ? zp : _mm512_set1_epi16(static_cast<short>(rp.zp)));
+    };
+    // dword order after the packs: per 128-bit lane l, (row r, columns 4l..4l+3),
+    // (r, 16+4l..), (r + 1, 4l..), (r + 1, 16+4l..).
+    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    for (std::size_t r = 0; r < rows; r += 2) {
+        const std::size_t r1 = r + 1 < rows ? r + 1 : r;
+        const __m512i w0 = words(r), w1 = words(r1);
+        const __m512i packed = is_signed ? _mm512_packs_epi16(w0, w1) : _mm512_packus_epi16(w0, w1);
+        const __m512i bytes = _mm512_maskz_permutexvar_epi32(0xffff, order, packed);
+        std::uint8_t* out = e.out + (m0 + r) * e.out_rs + n0;
+        _mm256_mask_storeu_epi8(out, mask, _mm512_maskz_extracti64x4_epi64(0xf, bytes, 0));
+        if (r1 != r) _mm256_mask_storeu_epi8(out + e.out_rs, mask, _mm512_maskz_extracti64x4_epi64(0xf, bytes, 1));
+    }
+}
+}  // namespace detail
+
+/// Rows m0..m0+rows-1 x columns n0..n0+31 from two tiles of 16-lane int32
+/// dot products that already hold the column bias when `has_col_bias` (row r
+/// of the columns n0.. at c0 + 16 r, of n0 + 16.. at c1 + 16 r), two rows at a time, in the
+/// common case (uniform zero points, a per-column or per-row multiplier,
+/// contiguous output rows); false (and nothing stored) otherwise. Q with
+/// fewer steps, the same values: the low clamp and NaN come from
+/// saturation, since rounding commutes with a clamp to integers: min(hi, v)
+/// keeps NaN (minps returns its second operand), cvtps2dq maps NaN and
+/// every v < -2^31 to -2^31, the int16 pack and the saturating zero point
+/// add keep it far below the type, and the final saturating byte pack sends
+/// it to the type's minimum, Q's lo + zp; values in range are unchanged by
+/// the packs. When every multiplier has |mult| < 1 the high clamp goes the
+/// same way: |v| < 2^31 converts without overflow, and the packs saturate
+/// it to the type's maximum. A row's bias is added only when it is not 0
+/// (B's zero point 0: every row's).
+inline bool store_rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
+                                           const std::int32_t* c0, const std::int32_t* c1,
+                                           bool has_col_bias = true) noexcept {
+    if (e.var_a || e.var_b || e.mode == MultMode::PerElement || e.out_cs != 1 ||
+        !((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127)))
+        return false;
+    const auto run = [&](auto same_zp, auto add_col_bias) {
+        constexpr bool Z = decltype(same_zp)::value, B = decltype(add_col_bias)::value;
+        if (e.mode == MultMode::PerColumn)
+            e.cols_small ? detail::rows32<true, false, Z, B>(e, m0, rows, n0, c0, c1)
+                         : detail::rows32<true, true, Z, B>(e, m0, rows, n0, c0, c1);
+        else
+            e.rows_small ? detail::rows32<false, false, Z, B>(e, m0, rows, n0, c0, c1)
+                         : detail::rows32<false, true, Z, B>(e, m0, rows, n0, c0, c1);
+    };
+    const auto with_zp = [&](auto add_col_bias) {
+        e.same_zp ? run(std::true_type{}, add_col_bias) : run(std::false_type{}, add_col_bias);
+    };
+    has_col_bias ? with_zp(std::false_type{}) : with_zp(std::true_type{});
+    return true;
+}
+
+}  // namespace qdml::simd::gemm
+QDML_REGION_END
+#endif  // QDML_X86
