@@ -21,12 +21,12 @@ using qdml::Implementation;
 void fill_random(Rng& r, const Tensor& t) {
     qdml::visit_data_type(t.Desc.DataType, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        Arena::fill<T>(t, [&] { return r.value<T>(); });
+        fill<T>(t, [&] { return r.value<T>(); });
     });
 }
 
 /// A tensor of `type` with `sizes` and `strides` (packed when empty), random contents.
-Tensor random_tensor(Arena& a, Rng& r, DT type, const std::vector<std::uint32_t>& sizes,
+Tensor random_tensor(GuardedPool& a, Rng& r, DT type, const std::vector<std::uint32_t>& sizes,
                      const std::vector<std::uint32_t>& strides = {}) {
     Tensor t = a.tensor(type, sizes, strides, static_cast<std::size_t>(r.range(0, 3)));
     fill_random(r, t);
@@ -50,18 +50,18 @@ void check_reuse(const Desc& d, std::uint64_t seed, int n) {
         constant_weights = (d.BTensor.Desc.Flags & qdml::kTensorFlagOwnedByDml) != 0;
     Rng r(seed);
     for (int k = 0; k < n; ++k) {
-        Arena arena;
+        GuardedPool pool;
         Desc e = d;
         const auto m = qdml::detail::members(e);
         const std::size_t last = m.size() - 1;
         for (std::size_t i = 0; i < last; ++i) {
             if (m[i].tensor == nullptr || (constant_weights && is_weight(m[i].name))) continue;
-            mutable_member(m[i]) = arena.clone(*m[i].tensor);
+            mutable_member(m[i]) = pool.clone(*m[i].tensor);
             fill_random(r, *m[i].tensor);
         }
-        mutable_member(m[last]) = arena.clone(*m[last].tensor);
+        mutable_member(m[last]) = pool.clone(*m[last].tensor);
         Desc outs[3] = {e, e, e};  // stateless SIMD, compiled SIMD, compiled reference
-        for (auto& o : outs) mutable_member(qdml::detail::members(o)[last]) = arena.clone(*m[last].tensor);
+        for (auto& o : outs) mutable_member(qdml::detail::members(o)[last]) = pool.clone(*m[last].tensor);
         if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearMatrixMultiplyDesc>)
             if (constant_weights) {  // execute never reads the weights' Data
                 outs[1].BTensor.Data = outs[1].BScaleTensor.Data = nullptr;
@@ -74,11 +74,11 @@ void check_reuse(const Desc& d, std::uint64_t seed, int n) {
         const std::string ctx = std::string(Desc::OperatorName) + ", execute " + std::to_string(k);
         const char* what[3] = {"stateless simd", "compiled simd", "compiled reference"};
         for (int j = 0; j < 3; ++j)
-            if (!compare(*m[last].tensor, *qdml::detail::members(outs[j])[last].tensor, ctx + ", " + what[j])) return;
+            if (!compare(pool, *m[last].tensor, *qdml::detail::members(outs[j])[last].tensor, ctx + ", " + what[j])) return;
     }
 }
 
-qdml::ElementWiseDequantizeLinearDesc dequantize_desc(Arena& a, Rng& r) {
+qdml::ElementWiseDequantizeLinearDesc dequantize_desc(GuardedPool& a, Rng& r) {
     qdml::ElementWiseDequantizeLinearDesc d;
     const std::vector<std::uint32_t> s = {4, 1, 67};
     d.InputTensor = random_tensor(a, r, DT::Int16, s, {80, 80, 1});               // padded rows
@@ -88,7 +88,7 @@ qdml::ElementWiseDequantizeLinearDesc dequantize_desc(Arena& a, Rng& r) {
     return d;
 }
 
-qdml::ElementWiseQuantizedLinearAddDesc add_desc(Arena& a, Rng& r) {
+qdml::ElementWiseQuantizedLinearAddDesc add_desc(GuardedPool& a, Rng& r) {
     qdml::ElementWiseQuantizedLinearAddDesc d;
     const std::vector<std::uint32_t> s = {3, 2, 130}, one = {1, 1, 1};
     d.ATensor = random_tensor(a, r, DT::UInt8, s);
@@ -103,7 +103,7 @@ qdml::ElementWiseQuantizedLinearAddDesc add_desc(Arena& a, Rng& r) {
     return d;
 }
 
-qdml::ElementWiseClipDesc clip_desc(Arena& a, Rng& r) {
+qdml::ElementWiseClipDesc clip_desc(GuardedPool& a, Rng& r) {
     qdml::ElementWiseClipDesc d;
     d.InputTensor = random_tensor(a, r, DT::Int16, {5, 33}, {1, 5});  // transposed
     d.OutputTensor = a.tensor(DT::Int16, {5, 33}, {}, 0);
@@ -113,7 +113,7 @@ qdml::ElementWiseClipDesc clip_desc(Arena& a, Rng& r) {
     return d;
 }
 
-qdml::QuantizedLinearMatrixMultiplyDesc matmul_desc(Arena& a, Rng& r, bool constant_b) {
+qdml::QuantizedLinearMatrixMultiplyDesc matmul_desc(GuardedPool& a, Rng& r, bool constant_b) {
     qdml::QuantizedLinearMatrixMultiplyDesc d;
     d.ATensor = random_tensor(a, r, DT::UInt8, {2, 5, 19});
     d.AScaleTensor = a.tensor(DT::Float32, {1, 1, 1}, {}, 0);
@@ -122,7 +122,7 @@ qdml::QuantizedLinearMatrixMultiplyDesc matmul_desc(Arena& a, Rng& r, bool const
     d.BTensor = random_tensor(a, r, DT::Int8, {2, 19, 7}, {0, 7, 1});  // one B for both batches
     if (constant_b) d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
     d.BScaleTensor = a.tensor(DT::Float32, {1, 1, 7}, {}, 0);
-    Arena::fill<float>(d.BScaleTensor, [&] { return static_cast<float>(r.range(1, 9)) / 64.0f; });
+    fill<float>(d.BScaleTensor, [&] { return static_cast<float>(r.range(1, 9)) / 64.0f; });
     d.BZeroPointTensor = random_tensor(a, r, DT::Int8, {1, 1, 7});
     d.OutputScaleTensor = a.tensor(DT::Float32, {1, 1, 1}, {}, 0);
     *static_cast<float*>(d.OutputScaleTensor.Data) = 0.5f;
@@ -130,7 +130,7 @@ qdml::QuantizedLinearMatrixMultiplyDesc matmul_desc(Arena& a, Rng& r, bool const
     return d;
 }
 
-qdml::QuantizedLinearConvolutionDesc conv_desc(Arena& a, Rng& r) {
+qdml::QuantizedLinearConvolutionDesc conv_desc(GuardedPool& a, Rng& r) {
     qdml::QuantizedLinearConvolutionDesc d;
     const std::vector<std::uint32_t> one = {1, 1, 1, 1};
     d.InputTensor = random_tensor(a, r, DT::UInt8, {1, 4, 6, 5});
@@ -138,7 +138,7 @@ qdml::QuantizedLinearConvolutionDesc conv_desc(Arena& a, Rng& r) {
     *static_cast<float*>(d.InputScaleTensor.Data) = 0.05f;
     d.FilterTensor = random_tensor(a, r, DT::Int8, {4, 2, 3, 3});
     d.FilterScaleTensor = a.tensor(DT::Float32, {1, 4, 1, 1}, {}, 0);
-    Arena::fill<float>(d.FilterScaleTensor, [&] { return static_cast<float>(r.range(1, 9)) / 128.0f; });
+    fill<float>(d.FilterScaleTensor, [&] { return static_cast<float>(r.range(1, 9)) / 128.0f; });
     d.BiasTensor = random_tensor(a, r, DT::Int32, {1, 4, 1, 1});
     d.OutputScaleTensor = a.tensor(DT::Float32, one, {}, 0);
     *static_cast<float*>(d.OutputScaleTensor.Data) = 0.25f;
@@ -161,7 +161,7 @@ std::string error_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("compiled: each operator, executed 200 times on new buffers, equals run() and the reference", "[compiled]") {
-    Arena a;
+    GuardedPool a;
     Rng r(case_seed(70, 0));
     check_reuse(dequantize_desc(a, r), r.bits(), 200);
     check_reuse(add_desc(a, r), r.bits(), 200);
@@ -177,20 +177,20 @@ TEST_CASE("compiled: each operator, executed 200 times on new buffers, equals ru
     f.Max = 2.5f;
     const auto c = qdml::compile(f);
     for (int k = 0; k < 50; ++k) {
-        Arena b;
+        GuardedPool b;
         qdml::ElementWiseClipDesc e = f, s = f;
         e.InputTensor = e.OutputTensor = b.clone(f.InputTensor);
         fill_random(r, e.InputTensor);
         s.InputTensor = s.OutputTensor = b.clone(e.InputTensor);
         qdml::run(e, {Implementation::Reference});
         c.execute(s);
-        if (!compare(e.OutputTensor, s.OutputTensor, "in-place clip, execute " + std::to_string(k))) break;
+        if (!compare(b, e.OutputTensor, s.OutputTensor, "in-place clip, execute " + std::to_string(k))) break;
     }
 }
 
 TEST_CASE("compiled: a desc or parameter that differs from the compiled one is refused, naming the member",
           "[compiled]") {
-    Arena a;
+    GuardedPool a;
     Rng r(case_seed(71, 0));
     const auto add = add_desc(a, r);
     const auto c = qdml::compile(add);
@@ -243,7 +243,7 @@ TEST_CASE("compiled: a desc or parameter that differs from the compiled one is r
 }
 
 TEST_CASE("compiled: bad bindings at execute give validation's message; compile validates", "[compiled]") {
-    Arena a;
+    GuardedPool a;
     Rng r(case_seed(72, 0));
     const auto add = add_desc(a, r);
     const auto c = qdml::compile(add);

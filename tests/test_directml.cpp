@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "qdml/directml.hpp"
+#include "support/buffers.hpp"
 
 namespace {
 
@@ -50,11 +51,11 @@ std::vector<T> padded(std::vector<T> v, const DmlTensor& t) {
     return v;
 }
 
-/// Output buffer prefilled with a sentinel.
+/// Output buffer prefilled with the sentinel (buffers.hpp).
 template <class T>
 std::vector<T> sentinel_buffer(const DmlTensor& t) {
     std::vector<T> v(t.buffer.TotalTensorSizeInBytes / sizeof(T));
-    std::memset(v.data(), 0xA5, v.size() * sizeof(T));
+    std::memset(v.data(), qtest::kSentinel, v.size() * sizeof(T));
     return v;
 }
 
@@ -62,7 +63,7 @@ template <class T>
 bool untouched(const std::vector<T>& v) {
     const auto* p = reinterpret_cast<const unsigned char*>(v.data());
     for (std::size_t i = 0; i < v.size() * sizeof(T); ++i)
-        if (p[i] != 0xA5) return false;
+        if (p[i] != qtest::kSentinel) return false;
     return true;
 }
 

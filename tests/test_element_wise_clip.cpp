@@ -13,7 +13,8 @@
 #include <optional>
 
 #include "qdml/qdml.hpp"
-#include "support/common_dq.hpp"
+#include "support/float_bits.hpp"
+#include "support/tensors.hpp"
 
 namespace {
 
@@ -36,7 +37,7 @@ constexpr std::uint64_t k2p63 = std::uint64_t{1} << 63;
 /// Builder: one clip; `in` is the raw input buffer (memory order).
 template <class T>
 struct Clip {
-    TypedPool pool;
+    Pool pool;
     Dims sizes;
     std::vector<T> in;
     Dims in_strides, out_strides;

@@ -13,7 +13,8 @@
 #include <optional>
 
 #include "qdml/qdml.hpp"
-#include "support/common_dq.hpp"
+#include "support/float_bits.hpp"
+#include "support/tensors.hpp"
 
 namespace {
 
@@ -28,7 +29,7 @@ Dims zeros(std::size_t n) { return Dims(n, 0u); }
 /// buffers are raw (memory order) and broadcast through their strides.
 template <class TIn, class TOut>
 struct Dq {
-    TypedPool pool;
+    Pool pool;
     Dims sizes{1};
     std::vector<TIn> in{0};
     Dims in_strides;

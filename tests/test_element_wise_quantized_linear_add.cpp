@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "qdml/qdml.hpp"
-#include "support/common_c.hpp"
+#include "support/tensors.hpp"
 
 namespace {
 

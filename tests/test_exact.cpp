@@ -11,7 +11,7 @@
 #include <string>
 
 #include "qdml/qdml.hpp"
-#include "support/common_c.hpp"
+#include "support/tensors.hpp"
 
 namespace {
 

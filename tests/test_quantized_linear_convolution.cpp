@@ -15,11 +15,10 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <string>
 
 #include "qdml/qdml.hpp"
-#include "support/common_c.hpp"
+#include "support/tensors.hpp"
 
 namespace {
 
@@ -511,21 +510,22 @@ TEST_CASE("conv: random grouped, strided, dilated, padded case matches an indepe
     constexpr std::uint32_t N = 2, Cin = 4, G = 2, Cout = 6, H = 7, W = 6, kH = 3, kW = 2, oH = 4, oW = 5;
     constexpr std::uint32_t sy = 2, sx = 1, dy = 1, dx = 2, pt = 1, pl = 0, pb = 2, pr = 1;
     constexpr std::uint32_t Cg = Cin / G, Og = Cout / G;
-    std::mt19937 rng(Catch::rngSeed());
-    std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
-    std::uniform_real_distribution<float> scale(0.01f, 0.1f);
-    INFO("seed " << Catch::rngSeed());
+    qtest::Rng rng(qtest::case_seed(65));
+    const auto u8 = [&] { return static_cast<int>(rng.range(0, 255)); };
+    const auto s8 = [&] { return static_cast<int>(rng.range(-128, 127)); };
+    const auto scale = [&] { return rng.between(0.01f, 0.1f); };
+    INFO("seed " << rng.seed());
 
     // UINT8 input, INT8 filter with per-channel parameters, Bias, UINT8 output.
     std::vector<int> x(N * Cin * H * W), f(Cout * Cg * kH * kW), f_zp(Cout), bias(Cout);
     std::vector<float> f_s(Cout);
-    for (auto& v : x) v = u8(rng);
-    for (auto& v : f) v = s8(rng);
-    for (auto& v : f_zp) v = s8(rng) / 4;
-    for (auto& v : bias) v = s8(rng) * 100;
-    for (auto& v : f_s) v = scale(rng);
-    const int x_zp = u8(rng), out_zp = 120 + u8(rng) / 32;
-    const float x_s = scale(rng);
+    for (auto& v : x) v = u8();
+    for (auto& v : f) v = s8();
+    for (auto& v : f_zp) v = s8() / 4;
+    for (auto& v : bias) v = s8() * 100;
+    for (auto& v : f_s) v = scale();
+    const int x_zp = u8(), out_zp = 120 + u8() / 32;
+    const float x_s = scale();
 
     // Independent transcription: the input padded explicitly with its zero point,
     // then a dense sum over the padded image in int64, wrapped to int32 at the end.

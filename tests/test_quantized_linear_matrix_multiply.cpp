@@ -10,10 +10,9 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
-#include <random>
 
 #include "qdml/qdml.hpp"
-#include "support/common_c.hpp"
+#include "support/tensors.hpp"
 
 namespace {
 
@@ -315,22 +314,23 @@ TEST_CASE("matmul: ties to even and saturation in the epilogue", "[matmul]") {
 
 TEST_CASE("matmul: 64x64x64 random case matches an independent int64 transcription", "[matmul]") {
     constexpr std::uint32_t M = 64, K = 64, N = 64;
-    std::mt19937 rng(Catch::rngSeed());
-    std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
-    std::uniform_real_distribution<float> scale(0.01f, 0.1f);
+    qtest::Rng rng(qtest::case_seed(64));
+    const auto u8 = [&] { return static_cast<int>(rng.range(0, 255)); };
+    const auto s8 = [&] { return static_cast<int>(rng.range(-128, 127)); };
+    const auto scale = [&] { return rng.between(0.01f, 0.1f); };
     const bool transposed = GENERATE(false, true);
-    INFO("B transposed: " << transposed << ", seed " << Catch::rngSeed());
+    INFO("B transposed: " << transposed << ", seed " << rng.seed());
 
     // A UINT8 per-row parameters, B INT8 per-column parameters, INT8 output per row.
     std::vector<int> a(M * K), b(K * N), a_zp(M), b_zp(N), out_zp(M);
     std::vector<float> a_s(M), b_s(N), out_s(M);
-    for (auto& x : a) x = u8(rng);
-    for (auto& x : b) x = s8(rng);
-    for (auto& x : a_zp) x = u8(rng);
-    for (auto& x : b_zp) x = s8(rng) / 4;
-    for (auto& x : out_zp) x = s8(rng) / 2;
-    for (auto& x : a_s) x = scale(rng);
-    for (auto& x : b_s) x = scale(rng);
+    for (auto& x : a) x = u8();
+    for (auto& x : b) x = s8();
+    for (auto& x : a_zp) x = u8();
+    for (auto& x : b_zp) x = s8() / 4;
+    for (auto& x : out_zp) x = s8() / 2;
+    for (auto& x : a_s) x = scale();
+    for (auto& x : b_s) x = scale();
 
     // Independent accumulation: int64 sums, then modulo 2^32 to int32.
     std::vector<std::int32_t> acc(M * N);

@@ -144,9 +144,9 @@ Case random_case(diff::Rng& r) {
 /// Fills an 8-bit tensor's buffer with values of its type (extremes favoured).
 void fill_q8(diff::Rng& r, const qdml::Tensor& t) {
     if (t.Desc.DataType == DT::Int8)
-        diff::Arena::fill<std::int8_t>(t, [&] { return r.integer<std::int8_t>(); });
+        diff::fill<std::int8_t>(t, [&] { return r.integer<std::int8_t>(); });
     else
-        diff::Arena::fill<std::uint8_t>(t, [&] { return r.integer<std::uint8_t>(); });
+        diff::fill<std::uint8_t>(t, [&] { return r.integer<std::uint8_t>(); });
 }
 
 /// How many cases had weights that fit int8 (the AVX-512 path's byte quads) and how many not (int16 pairs).
@@ -157,15 +157,15 @@ struct FormCount {
 /// Fills an 8-bit tensor's buffer with its type's maximum.
 void fill_max(const qdml::Tensor& t) {
     if (t.Desc.DataType == DT::Int8)
-        diff::Arena::fill<std::int8_t>(t, [] { return std::int8_t{127}; });
+        diff::fill<std::int8_t>(t, [] { return std::int8_t{127}; });
     else
-        diff::Arena::fill<std::uint8_t>(t, [] { return std::uint8_t{255}; });
+        diff::fill<std::uint8_t>(t, [] { return std::uint8_t{255}; });
 }
 
-/// Builds the case's desc (buffers in `arena`), runs the reference and each
+/// Builds the case's desc (buffers in `pool`), runs the reference and each
 /// depthwise path into fresh sentinel-filled outputs, and compares.
 void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
-    diff::Arena arena;
+    diff::GuardedPool pool;
     const std::string context = c.describe(seed);
     INFO(context);
     const std::uint32_t cout = c.cout(), oh = c.out_size(0), ow = c.out_size(1);
@@ -176,39 +176,39 @@ void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
     const std::vector<std::uint32_t> none;
 
     qdml::QuantizedLinearConvolutionDesc d;
-    d.InputTensor = arena.tensor(c.tin, in_sizes, conv_strides(r, in_sizes, c.in_order, c.in_pad), misalign());
-    d.FilterTensor = arena.tensor(c.tf, f_sizes, none, misalign());
-    d.OutputTensor = arena.tensor(c.tout, out_sizes, conv_strides(r, out_sizes, c.out_order, c.out_pad), misalign());
+    d.InputTensor = pool.tensor(c.tin, in_sizes, conv_strides(r, in_sizes, c.in_order, c.in_pad), misalign());
+    d.FilterTensor = pool.tensor(c.tf, f_sizes, none, misalign());
+    d.OutputTensor = pool.tensor(c.tout, out_sizes, conv_strides(r, out_sizes, c.out_order, c.out_pad), misalign());
     fill_q8(r, d.InputTensor);
     fill_q8(r, d.FilterTensor);
 
     // Scales: OutputScale from the typical accumulator (about sqrt(taps) * 100^2),
     // sometimes powers of two (ties), sometimes per-channel spread.
     const float in_scale = r.chance(30) ? 0.5f : 0.01f * static_cast<float>(r.range(1, 100));
-    d.InputScaleTensor = arena.tensor(DT::Float32, one, none, 0);
+    d.InputScaleTensor = pool.tensor(DT::Float32, one, none, 0);
     *static_cast<float*>(d.InputScaleTensor.Data) = in_scale;
-    d.FilterScaleTensor = arena.tensor(DT::Float32, param, none, 0);
+    d.FilterScaleTensor = pool.tensor(DT::Float32, param, none, 0);
     const std::uint32_t scales = c.per_channel ? cout : 1;
     for (std::uint32_t i = 0; i < scales; ++i)
         static_cast<float*>(d.FilterScaleTensor.Data)[i] =
             r.chance(30) ? 0.25f : r.chance(3) ? r.real(0.01f) : 0.001f * static_cast<float>(r.range(1, 100));
     const float typical = std::sqrt(static_cast<float>(c.kh * c.kw)) * 10000.0f / 60.0f;
-    d.OutputScaleTensor = arena.tensor(DT::Float32, one, none, 0);
+    d.OutputScaleTensor = pool.tensor(DT::Float32, one, none, 0);
     *static_cast<float*>(d.OutputScaleTensor.Data) =
         r.chance(30) ? 64.0f : in_scale * 0.01f * typical * static_cast<float>(r.range(20, 200)) / 100.0f;
     if (c.zps) {
-        d.InputZeroPointTensor = arena.tensor(c.tin, one, none, 0);
-        d.FilterZeroPointTensor = arena.tensor(c.tf, param, none, 0);
-        d.OutputZeroPointTensor = arena.tensor(c.tout, one, none, 0);
+        d.InputZeroPointTensor = pool.tensor(c.tin, one, none, 0);
+        d.FilterZeroPointTensor = pool.tensor(c.tf, param, none, 0);
+        d.OutputZeroPointTensor = pool.tensor(c.tout, one, none, 0);
         fill_q8(r, *d.InputZeroPointTensor);
         fill_q8(r, *d.FilterZeroPointTensor);
         if (c.int8_weights)
-            diff::Arena::fill<std::uint8_t>(*d.FilterZeroPointTensor, [&] { return c.tf == DT::UInt8 ? 128 : 0; });
+            diff::fill<std::uint8_t>(*d.FilterZeroPointTensor, [&] { return c.tf == DT::UInt8 ? 128 : 0; });
         fill_q8(r, *d.OutputZeroPointTensor);
     }
     if (c.bias) {
-        d.BiasTensor = arena.tensor(DT::Int32, {1, cout, 1, 1}, none, 0);
-        diff::Arena::fill<std::int32_t>(*d.BiasTensor, [&] {
+        d.BiasTensor = pool.tensor(DT::Int32, {1, cout, 1, 1}, none, 0);
+        diff::fill<std::int32_t>(*d.BiasTensor, [&] {
             return r.chance(30) ? r.integer<std::int32_t>() : static_cast<std::int32_t>(r.range(-20000, 20000));
         });
     }
@@ -218,7 +218,7 @@ void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
         for (std::uint32_t i = 0; i < scales; ++i)
             static_cast<float*>(d.FilterScaleTensor.Data)[i] = i % 3 == 0 ? c.mult : i % 3 == 1 ? -c.mult : 0.5f;
         if (c.bias)
-            diff::Arena::fill<std::int32_t>(*d.BiasTensor, [&] {
+            diff::fill<std::int32_t>(*d.BiasTensor, [&] {
                 return r.chance(50) ? std::int32_t{0x7fffffff} - static_cast<std::int32_t>(r.range(0, 300))
                                     : std::int32_t{-0x7fffffff} + static_cast<std::int32_t>(r.range(0, 300));
             });
@@ -226,7 +226,7 @@ void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
     if (c.wrap) {
         fill_max(d.InputTensor);
         fill_max(d.FilterTensor);
-        diff::Arena::fill<std::int32_t>(*d.BiasTensor, [] { return std::int32_t{0x7fffffff - 100}; });
+        diff::fill<std::int32_t>(*d.BiasTensor, [] { return std::int32_t{0x7fffffff - 100}; });
     }
     d.Strides = {c.stride[0], c.stride[1]};
     d.Dilations = {c.dil[0], c.dil[1]};
@@ -242,10 +242,10 @@ void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
         qdml::reference::quantized_linear_convolution(op);
     });
     for (Isa isa : depthwise_paths()) {
-        d.OutputTensor = arena.clone(out);
-        std::memset(d.OutputTensor.Data, diff::kSentinel, static_cast<std::size_t>(out.Desc.TotalTensorSizeInBytes));
+        d.OutputTensor = pool.clone(out);
+        std::memset(d.OutputTensor.Data, qtest::kSentinel, static_cast<std::size_t>(out.Desc.TotalTensorSizeInBytes));
         qdml::visit_typed(d, [&](const auto& op) { qdml::simd::conv::depthwise(op, isa); });
-        REQUIRE(diff::compare(out, d.OutputTensor,
+        REQUIRE(diff::compare(pool, out, d.OutputTensor,
                               context + " path " + std::string(qdml::simd::isa_name(isa))));
     }
 }

@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -28,9 +27,7 @@ using qdml::TensorDesc;
 using DT = qdml::TensorDataType;
 using qdml::simd::Isa;
 
-using qtest::gemm_paths::kGuard;
-using qtest::gemm_paths::kSentinel;
-using qtest::gemm_paths::Rng;
+using qtest::Rng;
 using qtest::gemm_paths::runnable_isas;
 
 /// A 4-D layout (right-aligned to `rank` dims): transposed (the two matrix
@@ -82,7 +79,8 @@ struct Problem {
     std::uint32_t rank = 2, batch = 1, channels = 1, M = 1, N = 1, K = 1;
     Layout la, lb, lout;
     bool per_row_a = false, per_col_b = false, per_row_out = false, zps = true;
-    std::vector<std::uint8_t> a, b, out, a_zp, b_zp, out_zp;
+    std::vector<std::uint8_t> a, b, a_zp, b_zp, out_zp;
+    qtest::GuardedBuffer out;  ///< the output's buffer, between guards
     std::vector<float> a_scale, b_scale, out_scale;
     qdml::QuantizedLinearMatrixMultiplyDesc d;
 
@@ -96,7 +94,7 @@ struct Problem {
         return os.str();
     }
 
-    /// Binds every tensor (the output buffer has kGuard sentinel bytes on each side).
+    /// Binds every tensor (the output to its guarded buffer).
     void build() {
         const std::uint32_t sa[4] = {batch, channels, M, K}, sb[4] = {batch, channels, K, N},
                             so[4] = {batch, channels, M, N};
@@ -104,7 +102,7 @@ struct Problem {
         d.ATensor = {make_desc(ta, rank, sa, la), a.data()};
         d.BTensor = {make_desc(tb, rank, sb, lb), b.data()};
         const TensorDesc od = make_desc(tout, rank, so, lout);
-        d.OutputTensor = {od, out.data() + kGuard};
+        d.OutputTensor = {od, out.data()};
         d.AScaleTensor = {param_desc(DT::Float32, rank, 2, per_row_a ? M : 1), a_scale.data()};
         d.BScaleTensor = {param_desc(DT::Float32, rank, 3, per_col_b ? N : 1), b_scale.data()};
         d.OutputScaleTensor = {param_desc(DT::Float32, rank, 2, per_row_out ? M : 1), out_scale.data()};
@@ -122,7 +120,7 @@ struct Problem {
                             so[4] = {batch, channels, M, N};
         a.resize(*qdml::min_buffer_elements(make_desc(ta, rank, sa, la)));
         b.resize(*qdml::min_buffer_elements(make_desc(tb, rank, sb, lb)));
-        out.assign(*qdml::min_buffer_elements(make_desc(tout, rank, so, lout)) + 2 * kGuard, kSentinel);
+        out.assign(*qdml::min_buffer_elements(make_desc(tout, rank, so, lout)));
         for (auto& v : a) v = byte();
         for (auto& v : b) v = byte();
         a_zp.resize(M);
@@ -204,7 +202,7 @@ Problem random_problem(Rng& rng, int mix, bool big) {
 
 TEST_CASE("simd matmul: random shapes, layouts, parameters and type mixes equal the reference on every path",
           "[simd][matmul]") {
-    Rng rng(8);
+    Rng rng(qtest::case_seed(8));
     for (int iter = 0; iter < 160; ++iter) {
         Problem p = random_problem(rng, iter, iter % 16 == 15);
         check_all_paths(p);
@@ -219,16 +217,16 @@ void check_prepared_all_paths(Problem& p) {
     p.build();
     p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
     INFO(p.describe());
-    std::fill(p.out.begin(), p.out.end(), kSentinel);
+    p.out.reset();
     qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); });
-    const std::vector<std::uint8_t> expected = p.out;
+    const std::vector<std::uint8_t> expected = p.out.with_guards();
     for (Isa isa : runnable_isas()) {
         INFO("path " << qdml::simd::isa_name(isa));
         const qdml::simd::PreparedQuantizedLinearMatrixMultiply prepared(p.d, qdml::simd::GemmOptions{isa});
         for (int run = 0; run < 2; ++run) {
-            std::fill(p.out.begin(), p.out.end(), kSentinel);
+            p.out.reset();
             prepared.execute(p.d);
-            REQUIRE(p.out == expected);
+            REQUIRE(p.out.with_guards() == expected);
         }
     }
 }
@@ -242,7 +240,7 @@ TEST_CASE("simd matmul: many row and column blocks around 16/32/64, K around 64,
     // (kernel_amx.hpp) and store two column tiles per row (store_rows32):
     // row and column counts around the tile edges, several blocks each way,
     // both output signs, per-column and per-row multipliers.
-    Rng rng(8);
+    Rng rng(qtest::case_seed(8));
     constexpr std::uint32_t kEdges[] = {15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 96, 100};
     constexpr std::uint32_t kDepths[] = {1, 4, 63, 64, 65, 128, 130};
     for (int iter = 0; iter < 24; ++iter) {
@@ -278,7 +276,7 @@ TEST_CASE("simd matmul: A read in place (u8, K a multiple of 64, whole tiles and
     // epilogues (the last block of one stored while the next computes), so
     // a batch mixes shared and distinct A and B slices with per-row
     // parameters (row constants kept per epilogue, sums per A slice).
-    Rng rng(81);
+    Rng rng(qtest::case_seed(81));
     constexpr std::uint32_t kRows[] = {16, 17, 31, 32, 33, 48, 64, 100};
     constexpr std::uint32_t kDepths[] = {64, 128, 256};
     for (int iter = 0; iter < 32; ++iter) {
@@ -312,7 +310,7 @@ TEST_CASE("simd matmul: A read in place (u8, K a multiple of 64, whole tiles and
 
 TEST_CASE("simd matmul: odd sizes of the issue (7x13x5, 33x65x17, K not a multiple of 4 or 64) on every path",
           "[simd][matmul]") {
-    Rng rng(8);
+    Rng rng(qtest::case_seed(8));
     const std::uint32_t shapes[][3] = {{7, 13, 5}, {33, 65, 17}, {1, 100, 3}, {50, 1, 67}, {17, 33, 130}, {1, 64, 1}};
     for (auto& s : shapes)
         for (int mix = 0; mix < 8; ++mix) {
@@ -336,7 +334,7 @@ TEST_CASE("simd matmul: register-block edges (M 1-9, N around 16/32/48/64/96, K 
     // M = 1 is the GEMV path), columns around the 1-4 panels a call covers
     // (AVX-512 VNNI: 3 per call, four left as 2 + 2, 4 for one row), K
     // around a group of 4, a transpose of 16 groups and the prefetch distance.
-    Rng rng(8);
+    Rng rng(qtest::case_seed(8));
     const std::uint32_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17};
     const std::uint32_t ns[] = {15, 16, 32, 47, 48, 49, 64, 65, 97};
     const std::uint32_t ks[] = {3, 64, 67, 1030};
@@ -371,7 +369,7 @@ TEST_CASE("simd matmul: whole 8-row blocks of 2 and 3 panels (AVX-512 VNNI: the 
     // below 1, at and above 1 or NaN: with and without the high clamp);
     // partial last panels; per-row A zero points and per-element multipliers
     // take store16. The other kernels see the same shapes.
-    Rng rng(85);
+    Rng rng(qtest::case_seed(85));
     constexpr std::uint32_t kRows[] = {8, 16, 24, 25};
     constexpr std::uint32_t kCols[] = {32, 33, 47, 48, 63, 80, 96};
     constexpr std::uint32_t kDepths[] = {4, 5, 8, 12, 16, 60, 61, 64, 100, 257};
@@ -400,7 +398,7 @@ TEST_CASE("simd matmul: whole 8-row blocks of 2 and 3 panels (AVX-512 VNNI: the 
 }
 
 TEST_CASE("simd matmul: extreme zero points (0, 255, -128, 127) per tensor, row and column", "[simd][matmul]") {
-    Rng rng(8);
+    Rng rng(qtest::case_seed(8));
     for (int mix = 0; mix < 8; ++mix)
         for (int z = 0; z < 4; ++z) {
             Problem p;
@@ -497,7 +495,7 @@ TEST_CASE("simd matmul: accumulators at +-2^31 with multipliers at and below 1 i
 }
 
 TEST_CASE("simd matmul: ties, NaN and infinite scales", "[simd][matmul]") {
-    Rng rng(8);
+    Rng rng(qtest::case_seed(8));
     for (int variant = 0; variant < 6; ++variant) {
         Problem p;
         p.ta = kQ8[variant & 1];
@@ -549,11 +547,11 @@ TEST_CASE("simd matmul: u8 x s8 where vpmaddubsw's int16 pair sum saturates, the
     for (Isa isa : runnable_isas()) {
         INFO("path " << qdml::simd::isa_name(isa));
         p.build();
-        std::fill(p.out.begin(), p.out.end(), kSentinel);
+        p.out.reset();
         qdml::visit_typed(p.d, [&](const auto& op) {
             qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{isa});
         });
-        REQUIRE(int{p.out[kGuard]} == 127);
+        REQUIRE(int{p.out[0]} == 127);
     }
     check_all_paths(p);  // and the reference agrees
 }
@@ -591,7 +589,7 @@ std::uint64_t packed_hash(const qdml::simd::PreparedQuantizedLinearMatrixMultipl
 
 TEST_CASE("simd matmul prepared: B packed once, execute with new A many times, same bits as the reference",
           "[simd][matmul][prepared]") {
-    Rng rng(8);
+    Rng rng(qtest::case_seed(8));
     for (int iter = 0; iter < 24; ++iter) {
         Problem p = random_problem(rng, iter, false);
         for (Isa isa : runnable_isas()) {
@@ -608,18 +606,18 @@ TEST_CASE("simd matmul prepared: B packed once, execute with new A many times, s
                 for (auto& v : p.a) v = rng.byte();
                 for (auto& v : p.a_zp) v = rng.byte();
                 for (auto& v : p.out_zp) v = rng.byte();
-                std::fill(p.out.begin(), p.out.end(), kSentinel);
+                p.out.reset();
                 p.b = b_at_initialize;
                 p.build();
                 p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
                 qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); });
-                const std::vector<std::uint8_t> expected = p.out;
-                std::fill(p.out.begin(), p.out.end(), kSentinel);
+                const std::vector<std::uint8_t> expected = p.out.with_guards();
+                p.out.reset();
                 std::fill(p.b.begin(), p.b.end(), std::uint8_t{0x5a});
                 auto d = p.d;
                 d.BTensor.Data = nullptr;
                 prepared.execute(d);
-                REQUIRE(p.out == expected);
+                REQUIRE(p.out.with_guards() == expected);
             }
             REQUIRE(packed_hash(prepared) == packed_before);
         }
@@ -631,7 +629,7 @@ TEST_CASE("simd matmul prepared: errors name the member and the rule", "[simd][m
     p.M = 5;
     p.N = 7;
     p.K = 9;
-    Rng rng(8);
+    Rng rng(qtest::case_seed(8));
     p.fill([&] { return rng.byte(); });
     random_scales(p, rng);
     p.build();

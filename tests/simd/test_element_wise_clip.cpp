@@ -30,21 +30,21 @@ float bound(Rng& r) {
 
 template <class T>
 void one_case(Rng& r, std::uint64_t seed) {
-    Arena arena;
+    GuardedPool pool;
     const auto rank = static_cast<std::uint32_t>(r.range(1, 8));
     const auto sizes = random_sizes(r, rank);
     std::string l_in, l_out;
     qdml::ElementWiseClipDesc d;
-    d.InputTensor = arena.tensor(qdml::data_type_of<T>, sizes, random_strides(r, sizes, true, l_in), r.range(0, 15));
-    Arena::fill<T>(d.InputTensor, [&] { return r.value<T>(100.0f); });
+    d.InputTensor = pool.tensor(qdml::data_type_of<T>, sizes, random_strides(r, sizes, true, l_in), r.range(0, 15));
+    fill<T>(d.InputTensor, [&] { return r.value<T>(100.0f); });
     const bool in_place = r.chance(20);
     if (in_place) {
-        d.InputTensor = arena.tensor(qdml::data_type_of<T>, sizes, random_strides(r, sizes, false, l_in), r.range(0, 15));
-        Arena::fill<T>(d.InputTensor, [&] { return r.value<T>(100.0f); });
+        d.InputTensor = pool.tensor(qdml::data_type_of<T>, sizes, random_strides(r, sizes, false, l_in), r.range(0, 15));
+        fill<T>(d.InputTensor, [&] { return r.value<T>(100.0f); });
         d.OutputTensor = d.InputTensor;
         l_out = "in place";
     } else {
-        d.OutputTensor = arena.tensor(qdml::data_type_of<T>, sizes, random_strides(r, sizes, false, l_out), r.range(0, 15));
+        d.OutputTensor = pool.tensor(qdml::data_type_of<T>, sizes, random_strides(r, sizes, false, l_out), r.range(0, 15));
     }
     d.Min = bound<T>(r);
     d.Max = r.chance(10) ? d.Min : bound<T>(r);
@@ -53,15 +53,15 @@ void one_case(Rng& r, std::uint64_t seed) {
 
     qdml::ElementWiseClipDesc s = d;
     if (in_place) {
-        s.InputTensor = s.OutputTensor = arena.clone(d.InputTensor);
+        s.InputTensor = s.OutputTensor = pool.clone(d.InputTensor);
     } else {
-        s.OutputTensor = arena.clone(d.OutputTensor);
+        s.OutputTensor = pool.clone(d.OutputTensor);
     }
     qdml::ElementWiseClipDesc c = d;  // the compiled form: compiled on d, executed on its own buffers
     if (in_place) {
-        c.InputTensor = c.OutputTensor = arena.clone(d.InputTensor);
+        c.InputTensor = c.OutputTensor = pool.clone(d.InputTensor);
     } else {
-        c.OutputTensor = arena.clone(d.OutputTensor);
+        c.OutputTensor = pool.clone(d.OutputTensor);
     }
     const auto compiled = qdml::compile(d);
     qdml::run(d, {qdml::Implementation::Reference});
@@ -71,8 +71,8 @@ void one_case(Rng& r, std::uint64_t seed) {
     ctx << "seed " << seed << "; input " << l_in << ", output " << l_out << "; Min " << d.Min << ", Max " << d.Max;
     if (d.ScaleBias) ctx << ", Scale " << d.ScaleBias->Scale << ", Bias " << d.ScaleBias->Bias;
     ctx << "\n" << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
-    compare(d.OutputTensor, s.OutputTensor, ctx.str());
-    compare(d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
 }
 
 using CaseFn = void (*)(Rng&, std::uint64_t);
@@ -95,26 +95,26 @@ namespace {
 template <class T>
 void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int out_form, bool in_place, bool scale_bias) {
     Rng r(case_seed(30, sizes[1] * 16 + in_form * 4 + out_form));
-    Arena arena;
+    GuardedPool pool;
     qdml::ElementWiseClipDesc d;
-    d.InputTensor = arena.tensor(qdml::data_type_of<T>, sizes, interleaved_layout(sizes, in_form), 1);
-    Arena::fill<T>(d.InputTensor, [&] { return r.value<T>(100.0f); });
-    d.OutputTensor = in_place ? d.InputTensor : arena.tensor(qdml::data_type_of<T>, sizes, interleaved_layout(sizes, out_form), 3);
+    d.InputTensor = pool.tensor(qdml::data_type_of<T>, sizes, interleaved_layout(sizes, in_form), 1);
+    fill<T>(d.InputTensor, [&] { return r.value<T>(100.0f); });
+    d.OutputTensor = in_place ? d.InputTensor : pool.tensor(qdml::data_type_of<T>, sizes, interleaved_layout(sizes, out_form), 3);
     d.Min = -20.5f;
     d.Max = 60.25f;
     if (scale_bias) d.ScaleBias = qdml::ScaleBiasDesc{0.75f, -3.5f};
     qdml::ElementWiseClipDesc s = d;
     if (in_place)
-        s.InputTensor = s.OutputTensor = arena.clone(d.InputTensor);
+        s.InputTensor = s.OutputTensor = pool.clone(d.InputTensor);
     else
-        s.OutputTensor = arena.clone(d.OutputTensor);
+        s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::run(d, {qdml::Implementation::Reference});
     qdml::run(s, {qdml::Implementation::Simd});
     std::ostringstream ctx;
     ctx << "interleaved: input form " << in_form << ", output form " << out_form << (in_place ? ", in place" : "")
         << (scale_bias ? ", ScaleBias" : "") << "\n"
         << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
-    compare(d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
 }
 
 template <class T>

@@ -20,25 +20,25 @@ std::vector<std::uint32_t> param_strides(Rng& r, const std::vector<std::uint32_t
 
 template <class TIn, class TOut>
 void one_case(Rng& r, std::uint64_t seed) {
-    Arena arena;
+    GuardedPool pool;
     const auto rank = static_cast<std::uint32_t>(r.range(1, 8));
     const auto sizes = random_sizes(r, rank);
     std::string l_in, l_scale, l_zp = "absent", l_out;
     qdml::ElementWiseDequantizeLinearDesc d;
-    d.InputTensor = arena.tensor(qdml::data_type_of<TIn>, sizes, random_strides(r, sizes, true, l_in), r.range(0, 7));
-    d.ScaleTensor = arena.tensor(qdml::data_type_of<TOut>, sizes, param_strides(r, sizes, l_scale), r.range(0, 7));
+    d.InputTensor = pool.tensor(qdml::data_type_of<TIn>, sizes, random_strides(r, sizes, true, l_in), r.range(0, 7));
+    d.ScaleTensor = pool.tensor(qdml::data_type_of<TOut>, sizes, param_strides(r, sizes, l_scale), r.range(0, 7));
     if (r.chance(80))
-        d.ZeroPointTensor = arena.tensor(qdml::data_type_of<TIn>, sizes, param_strides(r, sizes, l_zp), r.range(0, 7));
-    d.OutputTensor = arena.tensor(qdml::data_type_of<TOut>, sizes, random_strides(r, sizes, false, l_out), r.range(0, 7));
-    Arena::fill<TIn>(d.InputTensor, [&] { return r.value<TIn>(); });
+        d.ZeroPointTensor = pool.tensor(qdml::data_type_of<TIn>, sizes, param_strides(r, sizes, l_zp), r.range(0, 7));
+    d.OutputTensor = pool.tensor(qdml::data_type_of<TOut>, sizes, random_strides(r, sizes, false, l_out), r.range(0, 7));
+    fill<TIn>(d.InputTensor, [&] { return r.value<TIn>(); });
     const float mag = r.chance(50) ? 1.0f : std::ldexp(1.0f, static_cast<int>(r.range(-30, 30)));
-    Arena::fill<TOut>(d.ScaleTensor, [&] { return r.value<TOut>(mag); });
-    if (d.ZeroPointTensor) Arena::fill<TIn>(*d.ZeroPointTensor, [&] { return r.value<TIn>(); });
+    fill<TOut>(d.ScaleTensor, [&] { return r.value<TOut>(mag); });
+    if (d.ZeroPointTensor) fill<TIn>(*d.ZeroPointTensor, [&] { return r.value<TIn>(); });
 
     qdml::ElementWiseDequantizeLinearDesc s = d;
-    s.OutputTensor = arena.clone(d.OutputTensor);
+    s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::ElementWiseDequantizeLinearDesc c = d;  // the compiled form: compiled on d, executed with its own output
-    c.OutputTensor = arena.clone(d.OutputTensor);
+    c.OutputTensor = pool.clone(d.OutputTensor);
     const auto compiled = qdml::compile(d);
     qdml::run(d, {qdml::Implementation::Reference});
     qdml::run(s, {qdml::Implementation::Simd});
@@ -49,8 +49,8 @@ void one_case(Rng& r, std::uint64_t seed) {
         << describe("InputTensor", d.InputTensor) << describe("ScaleTensor", d.ScaleTensor)
         << (d.ZeroPointTensor ? describe("ZeroPointTensor", *d.ZeroPointTensor) : "")
         << describe("OutputTensor", d.OutputTensor);
-    compare(d.OutputTensor, s.OutputTensor, ctx.str());
-    compare(d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
 }
 
 using CaseFn = void (*)(Rng&, std::uint64_t);
@@ -74,24 +74,24 @@ namespace {
 template <class TIn, class TOut>
 void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int out_form, int zp_form) {
     Rng r(case_seed(31, sizes[1] * 64 + in_form * 16 + out_form * 4 + zp_form));
-    Arena arena;
+    GuardedPool pool;
     qdml::ElementWiseDequantizeLinearDesc d;
-    d.InputTensor = arena.tensor(qdml::data_type_of<TIn>, sizes, interleaved_layout(sizes, in_form), 1);
-    d.ScaleTensor = arena.tensor(qdml::data_type_of<TOut>, sizes, {0, 1, 0, 0}, 0);
+    d.InputTensor = pool.tensor(qdml::data_type_of<TIn>, sizes, interleaved_layout(sizes, in_form), 1);
+    d.ScaleTensor = pool.tensor(qdml::data_type_of<TOut>, sizes, {0, 1, 0, 0}, 0);
     const std::vector<std::uint32_t> zp_strides = zp_form == 0 ? std::vector<std::uint32_t>{0, 0, 0, 0} : interleaved_layout(sizes, 1);
-    d.ZeroPointTensor = arena.tensor(qdml::data_type_of<TIn>, sizes, zp_strides, 2);
-    d.OutputTensor = arena.tensor(qdml::data_type_of<TOut>, sizes, interleaved_layout(sizes, out_form), 3);
-    Arena::fill<TIn>(d.InputTensor, [&] { return r.value<TIn>(); });
-    Arena::fill<TOut>(d.ScaleTensor, [&] { return r.value<TOut>(1.0f); });
-    Arena::fill<TIn>(*d.ZeroPointTensor, [&] { return r.value<TIn>(); });
+    d.ZeroPointTensor = pool.tensor(qdml::data_type_of<TIn>, sizes, zp_strides, 2);
+    d.OutputTensor = pool.tensor(qdml::data_type_of<TOut>, sizes, interleaved_layout(sizes, out_form), 3);
+    fill<TIn>(d.InputTensor, [&] { return r.value<TIn>(); });
+    fill<TOut>(d.ScaleTensor, [&] { return r.value<TOut>(1.0f); });
+    fill<TIn>(*d.ZeroPointTensor, [&] { return r.value<TIn>(); });
     qdml::ElementWiseDequantizeLinearDesc s = d;
-    s.OutputTensor = arena.clone(d.OutputTensor);
+    s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::run(d, {qdml::Implementation::Reference});
     qdml::run(s, {qdml::Implementation::Simd});
     std::ostringstream ctx;
     ctx << "interleaved: input form " << in_form << ", output form " << out_form << ", zero point form " << zp_form << "\n"
         << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
-    compare(d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
 }
 
 template <class TIn, class TOut>

@@ -20,34 +20,34 @@ float scale(Rng& r) {
 
 template <class TA, class TB, class TOut>
 void one_case(Rng& r, std::uint64_t seed) {
-    Arena arena;
+    GuardedPool pool;
     const auto rank = static_cast<std::uint32_t>(r.range(1, 8));
     const auto sizes = random_sizes(r, rank);
     const std::vector<std::uint32_t> one(rank, 1);
     std::string l_a, l_b, l_out;
     qdml::ElementWiseQuantizedLinearAddDesc d;
-    auto param = [&](DT t) { return arena.tensor(t, one, {}, r.range(0, 3)); };
-    d.ATensor = arena.tensor(qdml::data_type_of<TA>, sizes, random_strides(r, sizes, true, l_a), r.range(0, 63));
-    d.BTensor = arena.tensor(qdml::data_type_of<TB>, sizes, random_strides(r, sizes, true, l_b), r.range(0, 63));
-    d.OutputTensor = arena.tensor(qdml::data_type_of<TOut>, sizes, random_strides(r, sizes, false, l_out), r.range(0, 63));
+    auto param = [&](DT t) { return pool.tensor(t, one, {}, r.range(0, 3)); };
+    d.ATensor = pool.tensor(qdml::data_type_of<TA>, sizes, random_strides(r, sizes, true, l_a), r.range(0, 63));
+    d.BTensor = pool.tensor(qdml::data_type_of<TB>, sizes, random_strides(r, sizes, true, l_b), r.range(0, 63));
+    d.OutputTensor = pool.tensor(qdml::data_type_of<TOut>, sizes, random_strides(r, sizes, false, l_out), r.range(0, 63));
     d.AScaleTensor = param(DT::Float32);
     d.BScaleTensor = param(DT::Float32);
     d.OutputScaleTensor = param(DT::Float32);
     if (r.chance(80)) d.AZeroPointTensor = param(qdml::data_type_of<TA>);
     if (r.chance(80)) d.BZeroPointTensor = param(qdml::data_type_of<TB>);
     if (r.chance(80)) d.OutputZeroPointTensor = param(qdml::data_type_of<TOut>);
-    Arena::fill<TA>(d.ATensor, [&] { return r.value<TA>(); });
-    Arena::fill<TB>(d.BTensor, [&] { return r.value<TB>(); });
+    fill<TA>(d.ATensor, [&] { return r.value<TA>(); });
+    fill<TB>(d.BTensor, [&] { return r.value<TB>(); });
     for (auto* t : {&d.AScaleTensor, &d.BScaleTensor, &d.OutputScaleTensor})
-        Arena::fill<float>(*t, [&] { return scale(r); });
-    if (d.AZeroPointTensor) Arena::fill<TA>(*d.AZeroPointTensor, [&] { return r.value<TA>(); });
-    if (d.BZeroPointTensor) Arena::fill<TB>(*d.BZeroPointTensor, [&] { return r.value<TB>(); });
-    if (d.OutputZeroPointTensor) Arena::fill<TOut>(*d.OutputZeroPointTensor, [&] { return r.value<TOut>(); });
+        fill<float>(*t, [&] { return scale(r); });
+    if (d.AZeroPointTensor) fill<TA>(*d.AZeroPointTensor, [&] { return r.value<TA>(); });
+    if (d.BZeroPointTensor) fill<TB>(*d.BZeroPointTensor, [&] { return r.value<TB>(); });
+    if (d.OutputZeroPointTensor) fill<TOut>(*d.OutputZeroPointTensor, [&] { return r.value<TOut>(); });
 
     qdml::ElementWiseQuantizedLinearAddDesc s = d;
-    s.OutputTensor = arena.clone(d.OutputTensor);
+    s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::ElementWiseQuantizedLinearAddDesc c = d;  // the compiled form: compiled on d, executed with its own output
-    c.OutputTensor = arena.clone(d.OutputTensor);
+    c.OutputTensor = pool.clone(d.OutputTensor);
     const auto compiled = qdml::compile(d);
     qdml::run(d, {qdml::Implementation::Reference});
     qdml::run(s, {qdml::Implementation::Simd});
@@ -63,8 +63,8 @@ void one_case(Rng& r, std::uint64_t seed) {
         << zp(d.AZeroPointTensor, qdml::type_tag<TA>{}) << ", " << zp(d.BZeroPointTensor, qdml::type_tag<TB>{}) << ", "
         << zp(d.OutputZeroPointTensor, qdml::type_tag<TOut>{}) << "\n"
         << describe("ATensor", d.ATensor) << describe("BTensor", d.BTensor) << describe("OutputTensor", d.OutputTensor);
-    compare(d.OutputTensor, s.OutputTensor, ctx.str());
-    compare(d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
 }
 
 using CaseFn = void (*)(Rng&, std::uint64_t);
@@ -89,36 +89,36 @@ using Exactly = typename qdml::type_tag<T>::type;  // (not deduced from the zero
 template <class TA, class TB = TA, class TO = TA>
 void every_pair(float a_scale, float b_scale, float out_scale, Exactly<TA> a_zp, Exactly<TB> b_zp, Exactly<TO> out_zp,
                 std::size_t misalign) {
-    Arena arena;
+    GuardedPool pool;
     const std::vector<std::uint32_t> sizes{65536}, one{1};
     const DT ta = qdml::data_type_of<TA>, tb = qdml::data_type_of<TB>, to = qdml::data_type_of<TO>;
     qdml::ElementWiseQuantizedLinearAddDesc d;
-    d.ATensor = arena.tensor(ta, sizes, {}, misalign);
-    d.BTensor = arena.tensor(tb, sizes, {}, 0);
-    d.OutputTensor = arena.tensor(to, sizes, {}, misalign);
-    d.AScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
-    d.BScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
-    d.OutputScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
-    d.AZeroPointTensor = arena.tensor(ta, one, {}, 0);
-    d.BZeroPointTensor = arena.tensor(tb, one, {}, 0);
-    d.OutputZeroPointTensor = arena.tensor(to, one, {}, 0);
+    d.ATensor = pool.tensor(ta, sizes, {}, misalign);
+    d.BTensor = pool.tensor(tb, sizes, {}, 0);
+    d.OutputTensor = pool.tensor(to, sizes, {}, misalign);
+    d.AScaleTensor = pool.tensor(DT::Float32, one, {}, 0);
+    d.BScaleTensor = pool.tensor(DT::Float32, one, {}, 0);
+    d.OutputScaleTensor = pool.tensor(DT::Float32, one, {}, 0);
+    d.AZeroPointTensor = pool.tensor(ta, one, {}, 0);
+    d.BZeroPointTensor = pool.tensor(tb, one, {}, 0);
+    d.OutputZeroPointTensor = pool.tensor(to, one, {}, 0);
     std::uint32_t i = 0, j = 0;
-    Arena::fill<TA>(d.ATensor, [&] { return static_cast<TA>(i++ >> 8); });
-    Arena::fill<TB>(d.BTensor, [&] { return static_cast<TB>(j++ & 255); });
-    Arena::fill<float>(d.AScaleTensor, [&] { return a_scale; });
-    Arena::fill<float>(d.BScaleTensor, [&] { return b_scale; });
-    Arena::fill<float>(d.OutputScaleTensor, [&] { return out_scale; });
-    Arena::fill<TA>(*d.AZeroPointTensor, [&] { return a_zp; });
-    Arena::fill<TB>(*d.BZeroPointTensor, [&] { return b_zp; });
-    Arena::fill<TO>(*d.OutputZeroPointTensor, [&] { return out_zp; });
+    fill<TA>(d.ATensor, [&] { return static_cast<TA>(i++ >> 8); });
+    fill<TB>(d.BTensor, [&] { return static_cast<TB>(j++ & 255); });
+    fill<float>(d.AScaleTensor, [&] { return a_scale; });
+    fill<float>(d.BScaleTensor, [&] { return b_scale; });
+    fill<float>(d.OutputScaleTensor, [&] { return out_scale; });
+    fill<TA>(*d.AZeroPointTensor, [&] { return a_zp; });
+    fill<TB>(*d.BZeroPointTensor, [&] { return b_zp; });
+    fill<TO>(*d.OutputZeroPointTensor, [&] { return out_zp; });
     qdml::ElementWiseQuantizedLinearAddDesc s = d;
-    s.OutputTensor = arena.clone(d.OutputTensor);
+    s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::run(d, {qdml::Implementation::Reference});
     qdml::run(s, {qdml::Implementation::Simd});
     std::ostringstream ctx;
     ctx << "every pair; scales " << a_scale << ", " << b_scale << ", " << out_scale << "; zero points " << +a_zp
         << ", " << +b_zp << ", " << +out_zp << "; misalign " << misalign;
-    compare(d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
 }
 }  // namespace
 
@@ -175,34 +175,34 @@ namespace {
 template <class TA, class TB, class TO>
 void interleaved_case(const std::vector<std::uint32_t>& sizes, int a_form, int b_form, int out_form) {
     Rng r(case_seed(32, sizes[1] * 64 + a_form * 16 + b_form * 4 + out_form));
-    Arena arena;
+    GuardedPool pool;
     const std::vector<std::uint32_t> one{1, 1, 1, 1};  // per-tensor parameters
     qdml::ElementWiseQuantizedLinearAddDesc d;
-    d.ATensor = arena.tensor(qdml::data_type_of<TA>, sizes, interleaved_layout(sizes, a_form), 1);
+    d.ATensor = pool.tensor(qdml::data_type_of<TA>, sizes, interleaved_layout(sizes, a_form), 1);
     const std::vector<std::uint32_t> b_strides =
         b_form == 3 ? std::vector<std::uint32_t>{0, 0, sizes[3], 1} : interleaved_layout(sizes, b_form);
-    d.BTensor = arena.tensor(qdml::data_type_of<TB>, sizes, b_strides, 2);
-    d.OutputTensor = arena.tensor(qdml::data_type_of<TO>, sizes, interleaved_layout(sizes, out_form), 3);
-    d.AScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
-    d.BScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
-    d.OutputScaleTensor = arena.tensor(DT::Float32, one, {}, 0);
-    d.AZeroPointTensor = arena.tensor(qdml::data_type_of<TA>, one, {}, 0);
-    d.OutputZeroPointTensor = arena.tensor(qdml::data_type_of<TO>, one, {}, 0);
-    Arena::fill<TA>(d.ATensor, [&] { return r.value<TA>(); });
-    Arena::fill<TB>(d.BTensor, [&] { return r.value<TB>(); });
-    Arena::fill<float>(d.AScaleTensor, [&] { return 0.05f; });
-    Arena::fill<float>(d.BScaleTensor, [&] { return 0.125f; });
-    Arena::fill<float>(d.OutputScaleTensor, [&] { return 0.1f; });
-    Arena::fill<TA>(*d.AZeroPointTensor, [&] { return r.value<TA>(); });
-    Arena::fill<TO>(*d.OutputZeroPointTensor, [&] { return r.value<TO>(); });
+    d.BTensor = pool.tensor(qdml::data_type_of<TB>, sizes, b_strides, 2);
+    d.OutputTensor = pool.tensor(qdml::data_type_of<TO>, sizes, interleaved_layout(sizes, out_form), 3);
+    d.AScaleTensor = pool.tensor(DT::Float32, one, {}, 0);
+    d.BScaleTensor = pool.tensor(DT::Float32, one, {}, 0);
+    d.OutputScaleTensor = pool.tensor(DT::Float32, one, {}, 0);
+    d.AZeroPointTensor = pool.tensor(qdml::data_type_of<TA>, one, {}, 0);
+    d.OutputZeroPointTensor = pool.tensor(qdml::data_type_of<TO>, one, {}, 0);
+    fill<TA>(d.ATensor, [&] { return r.value<TA>(); });
+    fill<TB>(d.BTensor, [&] { return r.value<TB>(); });
+    fill<float>(d.AScaleTensor, [&] { return 0.05f; });
+    fill<float>(d.BScaleTensor, [&] { return 0.125f; });
+    fill<float>(d.OutputScaleTensor, [&] { return 0.1f; });
+    fill<TA>(*d.AZeroPointTensor, [&] { return r.value<TA>(); });
+    fill<TO>(*d.OutputZeroPointTensor, [&] { return r.value<TO>(); });
     qdml::ElementWiseQuantizedLinearAddDesc s = d;
-    s.OutputTensor = arena.clone(d.OutputTensor);
+    s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::run(d, {qdml::Implementation::Reference});
     qdml::run(s, {qdml::Implementation::Simd});
     std::ostringstream ctx;
     ctx << "interleaved: A form " << a_form << ", B form " << b_form << ", output form " << out_form << "\n"
         << describe("ATensor", d.ATensor) << describe("BTensor", d.BTensor) << describe("OutputTensor", d.OutputTensor);
-    compare(d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
 }
 
 template <class TA, class TB, class TO>

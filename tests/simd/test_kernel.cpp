@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <vector>
 
 #include "qdml/qdml.hpp"
+#include "support/buffers.hpp"
 
 namespace {
 using A = qdml::simd::Arch;
@@ -54,7 +54,7 @@ TEST_CASE("Q in batch form rounds ties to even and clamps NaN low, as the scalar
 }
 
 TEST_CASE("load_diff_float: fp32(x - zp) of INT32/UINT32 rounded once, ties to even", "[simd][kernel]") {
-    std::mt19937_64 g(Catch::rngSeed());
+    qtest::Rng g(qtest::case_seed(33));
     // 2^24 + 1 is a tie between 2^24 and 2^24 + 2 -> 2^24 (even); 2^24 + 3 -> 2^24 + 4.
     const std::int64_t x_i[] = {INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, (1 << 24) + 1, (1 << 24) + 3, 0, -1};
     const std::int64_t z_i[] = {INT32_MIN, INT32_MAX, 0, 0, 0, 0, INT32_MIN, INT32_MAX};
@@ -63,10 +63,10 @@ TEST_CASE("load_diff_float: fp32(x - zp) of INT32/UINT32 rounded once, ties to e
         alignas(64) std::uint32_t xu[64], zu[64];
         for (std::size_t i = 0; i < W; ++i) {
             const bool fixed = round == 0;
-            xs[i] = fixed ? static_cast<std::int32_t>(x_i[i % 8]) : static_cast<std::int32_t>(g());
-            zs[i] = fixed ? static_cast<std::int32_t>(z_i[i % 8]) : static_cast<std::int32_t>(g());
-            xu[i] = fixed ? static_cast<std::uint32_t>(x_i[i % 8]) : static_cast<std::uint32_t>(g());
-            zu[i] = fixed ? (i % 2 ? 0u : UINT32_MAX) : static_cast<std::uint32_t>(g());
+            xs[i] = fixed ? static_cast<std::int32_t>(x_i[i % 8]) : static_cast<std::int32_t>(g.bits());
+            zs[i] = fixed ? static_cast<std::int32_t>(z_i[i % 8]) : static_cast<std::int32_t>(g.bits());
+            xu[i] = fixed ? static_cast<std::uint32_t>(x_i[i % 8]) : static_cast<std::uint32_t>(g.bits());
+            zu[i] = fixed ? (i % 2 ? 0u : UINT32_MAX) : static_cast<std::uint32_t>(g.bits());
         }
         alignas(64) float ds[64], du[64];
         qdml::simd::kernel::load_diff_float<A>(xs, zs).store_aligned(ds);
@@ -101,11 +101,11 @@ TEST_CASE("binary16 conversions of the SIMD layer equal core's, for every binary
             }
         }
     }
-    std::mt19937 g(Catch::rngSeed());
+    qtest::Rng g(qtest::case_seed(34));
     for (int round = 0; round < 20000; ++round) {
         alignas(64) float f[64];
         for (std::size_t k = 0; k < W; ++k) {
-            std::uint32_t b = g();
+            auto b = static_cast<std::uint32_t>(g.bits());
             if (round % 2) b = (b & 0x8000ffffu) | ((0x30 + (b >> 16) % 0x20) << 23);  // near binary16's range
             std::memcpy(&f[k], &b, 4);
         }

@@ -2,19 +2,21 @@
 // run through the reference and through the SIMD path, outputs compared bit
 // for bit. Reusable by any operator (element-wise here; matmul and
 // convolution build their descs with the same pieces):
-//   - Rng: seeded from Catch's --rng-seed and the case number, so a failing
-//     case is reproduced by its seed line;
+//   - cases: each with its own Rng (buffers.hpp), seeded from Catch's
+//     --rng-seed and the case number, so a failing case is reproduced by
+//     its seed line;
 //   - shapes: 1-8 dimensions, sizes around every vector width (1, 2, 3, 7,
 //     W-1, W, W+1, 2W+3, 61, 1000+), a bounded element count;
 //   - layouts: packed, padded, permuted (and padded), stride 0 on any
 //     dimension of an input (broadcast), misaligned base pointers;
 //   - values: every integer type over its range with the extremes favoured,
 //     floats with NaN, infinities, subnormals, signed zeros and ties;
-//   - Arena buffers: guard bytes on both sides and a sentinel fill; compare()
-//     checks that the two outputs agree on every byte (gaps between
-//     addressed elements and guards included, so neither path wrote outside
-//     the view) and that the guards still hold the sentinel. A failure
-//     prints the N-D index, both values' bits, the arch and the case.
+//   - buffers from a GuardedPool (buffers.hpp): guard bytes on both sides
+//     and a sentinel fill; compare() checks that every guard of the case's
+//     pool still holds the sentinel and that the two outputs agree on every
+//     byte (gaps between addressed elements included, so neither path wrote
+//     outside the view). A failure prints the N-D index, both values' bits,
+//     the arch and the case.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -23,15 +25,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "qdml/qdml.hpp"
+#include "support/buffers.hpp"
 
 namespace qtest::diff {
 
@@ -39,84 +40,16 @@ using qdml::float16;
 using qdml::Tensor;
 using qdml::TensorDesc;
 using DT = qdml::TensorDataType;
-
-inline constexpr std::uint8_t kSentinel = 0xA5;
-inline constexpr std::size_t kGuardBytes = 64;
+using qtest::case_seed;
+using qtest::fill;
+using qtest::GuardedPool;
+using qtest::Rng;
 
 /// Cases per operator and test executable: QDML_DIFF_CASES overrides (a soak).
 inline std::size_t case_count(std::size_t default_count) {
     if (const char* s = std::getenv("QDML_DIFF_CASES")) return static_cast<std::size_t>(std::strtoull(s, nullptr, 10));
     return default_count;
 }
-
-class Rng {
-public:
-    explicit Rng(std::uint64_t seed) : g_(seed) {}
-    std::uint64_t bits() { return g_(); }
-    /// Uniform in [lo, hi].
-    std::int64_t range(std::int64_t lo, std::int64_t hi) {
-        return lo + static_cast<std::int64_t>(g_() % static_cast<std::uint64_t>(hi - lo + 1));
-    }
-    bool chance(int percent) { return range(0, 99) < percent; }
-    template <class C>
-    const auto& pick(const C& c) {
-        return c[static_cast<std::size_t>(range(0, static_cast<std::int64_t>(c.size()) - 1))];
-    }
-
-    /// An integer of type T: the extremes and small values often, else uniform.
-    template <class T>
-    T integer() {
-        using L = std::numeric_limits<T>;
-        switch (range(0, 9)) {
-            case 0: return L::min();
-            case 1: return L::max();
-            case 2: return static_cast<T>(L::min() + range(0, 3));
-            case 3: return static_cast<T>(L::max() - range(0, 3));
-            case 4: return static_cast<T>(range(L::is_signed ? -8 : 0, 8));
-            default: {
-                T v;
-                const std::uint64_t b = bits();
-                std::memcpy(&v, &b, sizeof v);
-                return v;
-            }
-        }
-    }
-
-    /// A binary32 value of "magnitude about `scale`" or a special one.
-    float real(float scale = 1.0f) {
-        switch (range(0, 19)) {
-            case 0: return std::numeric_limits<float>::quiet_NaN();
-            case 1: return -std::numeric_limits<float>::infinity();
-            case 2: return std::numeric_limits<float>::infinity();
-            case 3: return std::numeric_limits<float>::denorm_min() * static_cast<float>(range(1, 1000));
-            case 4: return -0.0f;
-            case 5: return 0.0f;
-            case 6: return (static_cast<float>(range(-64, 64)) + 0.5f) * scale;  // ties after rounding
-            case 7: {  // any bit pattern
-                const auto b = static_cast<std::uint32_t>(bits());
-                float f;
-                std::memcpy(&f, &b, sizeof f);
-                return f;
-            }
-            default:
-                return static_cast<float>(static_cast<double>(range(-1000000, 1000000)) / 1000000.0) * scale;
-        }
-    }
-
-    /// An element of any qdml element type.
-    template <class T>
-    T value(float scale = 1.0f) {
-        if constexpr (std::is_same_v<T, float>)
-            return real(scale);
-        else if constexpr (std::is_same_v<T, float16>)
-            return chance(10) ? float16::from_bits(static_cast<std::uint16_t>(bits())) : float16(real(scale));
-        else
-            return integer<T>();
-    }
-
-private:
-    std::mt19937_64 g_;
-};
 
 /// A random shape of `rank` dimensions, each from the sizes that straddle
 /// the vector widths, with at most about `max_elements` elements.
@@ -182,56 +115,6 @@ inline std::vector<std::uint32_t> random_strides(Rng& r, const std::vector<std::
     return make_strides(r, sizes, l, bc);
 }
 
-/// Owns guarded, sentinel-filled buffers of one case.
-class Arena {
-public:
-    /// A bound tensor: its buffer starts `misalign` elements past a 64-byte
-    /// boundary (so never vector-aligned unless misalign is 0).
-    Tensor tensor(DT t, const std::vector<std::uint32_t>& sizes, const std::vector<std::uint32_t>& strides,
-                  std::size_t misalign) {
-        TensorDesc d;
-        d.DataType = t;
-        d.DimensionCount = static_cast<std::uint32_t>(sizes.size());
-        for (std::size_t i = 0; i < sizes.size(); ++i) d.Sizes[i] = sizes[i];
-        if (!strides.empty()) {
-            d.Strides.emplace();
-            for (std::size_t i = 0; i < strides.size(); ++i) (*d.Strides)[i] = strides[i];
-        }
-        d.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(d).value_or(0);
-        REQUIRE(d.TotalTensorSizeInBytes > 0);
-        const std::size_t bytes = static_cast<std::size_t>(d.TotalTensorSizeInBytes);
-        const std::size_t shift = misalign * qdml::element_size(t);
-        bufs_.emplace_back(kGuardBytes + 64 + shift + bytes + kGuardBytes, kSentinel);
-        auto& b = bufs_.back();
-        const auto a = reinterpret_cast<std::uintptr_t>(b.data() + kGuardBytes);
-        const std::size_t pad = (64 - a % 64) % 64 + shift;
-        return Tensor{d, b.data() + kGuardBytes + pad, 0};
-    }
-
-    /// Fills every element of the buffer (addressed or not) with gen().
-    template <class T, class Gen>
-    static void fill(const Tensor& t, Gen&& gen) {
-        const auto n = *qdml::min_buffer_elements(t.Desc);
-        T* p = static_cast<T*>(t.Data);
-        for (std::uint64_t i = 0; i < n; ++i) p[i] = gen();
-    }
-
-    /// A copy of `t` (same desc, same bytes) in a new buffer with the same misalignment.
-    Tensor clone(const Tensor& t) {
-        const auto es = qdml::element_size(t.Desc.DataType);
-        const std::size_t mis = (reinterpret_cast<std::uintptr_t>(t.Data) % 64) / es;
-        std::vector<std::uint32_t> sizes(t.Desc.Sizes.begin(), t.Desc.Sizes.begin() + t.Desc.DimensionCount);
-        std::vector<std::uint32_t> strides;
-        if (t.Desc.Strides) strides.assign(t.Desc.Strides->begin(), t.Desc.Strides->begin() + t.Desc.DimensionCount);
-        Tensor c = tensor(t.Desc.DataType, sizes, strides, mis);
-        std::memcpy(c.Data, t.Data, static_cast<std::size_t>(t.Desc.TotalTensorSizeInBytes));
-        return c;
-    }
-
-private:
-    std::deque<std::vector<std::uint8_t>> bufs_;
-};
-
 /// The logical N-D index of element offset `off` of `d`, as "[i0,i1,...]".
 inline std::string index_of(const TensorDesc& d, std::uint64_t off) {
     const auto st = qdml::effective_strides(d);
@@ -267,19 +150,17 @@ inline std::string describe(const std::string& member, const Tensor& t) {
 }
 
 /// Compares the reference's output `ref` with the SIMD path's `got` (same
-/// desc, each in its own Arena buffer), byte for byte over the whole buffer
-/// and its guards. `context` names the case (types, layouts, params, seed).
-inline bool compare(const Tensor& ref, const Tensor& got, const std::string& context) {
+/// desc, each in its own buffer of `pool`), byte for byte over the whole
+/// buffer, after checking every guard of the pool (outputs and inputs).
+/// `context` names the case (types, layouts, params, seed).
+inline bool compare(const GuardedPool& pool, const Tensor& ref, const Tensor& got, const std::string& context) {
     const auto es = qdml::element_size(ref.Desc.DataType);
     const std::size_t bytes = static_cast<std::size_t>(ref.Desc.TotalTensorSizeInBytes);
     const auto* r = static_cast<const std::uint8_t*>(ref.Data);
     const auto* g = static_cast<const std::uint8_t*>(got.Data);
-    for (std::size_t i = 0; i < kGuardBytes; ++i) {
-        if (r[-1 - static_cast<std::ptrdiff_t>(i)] != kSentinel || g[-1 - static_cast<std::ptrdiff_t>(i)] != kSentinel ||
-            r[bytes + i] != kSentinel || g[bytes + i] != kSentinel) {
-            FAIL_CHECK("arch " << qdml::simd::arch_name() << ": a guard byte around the output changed\n" << context);
-            return false;
-        }
+    if (!pool.guards_intact()) {  // (check_guards names the buffer and the byte)
+        pool.check_guards("arch " + std::string(qdml::simd::arch_name()) + "\n" + context);
+        return false;
     }
     if (std::memcmp(r, g, bytes) == 0) return true;
     // Any NaN matches any NaN (docs/semantics.md fixes no payload or sign, and compilers
@@ -313,11 +194,6 @@ inline bool compare(const Tensor& ref, const Tensor& got, const std::string& con
                        << s.str() << " (bits, little end last)\n"
                        << context);
     return false;
-}
-
-/// A Catch2 seed for case `i` of a test: reproducible with --rng-seed.
-inline std::uint64_t case_seed(std::uint64_t salt, std::size_t i) {
-    return (static_cast<std::uint64_t>(Catch::rngSeed()) << 32) ^ (salt * 0x9E3779B97F4A7C15ull) ^ i;
 }
 
 /// Runs `one(rng, seed)` for each of the test's cases (case_count of them),

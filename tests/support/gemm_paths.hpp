@@ -1,7 +1,7 @@
 // tests/support/gemm_paths.hpp - what the GEMM engine's differential tests
-// (simd-gemm, simd-conv) share: the micro-kernel paths this CPU runs, and the
-// comparison of a sentinel-filled, guard-padded output buffer computed by
-// the reference and then by every path.
+// (simd-gemm, simd-conv, gemm-microkernels) share: the micro-kernel paths
+// this CPU runs, and the comparison of a guarded output buffer
+// (buffers.hpp) computed by the reference and then by every path.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -9,19 +9,16 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "qdml/core/error.hpp"
 #include "qdml/simd/isa.hpp"
+#include "support/buffers.hpp"
 
 namespace qtest::gemm_paths {
 
 using qdml::simd::Isa;
-
-inline constexpr std::uint8_t kSentinel = 0xA5;
-inline constexpr std::size_t kGuard = 64;  ///< sentinel bytes on each side of an output
 
 /// The paths of this CPU; warns once about the others.
 inline std::vector<Isa> runnable_isas() {
@@ -46,28 +43,26 @@ inline std::vector<Isa> runnable_isas() {
     return r;
 }
 
-/// Fills `out` (the output view with kGuard bytes on each side) with the
-/// sentinel and runs `reference()`, then for every path `run(isa)`; requires
-/// identical buffers (guards and unaddressed bytes included: no path may
-/// write outside the view).
+/// Resets `out` (the output's buffer and its guards) to the sentinel and
+/// runs `reference()`, then for every path `run(isa)`; requires identical
+/// buffers, guards included (no path may write outside the view).
 template <class Reference, class Run>
-void require_same_on_every_path(std::vector<std::uint8_t>& out, Reference&& reference, Run&& run) {
-    std::fill(out.begin(), out.end(), kSentinel);
+void require_same_on_every_path(GuardedBuffer& out, Reference&& reference, Run&& run) {
+    out.reset();
     reference();
-    const std::vector<std::uint8_t> expected = out;
-    for (std::size_t i = 0; i < kGuard; ++i) {
-        REQUIRE(expected[i] == kSentinel);
-        REQUIRE(expected[expected.size() - 1 - i] == kSentinel);
-    }
+    const std::vector<std::uint8_t> expected = out.with_guards();
+    REQUIRE(out.broken_guard() == GuardedBuffer::ok);
     for (Isa isa : runnable_isas()) {
         INFO("path " << qdml::simd::isa_name(isa));
-        std::fill(out.begin(), out.end(), kSentinel);
+        out.reset();
         run(isa);
-        std::size_t first = out.size();
-        for (std::size_t i = 0; i < out.size() && first == out.size(); ++i)
-            if (out[i] != expected[i]) first = i;
-        INFO("first differing byte " << first << " of " << out.size() << " (guard " << kGuard << ")");
-        REQUIRE(first == out.size());
+        const std::vector<std::uint8_t> got = out.with_guards();
+        std::size_t first = got.size();
+        for (std::size_t i = 0; i < got.size() && first == got.size(); ++i)
+            if (got[i] != expected[i]) first = i;
+        INFO("first differing byte " << first << " of " << got.size() << " (guard " << kGuardBytes << ")");
+        REQUIRE(first == got.size());
+        REQUIRE(out.broken_guard() == GuardedBuffer::ok);  // (the slack past the guards too)
     }
 }
 
@@ -87,27 +82,6 @@ struct Fnv {
     std::uint64_t h = 1469598103934665603ull;
     void mix(const void* p, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<const std::uint8_t*>(p)[i]) * 1099511628211ull;
-    }
-};
-
-/// Random sizes and bytes, seeded from Catch's --rng-seed.
-struct Rng {
-    std::mt19937 gen;
-    explicit Rng(std::uint32_t salt) : gen(Catch::rngSeed() + salt) {}
-    std::uint32_t uniform(std::uint32_t lo, std::uint32_t hi) {
-        return std::uniform_int_distribution<std::uint32_t>(lo, hi)(gen);
-    }
-    bool coin(std::uint32_t one_in) { return uniform(1, one_in) == 1; }
-    /// Bytes: mostly uniform, sometimes the extremes 0, 127, 128, 255.
-    std::uint8_t byte() {
-        static constexpr std::uint8_t extremes[] = {0, 127, 128, 255};
-        return coin(8) ? extremes[uniform(0, 3)] : static_cast<std::uint8_t>(uniform(0, 255));
-    }
-    /// Sizes around the tile sizes (1, 4, 6, 8, 16, 32, 64) and odd ones, at most max.
-    std::uint32_t size(std::uint32_t max) {
-        static constexpr std::uint32_t around[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129};
-        const std::uint32_t v = coin(2) ? around[uniform(0, 19)] : uniform(1, max);
-        return v > max ? max : v;
     }
 };
 

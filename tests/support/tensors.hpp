@@ -1,18 +1,18 @@
-// tests/support/common_c.hpp - buffers, descs and error helpers shared by the
-// add, matmul and convolution unit tests. Every buffer has guard bytes on
-// both sides and starts filled with a sentinel, so tests can assert that
-// nothing outside an output view was written.
+// tests/support/tensors.hpp - tensors of the operator unit tests: descs,
+// values stored and loaded by data type, the Pool that binds them to
+// guarded buffers (buffers.hpp) and reads outputs back after checking that
+// nothing outside an output view was written; validation error helpers.
 #pragma once
 
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "qdml/qdml.hpp"
+#include "support/buffers.hpp"
 
 namespace qtest {
 
@@ -22,35 +22,8 @@ using DT = qdml::TensorDataType;
 using Dims = std::vector<std::uint32_t>;
 using Values = std::vector<double>;
 
-inline constexpr std::uint8_t kSentinel = 0xA5;
-inline constexpr std::size_t kGuard = 16;  // bytes before and after every buffer
-
 /// A desc with the minimum TotalTensorSizeInBytes (strides empty = packed).
-inline TensorDesc desc(DT t, const Dims& sizes, const Dims& strides = {}) {
-    TensorDesc d;
-    d.DataType = t;
-    d.DimensionCount = static_cast<std::uint32_t>(sizes.size());
-    for (std::size_t i = 0; i < sizes.size() && i < qdml::kMaxDimensions; ++i) d.Sizes[i] = sizes[i];
-    if (!strides.empty()) {
-        d.Strides.emplace();
-        for (std::size_t i = 0; i < strides.size() && i < qdml::kMaxDimensions; ++i) (*d.Strides)[i] = strides[i];
-    }
-    d.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(d).value_or(0);
-    return d;
-}
-
-/// Element offsets of every logical element, row-major (last index fastest).
-inline std::vector<std::uint64_t> logical_offsets(const TensorDesc& d) {
-    const auto st = qdml::effective_strides(d);
-    std::vector<std::uint64_t> offs{0};
-    for (std::uint32_t dim = 0; dim < d.DimensionCount; ++dim) {
-        std::vector<std::uint64_t> next;
-        for (auto o : offs)
-            for (std::uint32_t i = 0; i < d.Sizes[dim]; ++i) next.push_back(o + i * st[dim]);
-        offs.swap(next);
-    }
-    return offs;
-}
+inline TensorDesc desc(DT t, const Dims& sizes, const Dims& strides = {}) { return make_desc(t, sizes, strides); }
 
 inline void store(DT t, void* base, std::uint64_t i, double v) {
     auto in_range = [&](double lo, double hi) {
@@ -80,24 +53,36 @@ inline long long load_int(DT t, const void* base, std::uint64_t i) {
     }
 }
 
-/// Owns every buffer of one test. Addresses stay valid for its lifetime.
-class Pool {
+/// Owns every buffer of one test (guarded, sentinel-filled: buffers.hpp).
+/// Two forms of contents: `Values` (doubles, stored as the tensor's type,
+/// for the integer operators) and typed vectors (any element type, bit for
+/// bit, for dequantize and clip). Reading an output back checks that no
+/// byte outside it changed and that every guard of the pool holds.
+class Pool : public GuardedPool {
 public:
     /// `values` are the buffer contents in buffer order (min_buffer_elements
     /// of them); strided gaps therefore get explicit values too.
     Tensor raw(DT t, const Dims& sizes, const Values& values, const Dims& strides = {}) {
-        Tensor x = alloc(desc(t, sizes, strides));
+        Tensor x = output(t, sizes, strides);
         const auto n = qdml::min_buffer_elements(x.Desc).value_or(0);
         INFO("raw buffer for " << qdml::name(t) << " needs " << n << " values");
         REQUIRE(values.size() == n);
         for (std::uint64_t i = 0; i < n; ++i) store(t, x.Data, i, values[i]);
         return x;
     }
+    /// The same with typed elements (T: the C++ type of the DML data type).
+    template <class T>
+    Tensor raw(const Dims& sizes, const std::vector<T>& buf, const Dims& strides = {}) {
+        Tensor x = output(qdml::data_type_of<T>, sizes, strides);
+        REQUIRE(buf.size() == qdml::min_buffer_elements(x.Desc).value_or(0));
+        std::memcpy(x.Data, buf.data(), buf.size() * sizeof(T));
+        return x;
+    }
 
     /// `values` in logical row-major order, written through the strides;
     /// buffer positions no element addresses hold `filler`.
     Tensor logical(DT t, const Dims& sizes, const Values& values, const Dims& strides = {}, double filler = 0) {
-        Tensor x = alloc(desc(t, sizes, strides));
+        Tensor x = output(t, sizes, strides);
         const auto n = qdml::min_buffer_elements(x.Desc).value_or(0);
         for (std::uint64_t i = 0; i < n; ++i) store(t, x.Data, i, filler);
         const auto offs = logical_offsets(x.Desc);
@@ -105,12 +90,27 @@ public:
         for (std::size_t i = 0; i < offs.size(); ++i) store(t, x.Data, offs[i], values[i]);
         return x;
     }
+    template <class T>
+    Tensor logical(const Dims& sizes, const std::vector<T>& vals, const Dims& strides = {}, T filler = T{}) {
+        Tensor x = output(qdml::data_type_of<T>, sizes, strides);
+        const auto n = qdml::min_buffer_elements(x.Desc).value_or(0);
+        T* p = static_cast<T*>(x.Data);
+        for (std::uint64_t i = 0; i < n; ++i) p[i] = filler;
+        const auto offs = logical_offsets(x.Desc);
+        REQUIRE(vals.size() == offs.size());
+        for (std::size_t i = 0; i < offs.size(); ++i) p[offs[i]] = vals[i];
+        return x;
+    }
 
     /// One element (per-tensor parameter) with `dims` dimensions of size 1.
     Tensor scalar(DT t, double v, std::size_t dims = 1) { return raw(t, Dims(dims, 1u), {v}); }
 
-    /// An output: sentinel-filled buffer.
-    Tensor output(DT t, const Dims& sizes, const Dims& strides = {}) { return alloc(desc(t, sizes, strides)); }
+    /// An output: a sentinel-filled buffer with the minimum size of the desc.
+    Tensor output(DT t, const Dims& sizes, const Dims& strides = {}) {
+        Tensor x = tensor(desc(t, sizes, strides));
+        REQUIRE(reinterpret_cast<std::uintptr_t>(x.Data) % 8 == 0);  // any element type's alignment
+        return x;
+    }
 
     /// A tensor aliasing `base`'s buffer at element offset `elem_offset`.
     static Tensor alias(const Tensor& base, DT t, const Dims& sizes, std::uint64_t elem_offset = 0,
@@ -119,45 +119,32 @@ public:
         return x;
     }
 
-    /// Logical values of an integer tensor; also asserts that no byte of its
-    /// allocation outside the addressed elements (gaps, guards) changed.
+    /// Logical values of an integer tensor of this pool, after the checks.
     std::vector<long long> read(const Tensor& x) const {
-        const Buf* b = find(x.Data);
-        REQUIRE(b != nullptr);
-        const auto offs = logical_offsets(x.Desc);
-        const std::uint32_t es = qdml::element_size(x.Desc.DataType);
-        std::vector<bool> addressed(b->bytes.size(), false);
-        for (auto o : offs)
-            for (std::uint32_t k = 0; k < es; ++k) addressed[kGuard + o * es + k] = true;
-        std::size_t changed = 0, first = 0;
-        for (std::size_t i = 0; i < b->bytes.size(); ++i)
-            if (!addressed[i] && b->bytes[i] != kSentinel && changed++ == 0) first = i;
-        INFO("first changed byte outside the output view at buffer byte " << static_cast<long long>(first) -
-                                                                                 static_cast<long long>(kGuard));
-        CHECK(changed == 0);
+        check_after_call(x);
         std::vector<long long> v;
-        for (auto o : offs) v.push_back(load_int(x.Desc.DataType, x.Data, o));
+        for (auto o : logical_offsets(x.Desc)) v.push_back(load_int(x.Desc.DataType, x.Data, o));
+        return v;
+    }
+    /// Logical values (row-major) of a tensor of element type T, after the checks.
+    template <class T>
+    std::vector<T> read(const Tensor& x) const {
+        REQUIRE(x.Desc.DataType == qdml::data_type_of<T>);
+        check_after_call(x);
+        std::vector<T> v;
+        for (auto o : logical_offsets(x.Desc)) v.push_back(static_cast<const T*>(x.Data)[o]);
         return v;
     }
 
 private:
-    struct Buf {
-        std::vector<std::uint8_t> bytes;
-    };
-    std::deque<Buf> bufs_;
-
-    Tensor alloc(const TensorDesc& d) {
-        bufs_.emplace_back();
-        auto& b = bufs_.back().bytes;
-        // over-allocate so that Data can be 16-byte aligned
-        b.assign(kGuard + d.TotalTensorSizeInBytes + kGuard, kSentinel);
-        REQUIRE(reinterpret_cast<std::uintptr_t>(b.data()) % 8 == 0);
-        return Tensor{d, b.data() + kGuard};
-    }
-    const Buf* find(const void* p) const {
-        for (const auto& b : bufs_)
-            if (b.bytes.data() + kGuard == p) return &b;
-        return nullptr;
+    /// No byte of x's buffer outside the addressed elements (gaps, guards)
+    /// changed, and every guard of the pool holds.
+    void check_after_call(const Tensor& x) const {
+        std::ptrdiff_t first = 0;
+        const std::size_t changed = changed_outside(x, &first);
+        INFO(changed << " bytes outside the output view changed, the first at byte " << first << " from its start");
+        CHECK(changed == 0);
+        check_guards();
     }
 };
 
