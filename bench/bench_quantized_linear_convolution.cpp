@@ -7,7 +7,7 @@
 //              QDML_ISA allows);
 //   simd_prepared  the filter flagged constant (DML_TENSOR_FLAG_OWNED_BY_DML)
 //              and packed once outside the timed loop
-//              (qdml::simd::PreparedQuantizedLinearConvolution); execute
+//              (qdml::compile with constant weights); execute
 //              streams the input; the label names the path.
 // Depthwise shapes (`_dw`) run the depthwise path through the same entries.
 #include <memory>
@@ -36,10 +36,9 @@ void simd_conv(const Desc& d) {
             [](ConvProblem& p) {
                 auto desc = std::make_shared<Desc>(p.desc);
                 desc->FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-                auto prepared = std::make_shared<qdml::simd::PreparedQuantizedLinearConvolution>(*desc);
+                auto prepared = std::make_shared<const qdml::Compiled<std::decay_t<decltype(*desc)>>>(*desc);
                 Peer peer;
-                peer.info = std::string(prepared->depthwise() ? "depthwise " : "gemm ") +
-                            std::string(qdml::simd::isa_name(prepared->isa()));
+                peer.info = prepared->path();
                 peer.call = [desc, prepared] { prepared->execute(*desc); };
                 return peer;
             },

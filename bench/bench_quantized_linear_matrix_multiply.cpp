@@ -9,7 +9,7 @@
 //              names it: qdml_gemm_isa).
 //   simd_prepared  B flagged constant (DML_TENSOR_FLAG_OWNED_BY_DML) and packed
 //              once outside the timed loop
-//              (qdml::simd::PreparedQuantizedLinearMatrixMultiply); execute
+//              (qdml::compile with constant weights); execute
 //              streams A; the label names the path and the mismatches.
 #include <memory>
 #include <string>
@@ -41,9 +41,9 @@ void simd_matmul(const Desc& d) {
             [](P& p) {
                 auto desc = std::make_shared<qdml::QuantizedLinearMatrixMultiplyDesc>(p.desc);
                 desc->BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-                auto prepared = std::make_shared<qdml::simd::PreparedQuantizedLinearMatrixMultiply>(*desc);
+                auto prepared = std::make_shared<const qdml::Compiled<std::decay_t<decltype(*desc)>>>(*desc);
                 Peer peer;
-                peer.info = std::string("gemm ") + std::string(qdml::simd::isa_name(prepared->isa()));
+                peer.info = prepared->path();
                 peer.call = [desc, prepared] { prepared->execute(*desc); };
                 return peer;
             },

@@ -575,6 +575,11 @@ inline void run_desc(const AnyDesc& d, const RunOptions& o) {
     std::visit([&](const auto& x) { qdml::run(x, o); }, d);
 }
 
+/// qdml::describe() of the desc: the implementation, ISA path and form that compute it.
+inline std::string describe_desc(const AnyDesc& d, const RunOptions& o) {
+    return std::visit([&](const auto& x) { return qdml::describe(x, o); }, d);
+}
+
 inline exact::Report check_exact_desc(const AnyDesc& d) {
     return std::visit([](const auto& x) { return exact::check_exact(x); }, d);
 }

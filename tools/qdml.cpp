@@ -43,6 +43,7 @@ struct Options {
     qdml::RunOptions run{qdml::Implementation::Reference};  // the runner's default: the oracle
     std::string out;
     bool check_exact = false;
+    bool verbose = false;  // run: say which implementation, ISA path and form computed the case
     std::uint64_t max_work = kDefaultMaxWork;
 };
 
@@ -121,6 +122,7 @@ Outcome run_case(const std::string& path, const Options& o, Mode mode, bool skip
             return fail(kMismatch, path + ": expected an error, but the case is valid");
         check_limits(c, o.max_work);
         if (mode == Mode::Validate) return r;
+        if (o.verbose) std::cout << path << ": computed by " << describe_desc(make_desc(c), o.run) << "\n";
         run_desc(make_desc(c), o.run);
         const Buffer& out = c.tensors.at("OutputTensor");
         if (!o.out.empty()) write_file_atomic(o.out, [&](std::ostream& os) { write_output_npy(os, out); });
@@ -223,10 +225,13 @@ int main(int argc, char** argv) {
     run->add_option("case", case_path, "case JSON file")->required();
     run->add_option("--out", o.out,
                     "output .npy (packed, shape = output sizes); without it, a summary line on stdout and no file");
-    std::string impl = "reference";
+    std::string impl = "reference", isa = "best";
     auto add_impl = [&](CLI::App* c) {
         c->add_option("--impl", impl, "implementation: reference (default) or simd (the fast path, bit-identical)")
             ->check(CLI::IsMember({"reference", "simd"}));
+        c->add_option("--isa", isa,
+                      "with --impl simd, cap the GEMM engine's ISA path as QDML_ISA does: generic, avx2, avxvnni, "
+                      "avx512vnni, amx or best (default: QDML_ISA, else the best this CPU runs)");
     };
     add_impl(run);
     auto add_work = [&](CLI::App* c) {
@@ -234,6 +239,8 @@ int main(int argc, char** argv) {
                       "refuse a case needing more multiply-adds (matmul, convolution) or output elements "
                       "(element-wise) than this (default 2^34 = 17179869184)");
     };
+    run->add_flag("-v,--verbose", o.verbose,
+                  "print which implementation, ISA path and form compute the case (e.g. 'simd gemm-nhwc avx2')");
     run->add_flag("--check-exact", o.check_exact,
                   "also recompute exactly (int64, binary64) and list every element that differs from the exactly "
                   "rounded result, marking near-tie ones; exit 1 if any difference is unexplained");
@@ -270,6 +277,11 @@ int main(int argc, char** argv) {
     }
     o.run.feature_level = *fl;
     o.run.implementation = impl == "simd" ? qdml::Implementation::Simd : qdml::Implementation::Reference;
+    if (!qdml::simd::parse_isa(isa, o.run.isa)) {
+        std::cerr << "qdml: command line: --isa: unknown path '" << isa
+                  << "' (generic, avx2, avxvnni, avx512vnni, amx or best)\n";
+        return kBadInput;
+    }
 
     try {
         if (chk->parsed()) return check(paths, o, verbose);

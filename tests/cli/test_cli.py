@@ -312,6 +312,30 @@ def check_verbose_lists_every_case(tmp):
 
 
 @test
+def run_verbose_names_the_path(tmp):
+    # --verbose names the implementation, the ISA path and the form; --isa caps
+    # the path (generic runs everywhere: the NCHW GEMM form, the depthwise
+    # path's portable kernels, the generic micro-kernel).
+    cases = {"matmul_u8_per_column": "simd gemm generic",
+             "conv_padding_groups": "simd depthwise generic"}  # one input channel per group
+    for name, want in cases.items():
+        c = os.path.join(CASES, name, "case.json")
+        p = qdml("run", "--impl", "simd", "--isa", "generic", "--verbose", c)
+        expect_exit(p, 0)
+        assert "%s: computed by %s\n" % (c, want) in p.stdout, describe(p)
+        p = qdml("run", "--verbose", c)
+        expect_exit(p, 0)
+        assert "%s: computed by reference\n" % c in p.stdout, describe(p)
+    c = os.path.join(CASES, "add_i8_u8_ties", "case.json")
+    p = qdml("run", "--impl", "simd", "-v", c)
+    expect_exit(p, 0)
+    assert "%s: computed by simd element-wise " % c in p.stdout, describe(p)
+    p = qdml("run", "--impl", "simd", "--isa", "avx9000", c)
+    expect_exit(p, 2)
+    assert "--isa: unknown path 'avx9000'" in p.stderr, describe(p)
+
+
+@test
 def check_expected_error_counts_as_pass(tmp):
     c = os.path.join(CASES, "error_matmul_k_mismatch", "case.json")
     p = qdml("check", c)

@@ -1,8 +1,9 @@
 // qdml/runtime/compiled.hpp - the compiled form of an operator, mirroring
 // DirectML's compile -> (initialize ->) execute: qdml::compile(desc) validates
 // the desc and derives what depends on the descs alone once (the typed
-// instantiation, the loop plan, clip's bounds; with a constant B, the packed
-// matmul weights); execute(desc) then computes with new Data pointers. The
+// instantiation, the loop plan, clip's bounds; with constant weights, the
+// packed matmul B or convolution filter); execute(desc) then computes with
+// new Data pointers. The one compile-once mechanism of the library. The
 // tensor descs and parameters given to execute must equal the compiled ones.
 #pragma once
 
@@ -17,82 +18,13 @@
 #include <utility>
 
 #include "qdml/runtime/dispatch.hpp"
+#include "qdml/operators/members.hpp"
+#include "qdml/simd/quantized_linear_convolution_prepared.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"
 
 namespace qdml {
 
 namespace detail {
-
-/// One tensor member of a desc as execute sees it: null when absent.
-struct BoundMember {
-    std::string_view name;
-    const Tensor* tensor;
-};
-inline const Tensor* bound(const Tensor& t) noexcept { return &t; }
-inline const Tensor* bound(const OptionalTensor& t) noexcept { return t ? &*t : nullptr; }
-
-// members(d): the tensor members in DirectML's binding order (inputs, then the output, always last).
-inline std::array<BoundMember, 4> members(const ElementWiseDequantizeLinearDesc& d) noexcept {
-    return {{{"InputTensor", bound(d.InputTensor)}, {"ScaleTensor", bound(d.ScaleTensor)},
-             {"ZeroPointTensor", bound(d.ZeroPointTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
-}
-template <class D>  // ELEMENT_WISE_QUANTIZED_LINEAR_ADD and QUANTIZED_LINEAR_MATRIX_MULTIPLY: the same members
-std::array<BoundMember, 9> quantized_binary_members(const D& d) noexcept {
-    return {{{"ATensor", bound(d.ATensor)}, {"AScaleTensor", bound(d.AScaleTensor)},
-             {"AZeroPointTensor", bound(d.AZeroPointTensor)}, {"BTensor", bound(d.BTensor)},
-             {"BScaleTensor", bound(d.BScaleTensor)}, {"BZeroPointTensor", bound(d.BZeroPointTensor)},
-             {"OutputScaleTensor", bound(d.OutputScaleTensor)}, {"OutputZeroPointTensor", bound(d.OutputZeroPointTensor)},
-             {"OutputTensor", bound(d.OutputTensor)}}};
-}
-inline std::array<BoundMember, 9> members(const ElementWiseQuantizedLinearAddDesc& d) noexcept {
-    return quantized_binary_members(d);
-}
-inline std::array<BoundMember, 9> members(const QuantizedLinearMatrixMultiplyDesc& d) noexcept {
-    return quantized_binary_members(d);
-}
-inline std::array<BoundMember, 10> members(const QuantizedLinearConvolutionDesc& d) noexcept {
-    return {{{"InputTensor", bound(d.InputTensor)}, {"InputScaleTensor", bound(d.InputScaleTensor)},
-             {"InputZeroPointTensor", bound(d.InputZeroPointTensor)}, {"FilterTensor", bound(d.FilterTensor)},
-             {"FilterScaleTensor", bound(d.FilterScaleTensor)}, {"FilterZeroPointTensor", bound(d.FilterZeroPointTensor)},
-             {"BiasTensor", bound(d.BiasTensor)}, {"OutputScaleTensor", bound(d.OutputScaleTensor)},
-             {"OutputZeroPointTensor", bound(d.OutputZeroPointTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
-}
-inline std::array<BoundMember, 2> members(const ElementWiseClipDesc& d) noexcept {
-    return {{{"InputTensor", bound(d.InputTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
-}
-
-// changed_param(a, b): the first non-tensor member that differs (bit for bit), or null.
-template <class T>
-bool same_bits(const T& a, const T& b) noexcept {
-    return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-inline const char* changed_param(const ElementWiseDequantizeLinearDesc&, const ElementWiseDequantizeLinearDesc&) noexcept {
-    return nullptr;
-}
-inline const char* changed_param(const ElementWiseQuantizedLinearAddDesc&, const ElementWiseQuantizedLinearAddDesc&) noexcept {
-    return nullptr;
-}
-inline const char* changed_param(const QuantizedLinearMatrixMultiplyDesc&, const QuantizedLinearMatrixMultiplyDesc&) noexcept {
-    return nullptr;
-}
-inline const char* changed_param(const QuantizedLinearConvolutionDesc& a, const QuantizedLinearConvolutionDesc& b) noexcept {
-    if (a.DimensionCount != b.DimensionCount) return "DimensionCount";
-    if (a.Strides != b.Strides) return "Strides";
-    if (a.Dilations != b.Dilations) return "Dilations";
-    if (a.StartPadding != b.StartPadding) return "StartPadding";
-    if (a.EndPadding != b.EndPadding) return "EndPadding";
-    if (a.GroupCount != b.GroupCount) return "GroupCount";
-    return nullptr;
-}
-inline const char* changed_param(const ElementWiseClipDesc& a, const ElementWiseClipDesc& b) noexcept {
-    if (a.ScaleBias.has_value() != b.ScaleBias.has_value() ||
-        (a.ScaleBias && !(same_bits(a.ScaleBias->Scale, b.ScaleBias->Scale) &&
-                          same_bits(a.ScaleBias->Bias, b.ScaleBias->Bias))))
-        return "ScaleBias";
-    if (!same_bits(a.Min, b.Min)) return "Min";
-    if (!same_bits(a.Max, b.Max)) return "Max";
-    return nullptr;
-}
 
 /// How one compiled operator computes a desc that passed execute()'s checks.
 template <class Desc>
@@ -102,42 +34,31 @@ struct Executor {
 };
 
 /// run() without validation: one switch over the types, one typed call on
-/// every execute (the reference; matmul without constant weights;
-/// convolution, whose prepared form is still to come: replace this
-/// executor in compile_executor below when it lands).
+/// every execute (the reference; the fast path where nothing is derived
+/// ahead: matmul and convolution without constant weights).
 template <class Desc>
 struct StatelessExecutor final : Executor<Desc> {
     Implementation impl;
-    explicit StatelessExecutor(Implementation i) : impl(i) {}
-    void run(const Desc& d) const override { compute(d, impl); }
+    simd::GemmOptions gemm;
+    StatelessExecutor(Implementation i, simd::GemmOptions g) : impl(i), gemm(g) {}
+    void run(const Desc& d) const override { compute(d, impl, gemm); }
 };
 
-inline char* byte_ptr(const void* p) noexcept {
-    return const_cast<char*>(static_cast<const char*>(p));
-}
-
-/// ELEMENT_WISE_CLIP on element type T: loop plan and bounds derived at compile.
+/// The element-wise operators' prepared forms (plan and constants derived at compile).
 template <class T>
 struct ClipExecutor final : Executor<ElementWiseClipDesc> {
-    simd::LoopPlan<2> plan;
-    ClipParams<T> params;
-    explicit ClipExecutor(const ElementWiseClip<T>& op)
-        : plan(simd::detail::clip_plan(op)), params(ClipParams<T>::derive(op)) {}
-    void run(const ElementWiseClipDesc& d) const override {
-        simd::detail::clip_rows<T>(plan, {byte_ptr(d.OutputTensor.Data), byte_ptr(d.InputTensor.Data)}, params);
-    }
+    simd::PreparedElementWiseClip<T> prepared;
+    explicit ClipExecutor(const ElementWiseClip<T>& op) : prepared(op) {}
+    void run(const ElementWiseClipDesc& d) const override { prepared.execute(d.OutputTensor.Data, d.InputTensor.Data); }
 };
 
-/// ELEMENT_WISE_DEQUANTIZE_LINEAR: loop plan derived at compile.
 template <class TIn, class TOut>
 struct DequantizeExecutor final : Executor<ElementWiseDequantizeLinearDesc> {
-    simd::LoopPlan<4> plan;
-    explicit DequantizeExecutor(const ElementWiseDequantizeLinear<TIn, TOut>& op)
-        : plan(simd::detail::dequantize_plan(op)) {}
+    simd::PreparedElementWiseDequantizeLinear<TIn, TOut> prepared;
+    explicit DequantizeExecutor(const ElementWiseDequantizeLinear<TIn, TOut>& op) : prepared(op) {}
     void run(const ElementWiseDequantizeLinearDesc& d) const override {
-        const void* zp = d.ZeroPointTensor ? d.ZeroPointTensor->Data : &simd::detail::kNoZeroPoint<TIn>;
-        simd::detail::dequantize_rows<TIn, TOut>(plan, {byte_ptr(d.OutputTensor.Data), byte_ptr(d.InputTensor.Data),
-                                                        byte_ptr(d.ScaleTensor.Data), byte_ptr(zp)});
+        prepared.execute(d.OutputTensor.Data, d.InputTensor.Data, d.ScaleTensor.Data,
+                         d.ZeroPointTensor ? d.ZeroPointTensor->Data : nullptr);
     }
 };
 
@@ -153,13 +74,13 @@ std::int32_t zero_point_at(const OptionalTensor& t) noexcept {
     return t ? std::int32_t{scalar_at<T>(t->Data)} : 0;
 }
 
-/// ELEMENT_WISE_QUANTIZED_LINEAR_ADD: loop plan derived at compile; the
-/// scales and zero points are bound data, so AddParams is derived on every
-/// execute (six loads), as AddParams::derive does from the typed views.
+/// ELEMENT_WISE_QUANTIZED_LINEAR_ADD: the scales and zero points are bound
+/// data, so AddParams is derived on every execute (six loads), as
+/// AddParams::derive does from the typed views.
 template <class TA, class TB, class TOut>
 struct AddExecutor final : Executor<ElementWiseQuantizedLinearAddDesc> {
-    simd::LoopPlan<3> plan;
-    explicit AddExecutor(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) : plan(simd::detail::add_plan(op)) {}
+    simd::PreparedElementWiseQuantizedLinearAdd<TA, TB, TOut> prepared;
+    explicit AddExecutor(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) : prepared(op) {}
     void run(const ElementWiseQuantizedLinearAddDesc& d) const override {
         AddParams p;
         p.a_scale = scalar_at<float>(d.AScaleTensor.Data);
@@ -168,17 +89,17 @@ struct AddExecutor final : Executor<ElementWiseQuantizedLinearAddDesc> {
         p.a_zp = zero_point_at<TA>(d.AZeroPointTensor);
         p.b_zp = zero_point_at<TB>(d.BZeroPointTensor);
         p.out = QuantizeParams::make<TOut>(zero_point_at<TOut>(d.OutputZeroPointTensor));
-        simd::detail::add_rows<TA, TB, TOut>(
-            plan, {byte_ptr(d.OutputTensor.Data), byte_ptr(d.ATensor.Data), byte_ptr(d.BTensor.Data)}, p);
+        prepared.execute(d.OutputTensor.Data, d.ATensor.Data, d.BTensor.Data, p);
     }
 };
 
-/// QUANTIZED_LINEAR_MATRIX_MULTIPLY with constant weights: B packed at compile.
-struct PreparedMatmulExecutor final : Executor<QuantizedLinearMatrixMultiplyDesc> {
-    simd::PreparedQuantizedLinearMatrixMultiply prepared;
-    PreparedMatmulExecutor(const QuantizedLinearMatrixMultiplyDesc& d, FeatureLevel level)
-        : prepared(d, simd::GemmOptions{}, level) {}
-    void run(const QuantizedLinearMatrixMultiplyDesc& d) const override { prepared.execute_unchecked(d); }
+/// Matmul and convolution with constant weights: packed at compile
+/// (DirectML's initialize), `Prepared` the simd state that holds them.
+template <class Desc, class Prepared>
+struct WeightsExecutor final : Executor<Desc> {
+    Prepared prepared;
+    WeightsExecutor(const Desc& d, simd::GemmOptions g, FeatureLevel level) : prepared(d, g, level) {}
+    void run(const Desc& d) const override { prepared.execute_unchecked(d); }
 };
 
 // make_executor(op): the executor of an element-wise typed operator (types deduced).
@@ -197,32 +118,29 @@ std::shared_ptr<const Executor<ElementWiseQuantizedLinearAddDesc>> make_executor
     return std::make_shared<AddExecutor<TA, TB, TOut>>(op);
 }
 
-/// The executor of a validated element-wise desc: the SIMD path with its
-/// plan derived here, or the stateless call.
+/// The executor of a validated desc: with Implementation::Simd, an
+/// element-wise desc gets its prepared form, a matmul (convolution) whose
+/// B (Filter) is flagged OWNED_BY_DML its weights packed here; everything
+/// else the stateless call.
 template <class Desc>
 std::shared_ptr<const Executor<Desc>> compile_executor(const Desc& d, const RunOptions& o) {
-    if constexpr (simd::kAvailable) {
-        if (o.implementation == Implementation::Simd) {
+    const simd::GemmOptions gemm{o.isa};
+    if (o.implementation == Implementation::Simd) {
+        if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>) {
+            if (weights_owned_by_dml(d))
+                return std::make_shared<WeightsExecutor<Desc, simd::PreparedQuantizedLinearMatrixMultiply>>(
+                    d, gemm, o.feature_level);
+        } else if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc>) {
+            if (weights_owned_by_dml(d))
+                return std::make_shared<WeightsExecutor<Desc, simd::PreparedQuantizedLinearConvolution>>(
+                    d, gemm, o.feature_level);
+        } else if constexpr (simd::kAvailable) {
             std::shared_ptr<const Executor<Desc>> e;
             visit_typed(d, [&](const auto& op) { e = make_executor(op); });
             return e;
         }
     }
-    return std::make_shared<StatelessExecutor<Desc>>(o.implementation);
-}
-
-inline std::shared_ptr<const Executor<QuantizedLinearMatrixMultiplyDesc>> compile_executor(
-    const QuantizedLinearMatrixMultiplyDesc& d, const RunOptions& o) {
-    if (o.implementation == Implementation::Simd && (d.BTensor.Desc.Flags & kTensorFlagOwnedByDml))
-        return std::make_shared<PreparedMatmulExecutor>(d, o.feature_level);
-    return std::make_shared<StatelessExecutor<QuantizedLinearMatrixMultiplyDesc>>(o.implementation);
-}
-
-inline std::shared_ptr<const Executor<QuantizedLinearConvolutionDesc>> compile_executor(
-    const QuantizedLinearConvolutionDesc&, const RunOptions& o) {
-    // The seam for a prepared convolution (the filter packed once when
-    // FilterTensor is OWNED_BY_DML): until it lands, the stateless call.
-    return std::make_shared<StatelessExecutor<QuantizedLinearConvolutionDesc>>(o.implementation);
+    return std::make_shared<StatelessExecutor<Desc>>(o.implementation, gemm);
 }
 
 }  // namespace detail
@@ -237,14 +155,16 @@ class Compiled {
 public:
     /// Validates `desc` (throws qdml::Error) and compiles it. With
     /// Implementation::Simd, a QUANTIZED_LINEAR_MATRIX_MULTIPLY whose BTensor
-    /// has Flags kTensorFlagOwnedByDml is also initialized: B, BScaleTensor
-    /// and BZeroPointTensor are read here, once, and never again.
+    /// (a QUANTIZED_LINEAR_CONVOLUTION whose FilterTensor) has Flags
+    /// kTensorFlagOwnedByDml is also initialized: B, BScaleTensor and
+    /// BZeroPointTensor (the filter, its scale and zero point, and the bias)
+    /// are read and packed here, once, and never again.
     explicit Compiled(const Desc& desc, const RunOptions& options = {}) : desc_(desc), options_(options) {
-        validate(desc, options.feature_level);
+        path_ = describe(desc, options);  // (validates)
         exec_ = detail::compile_executor(desc, options);
         const auto m = detail::members(desc);
         for (std::size_t i = 0; i < kMembers; ++i) {
-            if (m[i].tensor == nullptr || (constant_weights() && is_weight(m[i].name))) {
+            if (m[i].tensor == nullptr || (constant_weights() && detail::is_weight<Desc>(m[i].name))) {
                 skip_[i] = true;
                 continue;
             }
@@ -262,8 +182,8 @@ public:
     /// the member). The bindings are checked as validation checks them (Data
     /// set and aligned, DataSizeInBytes, a writable output that overlaps no
     /// input), by comparisons only; a failing binding throws validation's
-    /// message. With constant matmul weights, B's, BScale's and BZeroPoint's
-    /// Data are not read (they may be null).
+    /// message. With constant weights, the weight members' Data are not read
+    /// (they may be null).
     void execute(const Desc& desc) const {
         const auto got = detail::members(desc);
         const auto want = detail::members(desc_);
@@ -278,6 +198,8 @@ public:
         exec_->run(desc);
     }
 
+    /// Which implementation, ISA path and form compute it (qdml::describe()).
+    const std::string& path() const noexcept { return path_; }
     /// The compiled desc (with the Data pointers it was compiled with).
     const Desc& desc() const noexcept { return desc_; }
     const RunOptions& options() const noexcept { return options_; }
@@ -286,12 +208,7 @@ private:
     static constexpr std::size_t kMembers = std::tuple_size_v<decltype(detail::members(std::declval<const Desc&>()))>;
 
     bool constant_weights() const noexcept {
-        if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>)
-            return options_.implementation == Implementation::Simd && (desc_.BTensor.Desc.Flags & kTensorFlagOwnedByDml);
-        return false;
-    }
-    static bool is_weight(std::string_view m) noexcept {
-        return m == "BTensor" || m == "BScaleTensor" || m == "BZeroPointTensor";
+        return options_.implementation == Implementation::Simd && detail::weights_owned_by_dml(desc_);
     }
 
     [[noreturn]] static void mismatch(std::string_view member) {
@@ -324,12 +241,9 @@ private:
     /// compiled) throws the message run() would give.
     [[noreturn]] void reject_bindings(const Desc& desc) const {
         Desc full = desc;
-        if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>)
-            if (constant_weights()) {
-                full.BTensor = desc_.BTensor;
-                full.BScaleTensor = desc_.BScaleTensor;
-                full.BZeroPointTensor = desc_.BZeroPointTensor;
-            }
+        if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc> ||
+                      std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
+            if (constant_weights()) detail::copy_weights(desc_, full);
         validate(full, options_.feature_level);
         throw Error(std::string(Desc::OperatorName), "execute",
                     "a binding failed Compiled's checks but passed validation (a qdml bug)");
@@ -337,6 +251,7 @@ private:
 
     Desc desc_;
     RunOptions options_;
+    std::string path_;
     std::shared_ptr<const detail::Executor<Desc>> exec_;
     std::array<bool, kMembers> skip_{};                 // absent, or a constant weight
     std::array<std::uintptr_t, kMembers> align_mask_{};  // max(element size, GuaranteedBaseOffsetAlignment) - 1

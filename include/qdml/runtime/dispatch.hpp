@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "qdml/core/data_type.hpp"
 #include "qdml/core/feature_level.hpp"
 #include "qdml/operators/visit.hpp"
 #include "qdml/reference/run.hpp"
+#include "qdml/simd/options.hpp"
 #include "qdml/simd/element_wise_clip.hpp"
 #include "qdml/simd/element_wise_dequantize_linear.hpp"
 #include "qdml/simd/element_wise_quantized_linear_add.hpp"
@@ -27,41 +29,45 @@ enum class Implementation {
 struct RunOptions {
     Implementation implementation = Implementation::Simd;
     FeatureLevel feature_level = FeatureLevel::Latest;  ///< validation target
+    /// Caps the fast path's ISA (as QDML_ISA does; Best: QDML_ISA, else the
+    /// best the CPU runs). Today it caps the GEMM engine (matrix
+    /// multiplication and convolution).
+    simd::Isa isa = simd::Isa::Best;
 };
 
 namespace detail {
 // compute(d, impl): run() after validation, one switch over the types and one
 // typed call (qdml::Compiled's stateless executions call it too).
 
-inline void compute(const ElementWiseDequantizeLinearDesc& d, Implementation impl) {
+inline void compute(const ElementWiseDequantizeLinearDesc& d, Implementation impl, simd::GemmOptions = {}) {
     if (impl == Implementation::Simd)
         visit_typed(d, [](const auto& op) { simd::element_wise_dequantize_linear(op); });
     else
         reference::detail::compute(d);
 }
 
-inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Implementation impl) {
+inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Implementation impl, simd::GemmOptions = {}) {
     if (impl == Implementation::Simd)
         visit_typed(d, [](const auto& op) { simd::element_wise_quantized_linear_add(op); });
     else
         reference::detail::compute(d);
 }
 
-inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Implementation impl) {
+inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
     if (impl == Implementation::Simd)
-        visit_typed(d, [](const auto& op) { simd::quantized_linear_matrix_multiply(op); });
+        visit_typed(d, [&](const auto& op) { simd::quantized_linear_matrix_multiply(op, gemm); });
     else
         reference::detail::compute(d);
 }
 
-inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation impl) {
+inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
     if (impl == Implementation::Simd)
-        visit_typed(d, [](const auto& op) { simd::quantized_linear_convolution(op); });
+        visit_typed(d, [&](const auto& op) { simd::quantized_linear_convolution(op, gemm); });
     else
         reference::detail::compute(d);
 }
 
-inline void compute(const ElementWiseClipDesc& d, Implementation impl) {
+inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::GemmOptions = {}) {
     if (impl == Implementation::Simd)
         visit_typed(d, [](const auto& op) { simd::element_wise_clip(op); });
     else
@@ -74,7 +80,21 @@ inline void compute(const ElementWiseClipDesc& d, Implementation impl) {
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>(), Implementation::Simd))>
 void run(const Desc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level);
-    detail::compute(d, o.implementation);
+    detail::compute(d, o.implementation, simd::GemmOptions{o.isa});
+}
+
+/// Which implementation, ISA path and form compute `d` under `o`, as run()
+/// and compile() would: "reference", or e.g. "simd gemm avx2", "simd
+/// gemm-nhwc avx2" (conv/path.hpp's forms), "simd depthwise avx2",
+/// "simd element-wise fma3+avx2+f16c". Validates `d` (throws qdml::Error)
+/// and reads none of its data. `qdml run --verbose` prints it.
+template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>(), Implementation::Simd))>
+std::string describe(const Desc& d, const RunOptions& o = {}) {
+    validate(d, o.feature_level);
+    if (o.implementation == Implementation::Reference) return "reference";
+    std::string s;
+    visit_typed(d, [&](const auto& op) { s = "simd " + simd::path(op, simd::GemmOptions{o.isa}); });
+    return s;
 }
 
 }  // namespace qdml

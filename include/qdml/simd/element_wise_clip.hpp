@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <limits>
 #include <type_traits>
 
@@ -20,6 +21,7 @@
 #include "qdml/simd/kernel/convert.hpp"
 #include "qdml/simd/kernel/vec_ops.hpp"
 #include "qdml/simd/loops.hpp"
+#include "qdml/simd/options.hpp"
 
 namespace qdml::simd {
 
@@ -91,6 +93,23 @@ LoopPlan<2> clip_plan(const ElementWiseClip<T>& op) noexcept {
 
 }  // namespace detail
 
+/// ELEMENT_WISE_CLIP with what depends on the descs alone derived once (the
+/// loop plan, the bounds): execute() computes with new buffers of the same
+/// descs (qdml::Compiled keeps one). Where kAvailable.
+template <class T>
+class PreparedElementWiseClip {
+public:
+    explicit PreparedElementWiseClip(const ElementWiseClip<T>& op)
+        : plan_(detail::clip_plan(op)), params_(ClipParams<T>::derive(op)) {}
+    void execute(void* out, const void* in) const {
+        detail::clip_rows<T>(plan_, {static_cast<char*>(out), const_cast<char*>(static_cast<const char*>(in))}, params_);
+    }
+
+private:
+    LoopPlan<2> plan_;
+    ClipParams<T> params_;
+};
+
 /// Same signature and bits as reference::element_wise_clip; may run in place.
 template <class T>
 void element_wise_clip(const ElementWiseClip<T>& op) {
@@ -102,6 +121,14 @@ void element_wise_clip(const ElementWiseClip<T>& op) {
                               const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data))},
                              ClipParams<T>::derive(op));
     }
+}
+
+/// The implementation path that computes `op`, as qdml::describe() prints
+/// it: the element-wise loops on the ISA this build compiled them for
+/// (arch.hpp; the GEMM engine's cap does not apply).
+template <class T>
+std::string path(const ElementWiseClip<T>&, const GemmOptions& = {}) {
+    return std::string("element-wise ") + arch_name();
 }
 
 }  // namespace qdml::simd

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "qdml/core/quantize.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -17,6 +18,7 @@
 #include "qdml/simd/kernel/convert.hpp"
 #include "qdml/simd/kernel/vec_ops.hpp"
 #include "qdml/simd/loops.hpp"
+#include "qdml/simd/options.hpp"
 
 namespace qdml::simd {
 
@@ -86,6 +88,24 @@ LoopPlan<4> dequantize_plan(const ElementWiseDequantizeLinear<TIn, TOut>& op) no
 
 }  // namespace detail
 
+/// ELEMENT_WISE_DEQUANTIZE_LINEAR with its loop plan derived once: execute()
+/// computes with new buffers of the same descs (`zero_point` null when the
+/// desc has none; qdml::Compiled keeps one). Where kAvailable.
+template <class TIn, class TOut>
+class PreparedElementWiseDequantizeLinear {
+public:
+    explicit PreparedElementWiseDequantizeLinear(const ElementWiseDequantizeLinear<TIn, TOut>& op)
+        : plan_(detail::dequantize_plan(op)) {}
+    void execute(void* out, const void* in, const void* scale, const void* zero_point) const {
+        const auto c = [](const void* p) { return const_cast<char*>(static_cast<const char*>(p)); };
+        detail::dequantize_rows<TIn, TOut>(
+            plan_, {static_cast<char*>(out), c(in), c(scale), c(zero_point ? zero_point : &detail::kNoZeroPoint<TIn>)});
+    }
+
+private:
+    LoopPlan<4> plan_;
+};
+
 /// Same signature and bits as reference::element_wise_dequantize_linear.
 template <class TIn, class TOut>
 void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op) {
@@ -100,6 +120,14 @@ void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>
                    const_cast<char*>(reinterpret_cast<const char*>(op.ScaleTensor.data)),
                    const_cast<char*>(reinterpret_cast<const char*>(zp_data))});
     }
+}
+
+/// The implementation path that computes `op`, as qdml::describe() prints
+/// it: the element-wise loops on the ISA this build compiled them for
+/// (arch.hpp; the GEMM engine's cap does not apply).
+template <class TIn, class TOut>
+std::string path(const ElementWiseDequantizeLinear<TIn, TOut>&, const GemmOptions& = {}) {
+    return std::string("element-wise ") + arch_name();
 }
 
 }  // namespace qdml::simd

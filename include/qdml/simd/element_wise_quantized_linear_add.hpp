@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "qdml/core/quantize.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
@@ -23,6 +24,7 @@
 #include "qdml/simd/kernel/convert.hpp"
 #include "qdml/simd/kernel/vec_ops.hpp"
 #include "qdml/simd/loops.hpp"
+#include "qdml/simd/options.hpp"
 
 namespace qdml::simd {
 
@@ -158,6 +160,23 @@ LoopPlan<3> add_plan(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) noex
 
 }  // namespace detail
 
+/// ELEMENT_WISE_QUANTIZED_LINEAR_ADD with its loop plan derived once:
+/// execute() computes with new buffers of the same descs and the parameters
+/// `p` read from their bindings (AddParams; qdml::Compiled keeps one). Where kAvailable.
+template <class TA, class TB, class TOut>
+class PreparedElementWiseQuantizedLinearAdd {
+public:
+    explicit PreparedElementWiseQuantizedLinearAdd(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op)
+        : plan_(detail::add_plan(op)) {}
+    void execute(void* out, const void* a, const void* b, const AddParams& p) const {
+        const auto c = [](const void* q) { return const_cast<char*>(static_cast<const char*>(q)); };
+        detail::add_rows<TA, TB, TOut>(plan_, {static_cast<char*>(out), c(a), c(b)}, p);
+    }
+
+private:
+    LoopPlan<3> plan_;
+};
+
 /// Same signature and bits as reference::element_wise_quantized_linear_add.
 template <class TA, class TB, class TOut>
 void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) {
@@ -170,6 +189,14 @@ void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, T
                                         const_cast<char*>(reinterpret_cast<const char*>(op.BTensor.data))},
                                        AddParams::derive(op));
     }
+}
+
+/// The implementation path that computes `op`, as qdml::describe() prints
+/// it: the element-wise loops on the ISA this build compiled them for
+/// (arch.hpp; the GEMM engine's cap does not apply).
+template <class TA, class TB, class TOut>
+std::string path(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>&, const GemmOptions& = {}) {
+    return std::string("element-wise ") + arch_name();
 }
 
 }  // namespace qdml::simd

@@ -29,11 +29,13 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/simd/conv/depthwise.hpp"
 #include "qdml/simd/conv/nhwc.hpp"
+#include "qdml/simd/conv/path.hpp"
 #include "qdml/simd/conv/patches.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
 #include "qdml/simd/options.hpp"
@@ -87,16 +89,16 @@ struct Filter {
     std::vector<std::int32_t> zp;        ///< FZP' per output channel
     std::vector<float> scale;            ///< FilterScale per output channel
     std::vector<std::uint32_t> bias;     ///< Bias per output channel (0 without one)
-    bool nhwc = false;                   ///< the NHWC form computes it (conv/nhwc.hpp), from `input_left`
-    NhwcFilter input_left;               ///< the filter as the NHWC form's right operand (when nhwc)
+    ConvForm form = ConvForm::GemmNchw;  ///< select_form(): AmxNhwc, GemmNhwc (from `input_left`) or GemmNchw
+    NhwcFilter input_left;               ///< the filter as the NHWC forms' right operand
 };
 
 /// Packs the filter for `isa`.
 template <class TIn, class TFilter, class TOut>
 void prepare_filter(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, simd::Isa isa, Filter& f) {
     f.isa = isa;
-    f.nhwc = use_nhwc(op, isa);
-    if (f.nhwc) return prepare_nhwc_filter(op, isa, f.input_left);
+    f.form = select_form(op, isa);
+    if (f.form != ConvForm::GemmNchw) return prepare_nhwc_filter(op, isa, f.input_left);
     const Geometry g = geometry(op);
     const std::size_t K = g.K();
     const std::uint32_t cout = g.groups * g.cout_g;
@@ -290,11 +292,16 @@ inline std::size_t block_columns(std::size_t K, simd::Isa isa) noexcept {
 /// - other strides: tap rows gathered block by block (patch_row).
 template <class TIn, class TFilter, class TOut>
 void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter& f) {
-    if (f.nhwc) {
+    switch (f.form) {
+        case ConvForm::AmxNhwc:
 #if QDML_X86
-        if (f.isa == simd::Isa::Amx) return run_nhwc(op, f.input_left);
+            return run_nhwc(op, f.input_left);
+#else
+            [[fallthrough]];  // (never selected off x86)
 #endif
-        return run_nhwc_vector(op, f.input_left, f.isa);
+        case ConvForm::GemmNhwc: return run_nhwc_vector(op, f.input_left, f.isa);
+        case ConvForm::Depthwise:  // (prepare_filter never selects it: quantized_linear_convolution dispatches it first)
+        case ConvForm::GemmNchw: break;
     }
     const Geometry g = geometry(op);
     const std::size_t K = g.K(), P = g.pixels(), taps = std::size_t{g.kH} * g.kW;
@@ -389,16 +396,27 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
 
 }  // namespace conv
 
-/// Computes a validated convolution, same bits as the reference: depthwise
-/// descs (one input channel per group) on the depthwise path
-/// (conv/depthwise.hpp), every other on the GEMM engine.
+/// Computes a validated convolution, same bits as the reference, in the
+/// form conv::select_form() picks (conv/path.hpp): depthwise descs on the
+/// depthwise path (conv/depthwise.hpp), every other on the GEMM engine.
 template <class TIn, class TFilter, class TOut>
 void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op,
                                   const GemmOptions& options = {}) {
-    if (conv::is_depthwise(op)) return conv::depthwise(op, options.isa);
+    const Isa isa = simd::select_isa(options.isa);
+    if (conv::select_form(op, isa) == conv::ConvForm::Depthwise) return conv::depthwise(op, options.isa);
     conv::Filter f;
-    conv::prepare_filter(op, simd::select_isa(options.isa), f);
+    conv::prepare_filter(op, isa, f);
     conv::run(op, f);
+}
+
+/// The implementation path that computes `op` under `options`, as
+/// qdml::describe() prints it: the form (conv/path.hpp) and its ISA path.
+template <class TIn, class TFilter, class TOut>
+std::string path(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const GemmOptions& options = {}) {
+    const Isa isa = simd::select_isa(options.isa);
+    const conv::ConvForm form = conv::select_form(op, isa);
+    const Isa runs = form == conv::ConvForm::Depthwise ? conv::depthwise_isa(options.isa) : isa;
+    return std::string(conv::form_name(form)) + " " + std::string(isa_name(runs));
 }
 
 }  // namespace qdml::simd

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
@@ -154,6 +155,13 @@ void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB
         key = ptr;
         return pb;
     });
+}
+
+/// The implementation path that computes `op` under `options`, as
+/// qdml::describe() prints it: the GEMM engine on its ISA path.
+template <class TA, class TB, class TOut>
+std::string path(const QuantizedLinearMatrixMultiply<TA, TB, TOut>&, const GemmOptions& options = {}) {
+    return "gemm " + std::string(isa_name(simd::select_isa(options.isa)));
 }
 
 }  // namespace qdml::simd

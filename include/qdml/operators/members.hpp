@@ -1,0 +1,130 @@
+// qdml/operators/members.hpp - each operator's members written once: its
+// tensor members in DirectML's binding order (members), its other members
+// compared bit for bit (changed_param), and the members a constant-weight
+// compile reads once (is_weight). qdml::Compiled checks execute's descs
+// and bindings through them.
+#pragma once
+
+#include <array>
+#include <cstring>
+#include <string_view>
+
+#include "qdml/core/tensor.hpp"
+#include "qdml/operators/element_wise_clip.hpp"
+#include "qdml/operators/element_wise_dequantize_linear.hpp"
+#include "qdml/operators/element_wise_quantized_linear_add.hpp"
+#include "qdml/operators/quantized_linear_convolution.hpp"
+#include "qdml/operators/quantized_linear_matrix_multiply.hpp"
+
+namespace qdml::detail {
+
+/// One tensor member of a desc as execute sees it: null when absent.
+struct BoundMember {
+    std::string_view name;
+    const Tensor* tensor;
+};
+inline const Tensor* bound(const Tensor& t) noexcept { return &t; }
+inline const Tensor* bound(const OptionalTensor& t) noexcept { return t ? &*t : nullptr; }
+
+// members(d): the tensor members in DirectML's binding order (inputs, then
+// the output, always last): the one list of each operator's tensor members.
+inline std::array<BoundMember, 4> members(const ElementWiseDequantizeLinearDesc& d) noexcept {
+    return {{{"InputTensor", bound(d.InputTensor)}, {"ScaleTensor", bound(d.ScaleTensor)},
+             {"ZeroPointTensor", bound(d.ZeroPointTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
+}
+template <class D>  // ELEMENT_WISE_QUANTIZED_LINEAR_ADD and QUANTIZED_LINEAR_MATRIX_MULTIPLY: the same members
+std::array<BoundMember, 9> quantized_binary_members(const D& d) noexcept {
+    return {{{"ATensor", bound(d.ATensor)}, {"AScaleTensor", bound(d.AScaleTensor)},
+             {"AZeroPointTensor", bound(d.AZeroPointTensor)}, {"BTensor", bound(d.BTensor)},
+             {"BScaleTensor", bound(d.BScaleTensor)}, {"BZeroPointTensor", bound(d.BZeroPointTensor)},
+             {"OutputScaleTensor", bound(d.OutputScaleTensor)}, {"OutputZeroPointTensor", bound(d.OutputZeroPointTensor)},
+             {"OutputTensor", bound(d.OutputTensor)}}};
+}
+inline std::array<BoundMember, 9> members(const ElementWiseQuantizedLinearAddDesc& d) noexcept {
+    return quantized_binary_members(d);
+}
+inline std::array<BoundMember, 9> members(const QuantizedLinearMatrixMultiplyDesc& d) noexcept {
+    return quantized_binary_members(d);
+}
+inline std::array<BoundMember, 10> members(const QuantizedLinearConvolutionDesc& d) noexcept {
+    return {{{"InputTensor", bound(d.InputTensor)}, {"InputScaleTensor", bound(d.InputScaleTensor)},
+             {"InputZeroPointTensor", bound(d.InputZeroPointTensor)}, {"FilterTensor", bound(d.FilterTensor)},
+             {"FilterScaleTensor", bound(d.FilterScaleTensor)}, {"FilterZeroPointTensor", bound(d.FilterZeroPointTensor)},
+             {"BiasTensor", bound(d.BiasTensor)}, {"OutputScaleTensor", bound(d.OutputScaleTensor)},
+             {"OutputZeroPointTensor", bound(d.OutputZeroPointTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
+}
+inline std::array<BoundMember, 2> members(const ElementWiseClipDesc& d) noexcept {
+    return {{{"InputTensor", bound(d.InputTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
+}
+
+// changed_param(a, b): the first non-tensor member that differs (bit for bit), or
+// null: the one list of each operator's other members.
+template <class T>
+bool same_bits(const T& a, const T& b) noexcept {
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+inline const char* changed_param(const ElementWiseDequantizeLinearDesc&, const ElementWiseDequantizeLinearDesc&) noexcept {
+    return nullptr;
+}
+inline const char* changed_param(const ElementWiseQuantizedLinearAddDesc&, const ElementWiseQuantizedLinearAddDesc&) noexcept {
+    return nullptr;
+}
+inline const char* changed_param(const QuantizedLinearMatrixMultiplyDesc&, const QuantizedLinearMatrixMultiplyDesc&) noexcept {
+    return nullptr;
+}
+inline const char* changed_param(const QuantizedLinearConvolutionDesc& a, const QuantizedLinearConvolutionDesc& b) noexcept {
+    if (a.DimensionCount != b.DimensionCount) return "DimensionCount";
+    if (a.Strides != b.Strides) return "Strides";
+    if (a.Dilations != b.Dilations) return "Dilations";
+    if (a.StartPadding != b.StartPadding) return "StartPadding";
+    if (a.EndPadding != b.EndPadding) return "EndPadding";
+    if (a.GroupCount != b.GroupCount) return "GroupCount";
+    return nullptr;
+}
+inline const char* changed_param(const ElementWiseClipDesc& a, const ElementWiseClipDesc& b) noexcept {
+    if (a.ScaleBias.has_value() != b.ScaleBias.has_value() ||
+        (a.ScaleBias && !(same_bits(a.ScaleBias->Scale, b.ScaleBias->Scale) &&
+                          same_bits(a.ScaleBias->Bias, b.ScaleBias->Bias))))
+        return "ScaleBias";
+    if (!same_bits(a.Min, b.Min)) return "Min";
+    if (!same_bits(a.Max, b.Max)) return "Max";
+    return nullptr;
+}
+
+/// The members of `Desc` that hold its weights (read once by a compile with
+/// constant weights): matmul's B side, convolution's filter side and bias.
+template <class Desc>
+bool is_weight(std::string_view member) noexcept {
+    if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>)
+        return member == "BTensor" || member == "BScaleTensor" || member == "BZeroPointTensor";
+    if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
+        return member == "FilterTensor" || member == "FilterScaleTensor" || member == "FilterZeroPointTensor" ||
+               member == "BiasTensor";
+    return false;
+}
+
+/// Whether `d` flags its weights constant (DML_TENSOR_FLAG_OWNED_BY_DML on
+/// matmul's BTensor or convolution's FilterTensor).
+template <class Desc>
+bool weights_owned_by_dml(const Desc& d) noexcept {
+    if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>)
+        return (d.BTensor.Desc.Flags & kTensorFlagOwnedByDml) != 0;
+    if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
+        return (d.FilterTensor.Desc.Flags & kTensorFlagOwnedByDml) != 0;
+    return false;
+}
+
+/// The weight members of `from` copied into `to` (the bindings read at initialize).
+inline void copy_weights(const QuantizedLinearMatrixMultiplyDesc& from, QuantizedLinearMatrixMultiplyDesc& to) noexcept {
+    to.BTensor = from.BTensor;
+    to.BScaleTensor = from.BScaleTensor;
+    to.BZeroPointTensor = from.BZeroPointTensor;
+}
+inline void copy_weights(const QuantizedLinearConvolutionDesc& from, QuantizedLinearConvolutionDesc& to) noexcept {
+    to.FilterTensor = from.FilterTensor;
+    to.FilterScaleTensor = from.FilterScaleTensor;
+    to.FilterZeroPointTensor = from.FilterZeroPointTensor;
+    to.BiasTensor = from.BiasTensor;
+}
+
+}  // namespace qdml::detail
