@@ -1,7 +1,7 @@
 // tools/case_io.hpp - operator case files (docs/case-format.md):
 // loading a case.json and its .npy buffers into qdml descs, running it, and
 // comparing the output against the expected tensor. Used by the `qdml`
-// runner and by the fuzz targets. Every rejected input throws InputError
+// runner, the fuzz targets, the Python module and the DirectML case tests. Every rejected input throws InputError
 // (file: member: rule) or qdml::Error (validation); nothing else escapes.
 #pragma once
 

@@ -1,6 +1,8 @@
-// qdml/simd/arch.hpp - the one ISA the SIMD path is compiled for: xsimd's
-// default_arch, chosen at compile time from the compiler's target flags
-// (DESIGN.md), and whether this CPU can run it.
+// qdml/simd/arch.hpp - the one ISA the element-wise loops are compiled for:
+// xsimd's default_arch, chosen at compile time from the compiler's target
+// flags (xsimd 8.1 picks its arch from the compiler's ISA macros), and
+// whether this CPU can run it. The element-wise loops are the one exception
+// to the run-time ISA choice of simd/isa.hpp (docs/design/elementwise.md).
 #pragma once
 
 #include <string>
