@@ -2,8 +2,8 @@
 # Builds the libFuzzer targets (clang 14 + ASan + UBSan) and runs each for a
 # bounded time, starting from the seed corpora in tests/fuzz/corpus.
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-# CI runs `tools/fuzz.sh 15 fuzz_npy fuzz_case fuzz_desc` and
-# `tools/fuzz.sh 10 fuzz_diff`. For a longer run (the figures in the README):
+# CI runs `tools/fuzz.sh 120 fuzz_npy fuzz_case fuzz_desc` and
+# `tools/fuzz.sh 180 fuzz_diff`. For a longer run (figures in docs/perf/history.md):
 #   tools/fuzz.sh 600 fuzz_desc
 #   tools/fuzz.sh 900 fuzz_diff_native   # the differential target, -march=native kernels
 # Needs: clang-14, libclang-rt-14-dev (Debian). Exits non-zero on the first
