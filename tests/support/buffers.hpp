@@ -159,6 +159,7 @@ public:
     /// A copy of `t` (same desc, same bytes) in a new buffer with the same misalignment.
     qdml::Tensor clone(const qdml::Tensor& t) {
         const auto es = qdml::element_size(t.Desc.DataType);
+        REQUIRE(t.Desc.TotalTensorSizeInBytes > 0);
         const qdml::Tensor c = tensor(t.Desc, (reinterpret_cast<std::uintptr_t>(t.Data) % 64) / es);
         std::memcpy(c.Data, t.Data, static_cast<std::size_t>(t.Desc.TotalTensorSizeInBytes));
         return c;
