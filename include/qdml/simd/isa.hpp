@@ -173,7 +173,11 @@ inline bool isa_available(Isa isa) noexcept {
         case Isa::AvxVnni: return f.avxvnni;
 #endif
         case Isa::Avx512Vnni: return f.avx512vnni;
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid: x86/amx/emulation.hpp)
+        case Isa::Amx: return f.amx || f.avx2;
+#else
         case Isa::Amx: return f.amx;
+#endif
         case Isa::Best: return true;
     }
     return false;
@@ -192,5 +196,18 @@ inline Isa select_isa(Isa cap = Isa::Best) noexcept {
     }
     return Isa::Generic;
 }
+
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)
+/// Testing aid (x86/amx/emulation.hpp): `cap` for code that has no AMX form
+/// and runs its AVX-512 VNNI code when select_isa(cap) gives Amx (the
+/// depthwise kernels). Where the AMX path is available only by emulation,
+/// on a CPU without AVX-512 VNNI, a cap at or above Amx becomes AvxVnni (the
+/// best path the CPU runs below AVX-512 VNNI); otherwise `cap`.
+inline Isa below_emulated_amx(Isa cap) noexcept {
+    if (isa_available(Isa::Avx512Vnni)) return cap;
+    if (cap == Isa::Best) cap = detail::env_cap();
+    return static_cast<int>(cap) >= static_cast<int>(Isa::Amx) ? Isa::AvxVnni : cap;
+}
+#endif
 
 }  // namespace qdml::simd

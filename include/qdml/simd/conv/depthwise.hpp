@@ -147,6 +147,9 @@ struct DepthwiseKernels {
 /// where the path has them and the weights fit int8.
 template <class TIn, class TOut>
 DepthwiseKernels<TIn, TOut> depthwise_kernels(simd::Isa cap, bool quads) noexcept {
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid: AMX emulated without AVX-512, isa.hpp)
+    cap = simd::below_emulated_amx(cap);
+#endif
     const simd::Isa isa = simd::select_isa(cap);
 #if QDML_X86
     if (isa >= simd::Isa::Avx512Vnni && quads)
@@ -435,6 +438,9 @@ bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>&
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     NhwcGeometry g;
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid: AMX emulated without AVX-512, isa.hpp)
+    cap = simd::below_emulated_amx(cap);
+#endif
     if (simd::select_isa(cap) < simd::Isa::Avx512Vnni || !f.quads || !nhwc_geometry(op, f, 16, g)) return false;
     const std::size_t N = g.N, C = g.C, H = g.H, W = g.W, oH = g.oH, oW = g.oW, kh = g.kh, kw = g.kw, dx = g.dx;
     const std::size_t pt = g.pt, pl = g.pl, Wp = g.Wp, Wi = g.Wi;
@@ -525,6 +531,9 @@ bool depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
     // (Where AVX-512 VNNI has byte quads, C not a multiple of 16 takes the
     // quads plane form through transposed planes instead: 3 vpdpbusd per 16
     // outputs against 6 vpmaddwd per 8.)
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid: AMX emulated without AVX-512, isa.hpp)
+    cap = simd::below_emulated_amx(cap);
+#endif
     const simd::Isa isa = simd::select_isa(cap);
     if (isa < simd::Isa::Avx2 || (isa >= simd::Isa::Avx512Vnni && f.quads) || !nhwc_geometry(op, f, 8, g)) return false;
     const std::size_t N = g.N, C = g.C, H = g.H, W = g.W, oH = g.oH, oW = g.oW, kh = g.kh, kw = g.kw, dx = g.dx;

@@ -70,6 +70,13 @@ void pack_rows(std::size_t K, std::size_t N, simd::Isa isa, gemm::PackedRight& o
         switch (isa) {
 #if QDML_X86
             case simd::Isa::Amx:
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid, x86/amx/emulation.hpp: no AVX-512 VNNI here)
+                if (!simd::isa_available(simd::Isa::Avx512Vnni)) {
+                    detail::interleave_group_avx2(r0, r1, r2, r3, width, flip, panels, out.groups, k0 / 4, sum);
+                    break;
+                }
+                [[fallthrough]];
+#endif
             case simd::Isa::Avx512Vnni:
                 detail::interleave_group_avx512(r0, r1, r2, r3, width, flip, panels, out.groups, k0 / 4, sum);
                 break;

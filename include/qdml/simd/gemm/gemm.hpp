@@ -132,6 +132,12 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e,
 #if QDML_X86
     if (isa == Isa::Amx && M == 1) {  // GEMV: the VNNI row kernel (one row: the Rows and Groups4 layouts coincide)
         if (session) session->finish();
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid, x86/amx/emulation.hpp: no AVX-512 VNNI here)
+        if (!isa_available(Isa::Avx512Vnni)) {
+            for (std::size_t p = 0; p < b.panels; ++p) generic::tile<TOut>(a, b, e, 0, 1, p);
+            return;
+        }
+#endif
         row_panels(a, b, e, 0, b.panels);
         return;
     }

@@ -7,6 +7,13 @@
 // the stores are spread over the next block's K steps (software pipelining;
 // the epilogue's vector work and the tile unit's dot products overlap).
 // Compiles to nothing off x86-64.
+//
+// Testing aid: a build that defines QDML_GEMM_TEST_AMX_EMULATION (the test
+// programs simd-gemm and simd-conv do) compiles this file in an AVX2 region,
+// its tile instructions calls that run them emulated in plain C++ where the
+// CPU has no AMX (x86/amx/emulation.hpp), and counts the path available on
+// every CPU with AVX2 (isa.hpp); without AVX-512 VNNI its epilogue is then
+// the AVX2 store. Library users never define it.
 #pragma once
 
 #include <algorithm>
@@ -14,9 +21,27 @@
 #include <cstdint>
 
 #include "qdml/simd/x86/avx512vnni/store.hpp"
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)
+#include "qdml/simd/x86/amx/emulation.hpp"
+#include "qdml/simd/x86/avx2/store.hpp"
+#endif
 
 #if QDML_X86
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid: the tile instructions through emulation.hpp)
+QDML_REGION_AVX2
+#define QDML_AMX_TILE_ZERO(t) emulation::tile_zero<t>()
+#define QDML_AMX_TILE_LOADD(t, base, stride) emulation::tile_load<t>(base, stride)
+#define QDML_AMX_TILE_STREAM_LOADD(t, base, stride) emulation::tile_stream_load<t>(base, stride)
+#define QDML_AMX_TILE_STORED(t, base, stride) emulation::tile_store<t>(base, stride)
+#define QDML_AMX_TILE_DPBUSD(c, a, b) emulation::tile_dpbusd<c, a, b>()
+#else
 QDML_REGION_AMX
+#define QDML_AMX_TILE_ZERO(t) _tile_zero(t)
+#define QDML_AMX_TILE_LOADD(t, base, stride) _tile_loadd(t, base, stride)
+#define QDML_AMX_TILE_STREAM_LOADD(t, base, stride) _tile_stream_loadd(t, base, stride)
+#define QDML_AMX_TILE_STORED(t, base, stride) _tile_stored(t, base, stride)
+#define QDML_AMX_TILE_DPBUSD(c, a, b) _tile_dpbusd(c, a, b)
+#endif
 namespace qdml::simd::gemm::amx {
 
 inline constexpr int kRows = 32;  ///< rows per block (Rows layout, padded to 16)
@@ -38,12 +63,20 @@ inline void configure() noexcept {
         std::memcpy(cfg + 16 + 2 * t, &colsb, 2);
         cfg[48 + t] = 16;
     }
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)
+    emulation::tile_load_config(cfg);
+#else
     // ldtilecfg written out: g++ 12's _tile_loadconfig tells the compiler it
     // reads 8 bytes only, so the stores above could be dropped.
     __asm__ volatile("ldtilecfg %0" : : "m"(*reinterpret_cast<const std::uint8_t(*)[64]>(cfg)));
+#endif
 }
 
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)
+inline void release() noexcept { emulation::tile_release(); }
+#else
 inline void release() noexcept { _tile_release(); }
+#endif
 
 /// The last block's dot products, waiting for the epilogue `e`: in one of
 /// two buffers, the next block's tiles going to the other (its stores then
@@ -56,12 +89,30 @@ struct Pending {
     std::size_t done = 0;  ///< rows already stored (done == rows: nothing pending)
 };
 
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)
+/// store_rows16 (dot products without the column bias) by the AVX2 store:
+/// the epilogue of the testing aid on a CPU without AVX-512 VNNI.
+inline void store_rows16_avx2(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
+                              const std::int32_t* c) noexcept {
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t h = 0; h < 16 && n0 + h < e.N; h += 8)
+            store8(e, m0 + r, n0 + h, _mm256_load_si256(reinterpret_cast<const __m256i*>(c + 16 * r + h)));
+}
+#endif
+
 /// Stores the pending block's rows up to `to` (exclusive) through its epilogue.
 inline void drain(Pending& pd, std::size_t to) noexcept {
     to = std::min(to, pd.rows);
     const Epilogue& e = *pd.e;
     while (pd.done < to) {
         const std::size_t t = pd.done / 16, r = pd.done % 16, n = std::min(to - pd.done, 16 - r);
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)
+        if (!isa_available(Isa::Avx512Vnni)) {
+            for (std::size_t j = 0; j < pd.tn; ++j) store_rows16_avx2(e, pd.m0 + pd.done, n, pd.n0 + 16 * j, pd.c[t][j][r]);
+            pd.done += n;
+            continue;
+        }
+#endif
         if (pd.tn < 2 || !store_rows32(e, pd.m0 + pd.done, n, pd.n0, pd.c[t][0][r], pd.c[t][1][r], false))
             for (std::size_t j = 0; j < pd.tn; ++j)
                 store_rows16(e, pd.m0 + pd.done, n, pd.n0 + 16 * j, pd.c[t][j][r], false);
@@ -86,30 +137,30 @@ void tile_steps(AOf a_of, const std::size_t (&stride)[2], std::size_t steps, con
     const std::int8_t* pb0 = b.panel(p);
     const std::int8_t* pb1 = TN == 2 ? b.panel(p + 1) : pb0;
     const std::size_t per_step = (pd.rows - pd.done + steps - 1) / steps;  // pending rows per K step
-    _tile_zero(0);
-    if constexpr (TN == 2) _tile_zero(1);
-    if constexpr (TM == 2) _tile_zero(2);
-    if constexpr (TM == 2 && TN == 2) _tile_zero(3);
+    QDML_AMX_TILE_ZERO(0);
+    if constexpr (TN == 2) QDML_AMX_TILE_ZERO(1);
+    if constexpr (TM == 2) QDML_AMX_TILE_ZERO(2);
+    if constexpr (TM == 2 && TN == 2) QDML_AMX_TILE_ZERO(3);
     for (std::size_t i = 0; i < steps; ++i) {
-        _tile_loadd(4, a_of(0, i), stride[0]);
-        _tile_stream_loadd(6, pb0 + 1024 * i, 64);  // tileloaddt1: B streams past A (main 280b30e)
-        _tile_dpbusd(0, 4, 6);
+        QDML_AMX_TILE_LOADD(4, a_of(0, i), stride[0]);
+        QDML_AMX_TILE_STREAM_LOADD(6, pb0 + 1024 * i, 64);  // tileloaddt1: B streams past A (main 280b30e)
+        QDML_AMX_TILE_DPBUSD(0, 4, 6);
         if constexpr (TN == 2) {
-            _tile_stream_loadd(7, pb1 + 1024 * i, 64);
-            _tile_dpbusd(1, 4, 7);
+            QDML_AMX_TILE_STREAM_LOADD(7, pb1 + 1024 * i, 64);
+            QDML_AMX_TILE_DPBUSD(1, 4, 7);
         }
         if constexpr (TM == 2) {
-            _tile_loadd(5, a_of(1, i), stride[1]);
-            _tile_dpbusd(2, 5, 6);
-            if constexpr (TN == 2) _tile_dpbusd(3, 5, 7);
+            QDML_AMX_TILE_LOADD(5, a_of(1, i), stride[1]);
+            QDML_AMX_TILE_DPBUSD(2, 5, 6);
+            if constexpr (TN == 2) QDML_AMX_TILE_DPBUSD(3, 5, 7);
         }
         if (pd.done < pd.rows) drain(pd, pd.done + per_step);
     }
     auto c = pd.c == pd.buffers[0] ? pd.buffers[1] : pd.buffers[0];
-    _tile_stored(0, c[0][0], 64);
-    if constexpr (TN == 2) _tile_stored(1, c[0][1], 64);
-    if constexpr (TM == 2) _tile_stored(2, c[1][0], 64);
-    if constexpr (TM == 2 && TN == 2) _tile_stored(3, c[1][1], 64);
+    QDML_AMX_TILE_STORED(0, c[0][0], 64);
+    if constexpr (TN == 2) QDML_AMX_TILE_STORED(1, c[0][1], 64);
+    if constexpr (TM == 2) QDML_AMX_TILE_STORED(2, c[1][0], 64);
+    if constexpr (TM == 2 && TN == 2) QDML_AMX_TILE_STORED(3, c[1][1], 64);
     pd.c = c;
     pd.e = &e;
     pd.m0 = m0;
@@ -147,5 +198,10 @@ inline void block(const PackedLeft& a, const PackedRight& b, const Epilogue& e, 
 }
 
 }  // namespace qdml::simd::gemm::amx
+#undef QDML_AMX_TILE_ZERO
+#undef QDML_AMX_TILE_LOADD
+#undef QDML_AMX_TILE_STREAM_LOADD
+#undef QDML_AMX_TILE_STORED
+#undef QDML_AMX_TILE_DPBUSD
 QDML_REGION_END
 #endif  // QDML_X86
