@@ -15,6 +15,9 @@
 #include "qdml/core/error.hpp"
 #include "qdml/simd/isa.hpp"
 #include "support/buffers.hpp"
+#if defined(QDML_GEMM_TEST_AMX_EMULATION)
+#include "qdml/simd/x86/amx/emulation.hpp"
+#endif
 
 namespace qtest::gemm_paths {
 
@@ -36,7 +39,16 @@ inline std::vector<Isa> runnable_isas() {
 #if defined(QDML_GEMM_TEST_AVXVNNI_EVEX) && QDML_X86
         if (qdml::simd::isa_available(Isa::AvxVnni) && !qdml::simd::detail::cpu_features().avxvnni)
             WARN("GEMM path avxvnni runs with its vpdpbusd in the EVEX encoding (this CPU has AVX-512 VNNI, "
-                 "not AVX-VNNI: kernel_avxvnni.hpp's testing aid)");
+                 "not AVX-VNNI: x86/avxvnni/gemm_kernel.hpp's testing aid)");
+#endif
+#if defined(QDML_GEMM_TEST_AMX_EMULATION) && QDML_X86
+        if (qdml::simd::isa_available(Isa::Amx) && qdml::simd::gemm::amx::emulation::emulated())
+            WARN("GEMM path amx runs emulated: its tile instructions in plain C++ (this CPU has no AMX-INT8: "
+                 "x86/amx/emulation.hpp's testing aid); its epilogue "
+                 << (qdml::simd::isa_available(Isa::Avx512Vnni)
+                         ? "the AVX-512 stores (store_rows32, store_rows16), one-row products the AVX-512 VNNI row kernel"
+                         : "the AVX2 store (store8), one-row products the portable kernel, "
+                           "as this CPU has no AVX-512 VNNI"));
 #endif
         warned = true;
     }
