@@ -362,7 +362,15 @@ constexpr CaseFn kMixes[] = {run_case<u8, u8, u8>, run_case<i8, u8, u8>, run_cas
 
 /// Whether `isa`'s kernels run here; warns once per ISA when not.
 bool runs_here(const Microkernel& k) {
-    if (qdml::simd::isa_available(k.isa)) return true;
+    if (qdml::simd::isa_available(k.isa)) {
+#if defined(QDML_GEMM_TEST_AMX_EMULATION) && QDML_X86
+        if (k.isa == Isa::Amx && qdml::simd::gemm::amx::emulation::emulated())
+            WARN("micro-kernel " << k.name << " runs emulated: its tile instructions in plain C++ (this CPU has no "
+                                             "AMX-INT8: x86/amx/emulation.hpp's testing aid), its epilogue "
+                                 << (qdml::simd::isa_available(Isa::Avx512Vnni) ? "the AVX-512 stores" : "the AVX2 store"));
+#endif
+        return true;
+    }
     WARN("micro-kernel " << k.name << " not tested: this CPU does not run the " << qdml::simd::isa_name(k.isa)
                          << " path");
     return false;

@@ -3,9 +3,10 @@
 // so that the tests run the AMX path (its packing, 32x32 blocks of 2x2
 // tiles, pipelined epilogue, the convolution's AMX NHWC form) on any x86-64
 // CPU with AVX2, and under the sanitizers. Only a build that defines
-// QDML_GEMM_TEST_AMX_EMULATION uses it (the simd-gemm and simd-conv test
-// programs, tests/meson.build); library users never define it, and without
-// it the AMX kernel compiles to the tile instructions themselves.
+// QDML_GEMM_TEST_AMX_EMULATION uses it (the simd-gemm, simd-conv and
+// gemm-microkernels test programs: tests/meson.build's gemm_test_args);
+// library users never define it, and without it the AMX kernel compiles to
+// the tile instructions themselves.
 //
 // Under the macro (the precedent: QDML_GEMM_TEST_AVXVNNI_EVEX,
 // x86/avxvnni/gemm_kernel.hpp):

@@ -8,8 +8,8 @@
 // the epilogue's vector work and the tile unit's dot products overlap).
 // Compiles to nothing off x86-64.
 //
-// Testing aid: a build that defines QDML_GEMM_TEST_AMX_EMULATION (the test
-// programs simd-gemm and simd-conv do) compiles this file in an AVX2 region,
+// Testing aid: a build that defines QDML_GEMM_TEST_AMX_EMULATION (the GEMM
+// engine's test programs do: tests/meson.build) compiles this file in an AVX2 region,
 // its tile instructions calls that run them emulated in plain C++ where the
 // CPU has no AMX (x86/amx/emulation.hpp), and counts the path available on
 // every CPU with AVX2 (isa.hpp); without AVX-512 VNNI its epilogue is then
