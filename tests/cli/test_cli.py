@@ -13,6 +13,7 @@ import ast
 import json
 import math
 import os
+import platform
 import re
 import struct
 import subprocess
@@ -330,6 +331,12 @@ def run_verbose_names_the_path(tmp):
     p = qdml("run", "--impl", "simd", "-v", c)
     expect_exit(p, 0)
     assert "%s: computed by simd element-wise " % c in p.stdout, describe(p)
+    # The element-wise path is chosen at run time too, and --isa caps it:
+    # generic gives the portable path (SSE2 on x86-64, NEON on AArch64).
+    p = qdml("run", "--impl", "simd", "--isa", "generic", "-v", c)
+    expect_exit(p, 0)
+    portable = "arm64+neon" if platform.machine() in ("aarch64", "arm64") else "sse2"  # xsimd 8.1's arch names
+    assert "%s: computed by simd element-wise %s\n" % (c, portable) in p.stdout, describe(p)
     p = qdml("run", "--impl", "simd", "--isa", "avx9000", c)
     expect_exit(p, 2)
     assert "--isa: unknown path 'avx9000'" in p.stderr, describe(p)

@@ -10,8 +10,10 @@
 // outputs must agree byte for byte over the whole output buffer (any NaN
 // equals any NaN), else the target aborts. Each buffer is an exact-size heap
 // block, so AddressSanitizer reports any access outside a tensor.
-// Built per compile-time path: fuzz_diff (the build's flags: baseline
-// x86-64 in tools/fuzz.sh) and fuzz_diff_native (-march=native).
+// Each fast run takes an ISA cap from the input (the element-wise loops and
+// the GEMM engine choose their path at run time under it). Built twice:
+// fuzz_diff (the build's flags: baseline x86-64 in tools/fuzz.sh) and
+// fuzz_diff_native (-march=native).
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -38,6 +40,7 @@ public:
 
     std::uint32_t pick(std::uint32_t lo, std::uint32_t hi) { return p_.ConsumeIntegralInRange(lo, hi); }
     bool chance(int percent) { return p_.ConsumeIntegralInRange(0, 99) < percent; }
+    FuzzedDataProvider& p() { return p_; }
     DT q8() { return p_.ConsumeBool() ? DT::Int8 : DT::UInt8; }
 
     /// Sizes of `rank` dimensions around the vector widths, at most ~`max_elements` in all.
@@ -188,8 +191,8 @@ void require_same(const Tensor& ref, const Tensor& got, const char* what) {
     for (std::size_t i = 0; i < ref.Desc.TotalTensorSizeInBytes; i += es) {
         if (std::memcmp(r + i, g + i, es) == 0 || (is_nan_at(ref.Desc.DataType, r + i) && is_nan_at(ref.Desc.DataType, g + i)))
             continue;
-        std::fprintf(stderr, "fuzz_diff: %s differs from the reference at output element offset %zu (arch %s)\n", what,
-                     i / es, qdml::simd::arch_name());
+        std::fprintf(stderr, "fuzz_diff: %s differs from the reference at output element offset %zu\n", what,
+                     i / es);
         std::abort();
     }
 }
@@ -209,9 +212,13 @@ void differential(Builder& b, const Desc& d) {
     c.OutputTensor = b.copy(d.OutputTensor);
     if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>)
         if (d.InputTensor.Data == d.OutputTensor.Data) s.InputTensor = s.OutputTensor, c.InputTensor = c.OutputTensor;
-    const auto compiled = qdml::compile(d);
+    // Each of the two fast runs on an ISA cap the input picks (every path the
+    // CPU runs is reachable: a cap above the CPU's best selects its best).
+    const auto cap = [&] { return qdml::RunOptions{qdml::Implementation::Simd, qdml::FeatureLevel::Latest,
+                                                   b.p().PickValueInArray(qdml::simd::kAllIsas)}; };
+    const auto compiled = qdml::compile(d, cap());
     qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, {qdml::Implementation::Simd});
+    qdml::run(s, cap());
     compiled.execute(c);
     require_same(d.OutputTensor, s.OutputTensor, "the SIMD path (run)");
     require_same(d.OutputTensor, c.OutputTensor, "the compiled form (compile, execute)");

@@ -63,16 +63,17 @@ void one_case(Rng& r, std::uint64_t seed) {
     } else {
         c.OutputTensor = pool.clone(d.OutputTensor);
     }
-    const auto compiled = qdml::compile(d);
+    std::string path_s, path_c;  // the element-wise paths of the two runs (each path in turn, case by case)
+    const auto compiled = qdml::compile(d, elementwise_options(seed + 1, &path_c));
     qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, {qdml::Implementation::Simd});
+    qdml::run(s, elementwise_options(seed, &path_s));
     compiled.execute(c);
     std::ostringstream ctx;
     ctx << "seed " << seed << "; input " << l_in << ", output " << l_out << "; Min " << d.Min << ", Max " << d.Max;
     if (d.ScaleBias) ctx << ", Scale " << d.ScaleBias->Scale << ", Bias " << d.ScaleBias->Bias;
     ctx << "\n" << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
-    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
-    compare(pool, d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, "path " + path_s + "; " + ctx.str());
+    compare(pool, d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute), path " + path_c + "; " + ctx.str());
 }
 
 using CaseFn = void (*)(Rng&, std::uint64_t);
@@ -109,12 +110,13 @@ void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int 
     else
         s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, {qdml::Implementation::Simd});
+    std::string path;
+    qdml::run(s, next_elementwise_options(&path));
     std::ostringstream ctx;
     ctx << "interleaved: input form " << in_form << ", output form " << out_form << (in_place ? ", in place" : "")
         << (scale_bias ? ", ScaleBias" : "") << "\n"
         << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
-    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, "path " + path + "; " + ctx.str());
 }
 
 template <class T>

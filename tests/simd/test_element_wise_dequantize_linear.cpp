@@ -39,9 +39,10 @@ void one_case(Rng& r, std::uint64_t seed) {
     s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::ElementWiseDequantizeLinearDesc c = d;  // the compiled form: compiled on d, executed with its own output
     c.OutputTensor = pool.clone(d.OutputTensor);
-    const auto compiled = qdml::compile(d);
+    std::string path_s, path_c;  // the element-wise paths of the two runs (each path in turn, case by case)
+    const auto compiled = qdml::compile(d, elementwise_options(seed + 1, &path_c));
     qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, {qdml::Implementation::Simd});
+    qdml::run(s, elementwise_options(seed, &path_s));
     compiled.execute(c);
     std::ostringstream ctx;
     ctx << "seed " << seed << "; input " << l_in << ", scale " << l_scale << ", zero point " << l_zp << ", output "
@@ -49,8 +50,8 @@ void one_case(Rng& r, std::uint64_t seed) {
         << describe("InputTensor", d.InputTensor) << describe("ScaleTensor", d.ScaleTensor)
         << (d.ZeroPointTensor ? describe("ZeroPointTensor", *d.ZeroPointTensor) : "")
         << describe("OutputTensor", d.OutputTensor);
-    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
-    compare(pool, d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, "path " + path_s + "; " + ctx.str());
+    compare(pool, d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute), path " + path_c + "; " + ctx.str());
 }
 
 using CaseFn = void (*)(Rng&, std::uint64_t);
@@ -87,11 +88,12 @@ void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int 
     qdml::ElementWiseDequantizeLinearDesc s = d;
     s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, {qdml::Implementation::Simd});
+    std::string path;
+    qdml::run(s, next_elementwise_options(&path));
     std::ostringstream ctx;
     ctx << "interleaved: input form " << in_form << ", output form " << out_form << ", zero point form " << zp_form << "\n"
         << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
-    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, "path " + path + "; " + ctx.str());
 }
 
 template <class TIn, class TOut>

@@ -48,9 +48,10 @@ void one_case(Rng& r, std::uint64_t seed) {
     s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::ElementWiseQuantizedLinearAddDesc c = d;  // the compiled form: compiled on d, executed with its own output
     c.OutputTensor = pool.clone(d.OutputTensor);
-    const auto compiled = qdml::compile(d);
+    std::string path_s, path_c;  // the element-wise paths of the two runs (each path in turn, case by case)
+    const auto compiled = qdml::compile(d, elementwise_options(seed + 1, &path_c));
     qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, {qdml::Implementation::Simd});
+    qdml::run(s, elementwise_options(seed, &path_s));
     compiled.execute(c);
     const auto zp = [](const std::optional<Tensor>& t, auto type) -> long long {
         using T = typename decltype(type)::type;
@@ -63,8 +64,8 @@ void one_case(Rng& r, std::uint64_t seed) {
         << zp(d.AZeroPointTensor, qdml::type_tag<TA>{}) << ", " << zp(d.BZeroPointTensor, qdml::type_tag<TB>{}) << ", "
         << zp(d.OutputZeroPointTensor, qdml::type_tag<TOut>{}) << "\n"
         << describe("ATensor", d.ATensor) << describe("BTensor", d.BTensor) << describe("OutputTensor", d.OutputTensor);
-    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
-    compare(pool, d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute): " + ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, "path " + path_s + "; " + ctx.str());
+    compare(pool, d.OutputTensor, c.OutputTensor, "compiled form (qdml::compile, execute), path " + path_c + "; " + ctx.str());
 }
 
 using CaseFn = void (*)(Rng&, std::uint64_t);
@@ -114,11 +115,12 @@ void every_pair(float a_scale, float b_scale, float out_scale, Exactly<TA> a_zp,
     qdml::ElementWiseQuantizedLinearAddDesc s = d;
     s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, {qdml::Implementation::Simd});
+    std::string path;
+    qdml::run(s, next_elementwise_options(&path));
     std::ostringstream ctx;
     ctx << "every pair; scales " << a_scale << ", " << b_scale << ", " << out_scale << "; zero points " << +a_zp
         << ", " << +b_zp << ", " << +out_zp << "; misalign " << misalign;
-    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, "path " + path + "; " + ctx.str());
 }
 }  // namespace
 
@@ -198,11 +200,12 @@ void interleaved_case(const std::vector<std::uint32_t>& sizes, int a_form, int b
     qdml::ElementWiseQuantizedLinearAddDesc s = d;
     s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, {qdml::Implementation::Simd});
+    std::string path;
+    qdml::run(s, next_elementwise_options(&path));
     std::ostringstream ctx;
     ctx << "interleaved: A form " << a_form << ", B form " << b_form << ", output form " << out_form << "\n"
         << describe("ATensor", d.ATensor) << describe("BTensor", d.BTensor) << describe("OutputTensor", d.OutputTensor);
-    compare(pool, d.OutputTensor, s.OutputTensor, ctx.str());
+    compare(pool, d.OutputTensor, s.OutputTensor, "path " + path + "; " + ctx.str());
 }
 
 template <class TA, class TB, class TO>

@@ -45,6 +45,33 @@ using qtest::fill;
 using qtest::GuardedPool;
 using qtest::Rng;
 
+/// The RunOptions of the SIMD path for case k: the ISA cap of one of the
+/// element-wise paths this CPU runs (simd::for_each_elementwise_arch: the
+/// portable one, AVX2 + F16C, AVX-512), in turn, so that every path gets
+/// its share of the cases; `path` receives its name.
+inline qdml::RunOptions elementwise_options(std::uint64_t k, std::string* path = nullptr) {
+    static const std::vector<qdml::simd::Isa> caps = [] {
+        std::vector<qdml::simd::Isa> c;
+        qdml::simd::for_each_elementwise_arch([&](auto tag) {
+            using A = typename decltype(tag)::type;
+            if constexpr (qdml::simd::kernel::is_region_v<A>) c.push_back(A::kCap);
+            else c.push_back(qdml::simd::Isa::Generic);
+        });
+        return c;
+    }();
+    qdml::RunOptions o;
+    o.implementation = qdml::Implementation::Simd;
+    o.isa = caps[k % caps.size()];
+    if (path) *path = qdml::simd::arch_name(o.isa);
+    return o;
+}
+
+/// elementwise_options for the targeted cases: each call the next path in turn.
+inline qdml::RunOptions next_elementwise_options(std::string* path) {
+    static std::uint64_t k = 0;
+    return elementwise_options(k++, path);
+}
+
 /// Cases per operator and test executable: QDML_DIFF_CASES overrides (a soak).
 inline std::size_t case_count(std::size_t default_count) {
     if (const char* s = std::getenv("QDML_DIFF_CASES")) return static_cast<std::size_t>(std::strtoull(s, nullptr, 10));
@@ -159,7 +186,7 @@ inline bool compare(const GuardedPool& pool, const Tensor& ref, const Tensor& go
     const auto* r = static_cast<const std::uint8_t*>(ref.Data);
     const auto* g = static_cast<const std::uint8_t*>(got.Data);
     if (!pool.guards_intact()) {  // (check_guards names the buffer and the byte)
-        pool.check_guards("arch " + std::string(qdml::simd::arch_name()) + "\n" + context);
+        pool.check_guards(context);
         return false;
     }
     if (std::memcmp(r, g, bytes) == 0) return true;
@@ -190,7 +217,7 @@ inline bool compare(const GuardedPool& pool, const Tensor& ref, const Tensor& go
     s << " (reference) vs ";
     for (std::size_t b = es; b-- > 0;) s << (g[off * es + b] >> 4) << (g[off * es + b] & 15);
     s << " (simd)";
-    FAIL_CHECK("arch " << qdml::simd::arch_name() << ": output differs at " << index_of(ref.Desc, off) << ": "
+    FAIL_CHECK("output differs at " << index_of(ref.Desc, off) << ": "
                        << s.str() << " (bits, little end last)\n"
                        << context);
     return false;

@@ -20,6 +20,17 @@
 #error "qdml needs IEEE float semantics: do not build it with -ffast-math"
 #endif
 
+/// On the generic steps and row kernels that the element-wise paths run
+/// inside a target region (simd/x86/<isa>/elementwise.hpp's Rows): inlined
+/// wherever they are called, so that the region's own operations are
+/// called from (and inline into) the region's code, with every compiler
+/// (clang 14's flatten inlines one level only).
+#if defined(__GNUC__) || defined(__clang__)
+#define QDML_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define QDML_ALWAYS_INLINE
+#endif
+
 namespace qdml {
 
 /// Returns `v` unchanged, but hides it from the optimizer so that a product
@@ -107,15 +118,17 @@ inline constexpr float kRoundMagic = 12582912.0f;
 inline constexpr std::int32_t kRoundMagicBits = 0x4B400000;
 
 /// Q(v, zp, T) of docs/semantics.md section 2 as an int32 (always within T's range),
-/// over V = float or xsimd::batch<float, A>:
+/// over V = float or a vector (operands by reference: a vector of a target
+/// region passed by value to these generic functions would make GCC note
+/// its ABI; they are always inlined there):
 ///   1. clamp v to [lo - zp, hi - zp] in float, NaN becoming lo - zp;
 ///   2. rne(v) + zp, rne by the magic-number addition (|v| <= 2^16 after
 ///      the clamp), so every arch rounds ties to even the same way.
 template <class V>
-auto quantize_int(V v, const QuantizeParams& q) noexcept {
+QDML_ALWAYS_INLINE inline auto quantize_int(const V& x, const QuantizeParams& q) noexcept {
     using O = VecOps<V>;
     const V lo(q.lo), hi(q.hi);
-    v = O::select(v >= lo, v, lo);  // !(v >= lo), NaN included, -> lo
+    V v = O::select(x >= lo, x, lo);  // !(x >= lo), NaN included, -> lo
     v = O::select(v > hi, hi, v);
     const V t = O::no_fuse(v + V(kRoundMagic));
     return O::bits(t) - typename O::Int(kRoundMagicBits - q.zp);
@@ -130,7 +143,7 @@ inline T quantize(float v, std::int32_t zp) noexcept {
 /// The dequantize step's product, fp32(x - zp) * scale, given the exact
 /// difference already converted (`diff` = fp32(x - zp)); V = float or batch.
 template <class V>
-V dequantize_step(V diff, V scale) noexcept {
+QDML_ALWAYS_INLINE inline V dequantize_step(const V& diff, const V& scale) noexcept {
     return VecOps<V>::no_fuse(diff * scale);
 }
 
@@ -160,27 +173,27 @@ struct AddParams {
 /// The add's last float steps, (va + vb) / OutputScale, from the two
 /// dequantized operands va and vb; V = float or batch.
 template <class V>
-V add_sum(V va, V vb, const AddParams& p) noexcept {
+QDML_ALWAYS_INLINE inline V add_sum(const V& va, const V& vb, const AddParams& p) noexcept {
     return VecOps<V>::div(va + vb, V(p.out_scale));  // a true division
 }
 
 /// The add's float part in docs/semantics.md's order, (va + vb) / OutputScale, from
 /// the two exact differences fp32(A - AZP) and fp32(B - BZP); V = float or batch.
 template <class V>
-V add_step(V a_diff, V b_diff, const AddParams& p) noexcept {
+QDML_ALWAYS_INLINE inline V add_step(const V& a_diff, const V& b_diff, const AddParams& p) noexcept {
     return add_sum(dequantize_step(a_diff, V(p.a_scale)), dequantize_step(b_diff, V(p.b_scale)), p);
 }
 
 /// Clip's g(x) = x * Scale + Bias: two binary32 roundings, never fused.
 template <class V>
-V scale_bias_step(V x, float scale, float bias) noexcept {
+QDML_ALWAYS_INLINE inline V scale_bias_step(const V& x, float scale, float bias) noexcept {
     return VecOps<V>::no_fuse(x * V(scale)) + V(bias);
 }
 
 /// max(lo, min(v, hi)) as docs/semantics.md section 7 orders it: a value equal to a
 /// bound passes unchanged, NaN passes, lo > hi gives lo. V = any scalar or batch.
 template <class V>
-V clamp_min_max(V v, V lo, V hi) noexcept {
+QDML_ALWAYS_INLINE inline V clamp_min_max(const V& v, const V& lo, const V& hi) noexcept {
     using O = VecOps<V>;
     const V r = O::select(v > hi, hi, v);
     return O::select(r < lo, lo, r);

@@ -48,14 +48,14 @@ struct StatelessExecutor final : Executor<Desc> {
 template <class T>
 struct ClipExecutor final : Executor<ElementWiseClipDesc> {
     simd::PreparedElementWiseClip<T> prepared;
-    explicit ClipExecutor(const ElementWiseClip<T>& op) : prepared(op) {}
+    ClipExecutor(const ElementWiseClip<T>& op, simd::GemmOptions g) : prepared(op, g) {}
     void run(const ElementWiseClipDesc& d) const override { prepared.execute(d.OutputTensor.Data, d.InputTensor.Data); }
 };
 
 template <class TIn, class TOut>
 struct DequantizeExecutor final : Executor<ElementWiseDequantizeLinearDesc> {
     simd::PreparedElementWiseDequantizeLinear<TIn, TOut> prepared;
-    explicit DequantizeExecutor(const ElementWiseDequantizeLinear<TIn, TOut>& op) : prepared(op) {}
+    DequantizeExecutor(const ElementWiseDequantizeLinear<TIn, TOut>& op, simd::GemmOptions g) : prepared(op, g) {}
     void run(const ElementWiseDequantizeLinearDesc& d) const override {
         prepared.execute(d.OutputTensor.Data, d.InputTensor.Data, d.ScaleTensor.Data,
                          d.ZeroPointTensor ? d.ZeroPointTensor->Data : nullptr);
@@ -80,7 +80,7 @@ std::int32_t zero_point_at(const OptionalTensor& t) noexcept {
 template <class TA, class TB, class TOut>
 struct AddExecutor final : Executor<ElementWiseQuantizedLinearAddDesc> {
     simd::PreparedElementWiseQuantizedLinearAdd<TA, TB, TOut> prepared;
-    explicit AddExecutor(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) : prepared(op) {}
+    AddExecutor(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, simd::GemmOptions g) : prepared(op, g) {}
     void run(const ElementWiseQuantizedLinearAddDesc& d) const override {
         AddParams p;
         p.a_scale = scalar_at<float>(d.AScaleTensor.Data);
@@ -104,18 +104,18 @@ struct WeightsExecutor final : Executor<Desc> {
 
 // make_executor(op): the executor of an element-wise typed operator (types deduced).
 template <class T>
-std::shared_ptr<const Executor<ElementWiseClipDesc>> make_executor(const ElementWiseClip<T>& op) {
-    return std::make_shared<ClipExecutor<T>>(op);
+std::shared_ptr<const Executor<ElementWiseClipDesc>> make_executor(const ElementWiseClip<T>& op, simd::GemmOptions g) {
+    return std::make_shared<ClipExecutor<T>>(op, g);
 }
 template <class TIn, class TOut>
 std::shared_ptr<const Executor<ElementWiseDequantizeLinearDesc>> make_executor(
-    const ElementWiseDequantizeLinear<TIn, TOut>& op) {
-    return std::make_shared<DequantizeExecutor<TIn, TOut>>(op);
+    const ElementWiseDequantizeLinear<TIn, TOut>& op, simd::GemmOptions g) {
+    return std::make_shared<DequantizeExecutor<TIn, TOut>>(op, g);
 }
 template <class TA, class TB, class TOut>
 std::shared_ptr<const Executor<ElementWiseQuantizedLinearAddDesc>> make_executor(
-    const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) {
-    return std::make_shared<AddExecutor<TA, TB, TOut>>(op);
+    const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, simd::GemmOptions g) {
+    return std::make_shared<AddExecutor<TA, TB, TOut>>(op, g);
 }
 
 /// The executor of a validated desc: with Implementation::Simd, an
@@ -136,7 +136,7 @@ std::shared_ptr<const Executor<Desc>> compile_executor(const Desc& d, const RunO
                     d, gemm, o.feature_level);
         } else if constexpr (simd::kAvailable) {
             std::shared_ptr<const Executor<Desc>> e;
-            visit_typed(d, [&](const auto& op) { e = make_executor(op); });
+            visit_typed(d, [&](const auto& op) { e = make_executor(op, gemm); });
             return e;
         }
     }

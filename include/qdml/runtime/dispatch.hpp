@@ -30,8 +30,8 @@ struct RunOptions {
     Implementation implementation = Implementation::Simd;
     FeatureLevel feature_level = FeatureLevel::Latest;  ///< validation target
     /// Caps the fast path's ISA (as QDML_ISA does; Best: QDML_ISA, else the
-    /// best the CPU runs). Today it caps the GEMM engine (matrix
-    /// multiplication and convolution).
+    /// best the CPU runs): the GEMM engine's path (matrix multiplication and
+    /// convolution) and the element-wise loops' (simd::select_elementwise_isa).
     simd::Isa isa = simd::Isa::Best;
 };
 
@@ -39,16 +39,16 @@ namespace detail {
 // compute(d, impl): run() after validation, one switch over the types and one
 // typed call (qdml::Compiled's stateless executions call it too).
 
-inline void compute(const ElementWiseDequantizeLinearDesc& d, Implementation impl, simd::GemmOptions = {}) {
+inline void compute(const ElementWiseDequantizeLinearDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
     if (impl == Implementation::Simd)
-        visit_typed(d, [](const auto& op) { simd::element_wise_dequantize_linear(op); });
+        visit_typed(d, [&](const auto& op) { simd::element_wise_dequantize_linear(op, gemm); });
     else
         reference::detail::compute(d);
 }
 
-inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Implementation impl, simd::GemmOptions = {}) {
+inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
     if (impl == Implementation::Simd)
-        visit_typed(d, [](const auto& op) { simd::element_wise_quantized_linear_add(op); });
+        visit_typed(d, [&](const auto& op) { simd::element_wise_quantized_linear_add(op, gemm); });
     else
         reference::detail::compute(d);
 }
@@ -67,9 +67,9 @@ inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation impl
         reference::detail::compute(d);
 }
 
-inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::GemmOptions = {}) {
+inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
     if (impl == Implementation::Simd)
-        visit_typed(d, [](const auto& op) { simd::element_wise_clip(op); });
+        visit_typed(d, [&](const auto& op) { simd::element_wise_clip(op, gemm); });
     else
         reference::detail::compute(d);
 }
@@ -86,7 +86,7 @@ void run(const Desc& d, const RunOptions& o = {}) {
 /// Which implementation, ISA path and form compute `d` under `o`, as run()
 /// and compile() would: "reference", or e.g. "simd gemm avx2", "simd
 /// gemm-nhwc avx2" (conv/path.hpp's forms), "simd depthwise avx2",
-/// "simd element-wise fma3+avx2+f16c". Validates `d` (throws qdml::Error)
+/// "simd element-wise avx2+f16c". Validates `d` (throws qdml::Error)
 /// and reads none of its data. `qdml run --verbose` prints it.
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>(), Implementation::Simd))>
 std::string describe(const Desc& d, const RunOptions& o = {}) {

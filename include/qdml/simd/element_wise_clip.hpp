@@ -27,30 +27,30 @@ namespace qdml::simd {
 
 namespace detail {
 
-template <class T, bool ScaleBias>
+/// The row kernel on ISA tag A (arch.hpp).
+template <class T, bool ScaleBias, class A>
 struct ClipRow {
     ClipParams<T> p;
     bool stream = false;  ///< non-temporal stores (see streams())
 
-    void operator()(T* out, RowIn<T> x, std::size_t n) const noexcept {
-        using A = Arch;
+    QDML_ALWAYS_INLINE void operator()(T* out, RowIn<T> x, std::size_t n) const noexcept {
         const ClipParams<T> prm = p;  // (the lambdas below copy what they use: no reloads after 8-bit stores)
-        const auto one = [=](std::size_t i) { out[i] = clip_element(*x.at(i), prm); };
+        const auto one = [=](std::size_t i) QDML_ALWAYS_INLINE { out[i] = clip_element(*x.at(i), prm); };
         if constexpr (ClipParams<T>::is_float) {
             using F = kernel::fbatch<A>;
             constexpr std::size_t W = F::size;
             const F lo(p.lo), hi(p.hi);
-            const auto value = [=](std::size_t i) {
+            const auto value = [=](std::size_t i) QDML_ALWAYS_INLINE {
                 F v = kernel::load_float<A>(x.at(i));
                 if constexpr (ScaleBias) v = scale_bias_step(v, prm.scale, prm.bias);
                 return kernel::clamp_float<A>(v, lo, hi);
             };
             row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
         } else if constexpr (!ScaleBias) {
-            using B = xsimd::batch<T, A>;
+            using B = kernel::batch<T, A>;
             constexpr std::size_t W = B::size;
             const B lo(p.lo), hi(p.hi);
-            const auto value = [=](std::size_t i) { return clamp_min_max(B::load_unaligned(x.at(i)), lo, hi); };
+            const auto value = [=](std::size_t i) QDML_ALWAYS_INLINE { return kernel::clamp_int<A>(kernel::load_batch<A>(x.at(i)), lo, hi); };
             row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
         } else {
             std::size_t i = 0;
@@ -62,10 +62,10 @@ struct ClipRow {
                 const I lo(p.lo), hi(p.hi);
                 for (; i + F::size <= n; i += F::size) {
                     F g = scale_bias_step(kernel::load_float<A>(x.at(i)), p.scale, p.bias);
-                    g = xsimd::select(g == g, g, F(0.0f));  // truncate_saturate: NaN -> 0 (ordered ==),
+                    g = VecOps<F>::select(g == g, g, F(0.0f));  // truncate_saturate: NaN -> 0 (ordered ==),
                     g = clamp_min_max(g, t_lo, t_hi);        // saturate (T's range is exact in binary32),
                     const I t = kernel::truncate_to_int<A>(g);  // truncate toward zero
-                    kernel::store_int<A>(out + i, clamp_min_max(t, lo, hi));
+                    kernel::store_int<A>(out + i, kernel::clamp_int<A>(t, lo, hi));
                 }
             }
             for (; i < n; ++i) one(i);
@@ -75,12 +75,12 @@ struct ClipRow {
 
 /// The rank-free part: every row of the plan (operands: output, input).
 template <class T>
-void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const ClipParams<T>& p) {
+void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const ClipParams<T>& p, ElementWiseIsa isa) {
     const bool stream = streams(plan.elements() * sizeof(T));
     if (p.scale_bias)
-        run_rows<T, T>(plan, base, ClipRow<T, true>{p, stream});
+        run_rows_on<T, T>(isa, plan, base, [&](auto tag) { return ClipRow<T, true, typename decltype(tag)::type>{p, stream}; });
     else
-        run_rows<T, T>(plan, base, ClipRow<T, false>{p, stream});
+        run_rows_on<T, T>(isa, plan, base, [&](auto tag) { return ClipRow<T, false, typename decltype(tag)::type>{p, stream}; });
     if (stream) kernel::stream_fence();
 }
 
@@ -94,41 +94,43 @@ LoopPlan<2> clip_plan(const ElementWiseClip<T>& op) noexcept {
 }  // namespace detail
 
 /// ELEMENT_WISE_CLIP with what depends on the descs alone derived once (the
-/// loop plan, the bounds): execute() computes with new buffers of the same
-/// descs (qdml::Compiled keeps one). Where kAvailable.
+/// loop plan, the bounds, the ISA path): execute() computes with new buffers
+/// of the same descs (qdml::Compiled keeps one). Where kAvailable.
 template <class T>
 class PreparedElementWiseClip {
 public:
-    explicit PreparedElementWiseClip(const ElementWiseClip<T>& op)
-        : plan_(detail::clip_plan(op)), params_(ClipParams<T>::derive(op)) {}
+    explicit PreparedElementWiseClip(const ElementWiseClip<T>& op, const GemmOptions& o = {})
+        : plan_(detail::clip_plan(op)), params_(ClipParams<T>::derive(op)), isa_(select_elementwise_isa(o.isa)) {}
     void execute(void* out, const void* in) const {
-        detail::clip_rows<T>(plan_, {static_cast<char*>(out), const_cast<char*>(static_cast<const char*>(in))}, params_);
+        detail::clip_rows<T>(plan_, {static_cast<char*>(out), const_cast<char*>(static_cast<const char*>(in))}, params_,
+                             isa_);
     }
 
 private:
     LoopPlan<2> plan_;
     ClipParams<T> params_;
+    ElementWiseIsa isa_;
 };
 
-/// Same signature and bits as reference::element_wise_clip; may run in place.
+/// Same signature and bits as reference::element_wise_clip; may run in
+/// place; `o.isa` caps the path (select_elementwise_isa).
 template <class T>
-void element_wise_clip(const ElementWiseClip<T>& op) {
+void element_wise_clip(const ElementWiseClip<T>& op, const GemmOptions& o = {}) {
     if constexpr (!kAvailable) {
         reference::element_wise_clip(op);
     } else {
         detail::clip_rows<T>(detail::clip_plan(op),
                              {reinterpret_cast<char*>(op.OutputTensor.data),
                               const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data))},
-                             ClipParams<T>::derive(op));
+                             ClipParams<T>::derive(op), select_elementwise_isa(o.isa));
     }
 }
 
 /// The implementation path that computes `op`, as qdml::describe() prints
-/// it: the element-wise loops on the ISA this build compiled them for
-/// (arch.hpp; the GEMM engine's cap does not apply).
+/// it: "element-wise " and the ISA path (arch.hpp) under `o.isa`.
 template <class T>
-std::string path(const ElementWiseClip<T>&, const GemmOptions& = {}) {
-    return std::string("element-wise ") + arch_name();
+std::string path(const ElementWiseClip<T>&, const GemmOptions& o = {}) {
+    return std::string("element-wise ") + (kAvailable ? arch_name(o.isa) : "scalar");
 }
 
 }  // namespace qdml::simd

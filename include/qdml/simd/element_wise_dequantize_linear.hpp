@@ -26,28 +26,28 @@ namespace detail {
 
 /// fp32(x - zp) for W lanes, exactly as fp32(int64(x) - int64(zp)).
 template <class A, class TIn>
-kernel::fbatch<A> diff_float(const TIn* x, const TIn* zp) noexcept {
+QDML_ALWAYS_INLINE inline kernel::fbatch<A> diff_float(const TIn* x, const TIn* zp) noexcept {
     if constexpr (sizeof(TIn) <= 2)
         return kernel::load_float<A>(x) - kernel::load_float<A>(zp);  // |x - zp| < 2^17: exact
     else
         return kernel::load_diff_float<A>(x, zp);
 }
 
-template <class TIn, class TOut>
+/// The row kernel on ISA tag A (arch.hpp).
+template <class TIn, class TOut, class A>
 struct DequantizeRow {
     bool stream = false;  ///< non-temporal stores (see streams())
 
-    void operator()(TOut* out, RowIn<TIn> x, RowIn<TOut> scale, RowIn<TIn> zp, std::size_t n) const noexcept {
-        using A = Arch;
+    QDML_ALWAYS_INLINE void operator()(TOut* out, RowIn<TIn> x, RowIn<TOut> scale, RowIn<TIn> zp, std::size_t n) const noexcept {
         using F = kernel::fbatch<A>;
         constexpr std::size_t W = F::size;
-        const auto one = [=](std::size_t i) {
+        const auto one = [=](std::size_t i) QDML_ALWAYS_INLINE {
             out[i] = from_float<TOut>(dequantize(*x.at(i), *zp.at(i), to_float(*scale.at(i))));
         };
         if (x.step == 1 && scale.step == 0 && zp.step == 0) {  // per-tensor (or per-row) scale and zero point
             const F vscale(to_float(*scale.p));
             [[maybe_unused]] const F vzp(static_cast<float>(*zp.p));
-            const auto value = [=](std::size_t i) {
+            const auto value = [=](std::size_t i) QDML_ALWAYS_INLINE {
                 if constexpr (sizeof(TIn) <= 2)
                     return dequantize_step(kernel::load_float<A>(x.p + i) - vzp, vscale);  // exact difference
                 else
@@ -55,7 +55,7 @@ struct DequantizeRow {
             };
             row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
         } else {
-            const auto value = [=](std::size_t i) {
+            const auto value = [=](std::size_t i) QDML_ALWAYS_INLINE {
                 return dequantize_step(diff_float<A>(x.at(i), zp.at(i)), kernel::load_float<A>(scale.at(i)));
             };
             row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
@@ -65,9 +65,11 @@ struct DequantizeRow {
 
 /// The rank-free part: every row of the plan (operands: output, input, scale, zero point).
 template <class TIn, class TOut>
-void dequantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base) {
+void dequantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base, ElementWiseIsa isa) {
     const bool stream = streams(plan.elements() * sizeof(TOut));
-    run_rows<TOut, TIn, TOut, TIn>(plan, base, DequantizeRow<TIn, TOut>{stream});
+    run_rows_on<TOut, TIn, TOut, TIn>(isa, plan, base, [&](auto tag) {
+        return DequantizeRow<TIn, TOut, typename decltype(tag)::type>{stream};
+    });
     if (stream) kernel::stream_fence();
 }
 
@@ -88,27 +90,31 @@ LoopPlan<4> dequantize_plan(const ElementWiseDequantizeLinear<TIn, TOut>& op) no
 
 }  // namespace detail
 
-/// ELEMENT_WISE_DEQUANTIZE_LINEAR with its loop plan derived once: execute()
-/// computes with new buffers of the same descs (`zero_point` null when the
-/// desc has none; qdml::Compiled keeps one). Where kAvailable.
+/// ELEMENT_WISE_DEQUANTIZE_LINEAR with its loop plan and ISA path derived
+/// once: execute() computes with new buffers of the same descs (`zero_point`
+/// null when the desc has none; qdml::Compiled keeps one). Where kAvailable.
 template <class TIn, class TOut>
 class PreparedElementWiseDequantizeLinear {
 public:
-    explicit PreparedElementWiseDequantizeLinear(const ElementWiseDequantizeLinear<TIn, TOut>& op)
-        : plan_(detail::dequantize_plan(op)) {}
+    explicit PreparedElementWiseDequantizeLinear(const ElementWiseDequantizeLinear<TIn, TOut>& op,
+                                                 const GemmOptions& o = {})
+        : plan_(detail::dequantize_plan(op)), isa_(select_elementwise_isa(o.isa)) {}
     void execute(void* out, const void* in, const void* scale, const void* zero_point) const {
         const auto c = [](const void* p) { return const_cast<char*>(static_cast<const char*>(p)); };
         detail::dequantize_rows<TIn, TOut>(
-            plan_, {static_cast<char*>(out), c(in), c(scale), c(zero_point ? zero_point : &detail::kNoZeroPoint<TIn>)});
+            plan_, {static_cast<char*>(out), c(in), c(scale), c(zero_point ? zero_point : &detail::kNoZeroPoint<TIn>)},
+            isa_);
     }
 
 private:
     LoopPlan<4> plan_;
+    ElementWiseIsa isa_;
 };
 
-/// Same signature and bits as reference::element_wise_dequantize_linear.
+/// Same signature and bits as reference::element_wise_dequantize_linear;
+/// `o.isa` caps the path (select_elementwise_isa).
 template <class TIn, class TOut>
-void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op) {
+void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op, const GemmOptions& o = {}) {
     if constexpr (!kAvailable) {
         reference::element_wise_dequantize_linear(op);
     } else {
@@ -118,16 +124,16 @@ void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>
             plan, {reinterpret_cast<char*>(op.OutputTensor.data),
                    const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data)),
                    const_cast<char*>(reinterpret_cast<const char*>(op.ScaleTensor.data)),
-                   const_cast<char*>(reinterpret_cast<const char*>(zp_data))});
+                   const_cast<char*>(reinterpret_cast<const char*>(zp_data))},
+            select_elementwise_isa(o.isa));
     }
 }
 
 /// The implementation path that computes `op`, as qdml::describe() prints
-/// it: the element-wise loops on the ISA this build compiled them for
-/// (arch.hpp; the GEMM engine's cap does not apply).
+/// it: "element-wise " and the ISA path (arch.hpp) under `o.isa`.
 template <class TIn, class TOut>
-std::string path(const ElementWiseDequantizeLinear<TIn, TOut>&, const GemmOptions& = {}) {
-    return std::string("element-wise ") + arch_name();
+std::string path(const ElementWiseDequantizeLinear<TIn, TOut>&, const GemmOptions& o = {}) {
+    return std::string("element-wise ") + (kAvailable ? arch_name(o.isa) : "scalar");
 }
 
 }  // namespace qdml::simd

@@ -87,13 +87,14 @@ struct AddPairs {
     }
 };
 
-template <class TA, class TB, class TOut>
+/// The row kernel on ISA tag A (arch.hpp).
+template <class TA, class TB, class TOut, class A>
 struct AddRow {
     AddParams p;
     AddPairs pairs;  ///< the integer decision of 4W-element blocks, where enabled
     bool stream = false;  ///< non-temporal stores (see streams())
 
-    void operator()(TOut* out, RowIn<TA> a, RowIn<TB> b, std::size_t n) const noexcept {
+    QDML_ALWAYS_INLINE void operator()(TOut* out, RowIn<TA> a, RowIn<TB> b, std::size_t n) const noexcept {
         if (a.step == 1 && b.step == 1) run<false, false>(out, a.p, b.p, n);
         else if (b.step == 0 && a.step == 1) run<false, true>(out, a.p, b.p, n);
         else if (a.step == 0 && b.step == 1) run<true, false>(out, a.p, b.p, n);
@@ -103,8 +104,7 @@ struct AddRow {
     /// A row whose A (AConst) or B (BConst) is one value repeated: that
     /// operand is loaded (and, for the spec's steps, dequantized) once.
     template <bool AConst, bool BConst>
-    void run(TOut* out, const TA* a, const TB* b, std::size_t n) const noexcept {
-        using A = Arch;
+    QDML_ALWAYS_INLINE void run(TOut* out, const TA* a, const TB* b, std::size_t n) const noexcept {
         using F = kernel::fbatch<A>;
         constexpr std::size_t W = F::size;
         const AddParams prm = p;  // (the lambdas below copy what they use: no reloads after 8-bit stores)
@@ -112,20 +112,20 @@ struct AddRow {
         const F a_zp(static_cast<float>(p.a_zp)), b_zp(static_cast<float>(p.b_zp));
         const F a_one(static_cast<float>(*a)), b_one(static_cast<float>(*b));
         // fp32(A) and fp32(B) of W lanes at i (exact for 8-bit operands, as is fp32(x) - fp32(zp)).
-        const auto fa = [=](std::size_t i) { return AConst ? a_one : kernel::load_float<A>(a + i); };
-        const auto fb = [=](std::size_t i) { return BConst ? b_one : kernel::load_float<A>(b + i); };
+        const auto fa = [=](std::size_t i) QDML_ALWAYS_INLINE { return AConst ? a_one : kernel::load_float<A>(a + i); };
+        const auto fb = [=](std::size_t i) QDML_ALWAYS_INLINE { return BConst ? b_one : kernel::load_float<A>(b + i); };
         // The spec's steps: Q((va + vb) / OutputScale), a true division.
-        const auto q = [=](const F& x, const F& y) {
+        const auto q = [=](const F& x, const F& y) QDML_ALWAYS_INLINE {
             return quantize_int(add_step(x - a_zp, y - b_zp, prm), prm.out);
         };
-        const auto one = [=](std::size_t i) {
+        const auto one = [=](std::size_t i) QDML_ALWAYS_INLINE {
             const float x = dequantize(a[AConst ? 0 : i], prm.a_zp, prm.a_scale);
             const float y = dequantize(b[BConst ? 0 : i], prm.b_zp, prm.b_scale);
             out[i] = static_cast<TOut>(quantize_int(add_sum(x, y, prm), prm.out));
         };
         row_blocks<W>(
             out, n, stream,
-            [=](std::size_t i, auto s) {
+            [=](std::size_t i, auto s) QDML_ALWAYS_INLINE {
                 constexpr bool S = decltype(s)::value;
                 if constexpr (S) {  // a large call: fetch the inputs ahead (the hardware prefetcher lags here)
                     if constexpr (!AConst) kernel::prefetch(a + i, kPrefetchAhead);
@@ -138,16 +138,18 @@ struct AddRow {
                 const F y0 = fb(i), y1 = fb(i + W), y2 = fb(i + 2 * W), y3 = fb(i + 3 * W);
                 kernel::store_int4<A, S>(out + i, q(x0, y0), q(x1, y1), q(x2, y2), q(x3, y3));
             },
-            [=](std::size_t i) { kernel::store_int<A>(out + i, q(fa(i), fb(i))); }, one);
+            [=](std::size_t i) QDML_ALWAYS_INLINE { kernel::store_int<A>(out + i, q(fa(i), fb(i))); }, one);
     }
 };
 
 /// The rank-free part: every row of the plan (operands: output, A, B).
 template <class TA, class TB, class TOut>
-void add_rows(const LoopPlan<3>& plan, const std::array<char*, 3>& base, const AddParams& p) {
+void add_rows(const LoopPlan<3>& plan, const std::array<char*, 3>& base, const AddParams& p, ElementWiseIsa isa) {
     const bool stream = streams(plan.elements() * sizeof(TOut));
-    const AddRow<TA, TB, TOut> row{p, AddPairs::make<Arch, TOut>(p), stream};
-    run_rows<TOut, TA, TB>(plan, base, row);
+    run_rows_on<TOut, TA, TB>(isa, plan, base, [&](auto tag) {
+        using A = typename decltype(tag)::type;
+        return AddRow<TA, TB, TOut, A>{p, AddPairs::make<A, TOut>(p), stream};
+    });
     if (stream) kernel::stream_fence();
 }
 
@@ -160,26 +162,30 @@ LoopPlan<3> add_plan(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) noex
 
 }  // namespace detail
 
-/// ELEMENT_WISE_QUANTIZED_LINEAR_ADD with its loop plan derived once:
-/// execute() computes with new buffers of the same descs and the parameters
-/// `p` read from their bindings (AddParams; qdml::Compiled keeps one). Where kAvailable.
+/// ELEMENT_WISE_QUANTIZED_LINEAR_ADD with its loop plan and ISA path
+/// derived once: execute() computes with new buffers of the same descs and
+/// the parameters `p` read from their bindings (AddParams; qdml::Compiled
+/// keeps one). Where kAvailable.
 template <class TA, class TB, class TOut>
 class PreparedElementWiseQuantizedLinearAdd {
 public:
-    explicit PreparedElementWiseQuantizedLinearAdd(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op)
-        : plan_(detail::add_plan(op)) {}
+    explicit PreparedElementWiseQuantizedLinearAdd(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op,
+                                                   const GemmOptions& o = {})
+        : plan_(detail::add_plan(op)), isa_(select_elementwise_isa(o.isa)) {}
     void execute(void* out, const void* a, const void* b, const AddParams& p) const {
         const auto c = [](const void* q) { return const_cast<char*>(static_cast<const char*>(q)); };
-        detail::add_rows<TA, TB, TOut>(plan_, {static_cast<char*>(out), c(a), c(b)}, p);
+        detail::add_rows<TA, TB, TOut>(plan_, {static_cast<char*>(out), c(a), c(b)}, p, isa_);
     }
 
 private:
     LoopPlan<3> plan_;
+    ElementWiseIsa isa_;
 };
 
-/// Same signature and bits as reference::element_wise_quantized_linear_add.
+/// Same signature and bits as reference::element_wise_quantized_linear_add;
+/// `o.isa` caps the path (select_elementwise_isa).
 template <class TA, class TB, class TOut>
-void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) {
+void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, const GemmOptions& o = {}) {
     if constexpr (!kAvailable) {
         reference::element_wise_quantized_linear_add(op);
     } else {
@@ -187,16 +193,15 @@ void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, T
                                        {reinterpret_cast<char*>(op.OutputTensor.data),
                                         const_cast<char*>(reinterpret_cast<const char*>(op.ATensor.data)),
                                         const_cast<char*>(reinterpret_cast<const char*>(op.BTensor.data))},
-                                       AddParams::derive(op));
+                                       AddParams::derive(op), select_elementwise_isa(o.isa));
     }
 }
 
 /// The implementation path that computes `op`, as qdml::describe() prints
-/// it: the element-wise loops on the ISA this build compiled them for
-/// (arch.hpp; the GEMM engine's cap does not apply).
+/// it: "element-wise " and the ISA path (arch.hpp) under `o.isa`.
 template <class TA, class TB, class TOut>
-std::string path(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>&, const GemmOptions& = {}) {
-    return std::string("element-wise ") + arch_name();
+std::string path(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>&, const GemmOptions& o = {}) {
+    return std::string("element-wise ") + (kAvailable ? arch_name(o.isa) : "scalar");
 }
 
 }  // namespace qdml::simd

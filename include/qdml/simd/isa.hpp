@@ -46,6 +46,20 @@
 #define QDML_REGION_AVX2 QDML_REGION("avx2")
 #define QDML_REGION_AVX512VNNI QDML_REGION("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")
 #define QDML_REGION_AMX QDML_REGION("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,amx-int8")
+/// The element-wise loops' regions (x86/avx2/elementwise.hpp, x86/avx512bw/elementwise.hpp):
+/// binary16 conversions need F16C besides AVX2; AVX-512 without VNNI (Skylake-SP has BW, not VNNI).
+#define QDML_REGION_AVX2_F16C QDML_REGION("avx2,f16c")
+#define QDML_REGION_AVX512BW QDML_REGION("avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")
+
+/// On a function of a target region that runs a generic template (the
+/// element-wise row kernels): every call inside it is inlined, recursively,
+/// so the generic code is compiled for the region's target and the
+/// region's vector operations (not always_inline) inline into it.
+#if defined(__GNUC__) || defined(__clang__)
+#define QDML_FLATTEN __attribute__((flatten))
+#else
+#define QDML_FLATTEN
+#endif
 
 #if defined(__clang__)
 #define QDML_UNROLL _Pragma("unroll")
@@ -101,6 +115,8 @@ namespace detail {
 #if QDML_X86
 struct CpuFeatures {
     bool avx2 = false, avxvnni = false, avx512vnni = false, amx = false;
+    bool f16c = false;      ///< with avx2: the element-wise AVX2 path
+    bool avx512bw = false;  ///< AVX-512 F, DQ, BW, VL and the OS's zmm state: the element-wise AVX-512 path
 };
 
 inline std::uint64_t xgetbv0() noexcept {
@@ -124,6 +140,7 @@ inline CpuFeatures detect_features() noexcept {
     CpuFeatures f;
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+    const unsigned c1_leaf1 = c;
     const bool osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
     if (!osxsave || !avx) return f;
     const std::uint64_t xcr0 = xgetbv0();
@@ -137,6 +154,8 @@ inline CpuFeatures detect_features() noexcept {
     unsigned a1 = 0, b1, c1, d1;
     __get_cpuid_count(7, 1, &a1, &b1, &c1, &d1);
     f.avx2 = ymm_os && avx2;
+    f.f16c = f.avx2 && ((c1_leaf1 >> 29) & 1);
+    f.avx512bw = f.avx2 && zmm_os && avx512;
     f.avxvnni = f.avx2 && ((a1 >> 4) & 1);
     f.avx512vnni = f.avx2 && zmm_os && avx512 && vnni512;
     f.amx = f.avx512vnni && tile_os && amx && request_amx_permission();
@@ -195,6 +214,31 @@ inline Isa select_isa(Isa cap = Isa::Best) noexcept {
         if (static_cast<int>(isa) <= static_cast<int>(cap) && isa_available(isa)) return isa;
     }
     return Isa::Generic;
+}
+
+/// The element-wise loops' paths, weakest first: `portable` is xsimd's
+/// (SSE2 on x86-64, NEON on AArch64, scalar elsewhere), the others raw
+/// intrinsics in target regions chosen at run time as the GEMM's are.
+enum class ElementWiseIsa : std::uint8_t {
+    Portable,  ///< simd/arch.hpp's xsimd arch (every CPU of the build's target)
+    Avx2,      ///< AVX2 + F16C (x86/avx2/elementwise.hpp)
+    Avx512,    ///< AVX-512 F/BW/DQ/VL (x86/avx512bw/elementwise.hpp)
+};
+
+/// The element-wise path for the GEMM cap `cap` (Best: QDML_ISA, else no
+/// cap): AVX-512 where the cap allows avx512vnni or amx and the CPU has
+/// AVX-512 BW (VNNI not needed), AVX2 where it allows avx2 or avxvnni and
+/// the CPU has AVX2 and F16C, else portable.
+inline ElementWiseIsa select_elementwise_isa(Isa cap = Isa::Best) noexcept {
+#if QDML_X86
+    if (cap == Isa::Best) cap = detail::env_cap();
+    const auto& f = detail::cpu_features();
+    if (static_cast<int>(cap) >= static_cast<int>(Isa::Avx512Vnni) && f.avx512bw && f.f16c) return ElementWiseIsa::Avx512;
+    if (static_cast<int>(cap) >= static_cast<int>(Isa::Avx2) && f.avx2 && f.f16c) return ElementWiseIsa::Avx2;
+#else
+    (void)cap;
+#endif
+    return ElementWiseIsa::Portable;
 }
 
 #if defined(QDML_GEMM_TEST_AMX_EMULATION)

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "qdml/core/quantize.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/simd/tuning.hpp"
 #include "qdml/simd/kernel/transpose.hpp"
@@ -120,7 +121,7 @@ constexpr bool streams(std::uint64_t bytes) noexcept { return bytes >= kStreamBy
 /// (streamed or not) sends the elements before its first block at
 /// that alignment through `one` (stores straddling cache lines cost L2 bandwidth).
 template <std::size_t W, class TOut, class Block, class Vec, class One>
-void row_blocks(TOut* out, std::size_t n, bool stream, Block block, Vec vec, One one) {
+QDML_ALWAYS_INLINE inline void row_blocks(TOut* out, std::size_t n, bool stream, const Block& block, const Vec& vec, const One& one) {
     constexpr std::size_t kBlock = 4 * W;
     std::size_t i = 0;
     if (n * sizeof(TOut) >= kStreamRowBytes) {
@@ -221,15 +222,6 @@ struct alignas(64) Tile {
     T v[kTileRows][Chunk];
 };
 
-/// The GEMM ISA of the byte transposition for this compile-time path (element-wise ISA: compile time).
-constexpr simd::Isa transpose_isa() noexcept {
-#if defined(__AVX2__)
-    return simd::Isa::Avx2;
-#else
-    return simd::Isa::Generic;
-#endif
-}
-
 /// Whether an operand is interleaved across rows (rows adjacent along an
 /// outer dimension, `outer_stride` = one element; its own elements
 /// `row_stride` apart): read (written) a tile of rows at a time,
@@ -248,7 +240,7 @@ inline bool interleaved(std::int64_t row_stride, std::int64_t outer_stride, std:
 template <class TOut, class... TIn, std::size_t... I, class Kernel>
 void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std::array<std::int64_t, 1 + sizeof...(TIn)>& st,
                    const std::array<std::int64_t, 1 + sizeof...(TIn)>& os, const std::array<bool, 1 + sizeof...(TIn)>& tr,
-                   std::size_t rows, std::uint64_t n, std::index_sequence<I...>, Kernel& kernel) {
+                   std::size_t rows, std::uint64_t n, std::index_sequence<I...>, Kernel& kernel, simd::Isa isa) {
     constexpr std::size_t K = 1 + sizeof...(TIn);
 #if defined(__GNUC__)
     if (rows > kTileRows) __builtin_unreachable();  // (g++ 12 -Warray-bounds: the transposition's wider blocks never run)
@@ -265,7 +257,7 @@ void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std:
         (void)std::initializer_list<int>{
             (tr[I + 1] ? (simd::kernel::transpose_elements<sizeof(TIn)>(ptrs[I + 1] + static_cast<std::int64_t>(start) * st[I + 1],
                                                                     static_cast<std::size_t>(st[I + 1]), std::get<I>(tiles).v,
-                                                                    sizeof(TIn) * Chunk, count, rows, transpose_isa()),
+                                                                    sizeof(TIn) * Chunk, count, rows, isa),
                           0)
                        : 0)...};
         for (std::size_t r = 0; r < rows; ++r) {
@@ -283,7 +275,7 @@ void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std:
         if (tr[0])
             simd::kernel::transpose_elements<sizeof(TOut)>(out_tile.v, sizeof(TOut) * Chunk,
                                                      ptrs[0] + static_cast<std::int64_t>(start) * st[0],
-                                                     static_cast<std::size_t>(st[0]), rows, count, transpose_isa());
+                                                     static_cast<std::size_t>(st[0]), rows, count, isa);
     }
 }
 }  // namespace detail
@@ -294,9 +286,11 @@ void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std:
 /// an outer dimension (an NHWC tensor walked as NCHW: each row's elements C
 /// apart, the channels' rows adjacent), rows along it go kTileRows at a time
 /// and that operand is transposed into (out of) a tile of their chunks
-/// rather than gathered one element per cache line row by row.
+/// rather than gathered one element per cache line row by row (the
+/// transposition on `isa`, a GEMM path the CPU runs: Avx2 or Generic).
 template <class TOut, class... TIn, class Kernel>
-void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 1 + sizeof...(TIn)>& base, Kernel&& kernel) {
+void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 1 + sizeof...(TIn)>& base, Kernel&& kernel,
+              simd::Isa isa = simd::Isa::Generic) {
     constexpr std::size_t K = 1 + sizeof...(TIn);
     constexpr std::array<std::size_t, K> elem{sizeof(TOut), sizeof(TIn)...};
     // The innermost outer dimension along which an operand is interleaved
@@ -328,7 +322,7 @@ void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 
                 for (std::size_t k = 0; k < K; ++k) tile_ptrs[k] = ptrs[k] + static_cast<std::int64_t>(r0) * os[k];
                 const auto rows = static_cast<std::size_t>(R - r0 < kTileRows ? R - r0 : kTileRows);
                 detail::run_tile_impl<TOut, TIn...>(tile_ptrs, st, os, tr, rows, n, std::index_sequence_for<TIn...>{},
-                                                    kernel);
+                                                    kernel, isa);
             }
         });
         return;

@@ -5,9 +5,11 @@
 
 namespace qdml::simd {
 
-/// Options of the SIMD GEMM paths (matrix multiplication and convolution).
+/// Options of the typed SIMD calls (the GEMM paths of matrix multiplication
+/// and convolution, and the element-wise loops).
 struct GemmOptions {
-    /// Caps the ISA path (as QDML_ISA does); Best: QDML_ISA, else the best the CPU runs.
+    /// Caps the ISA path (as QDML_ISA does); Best: QDML_ISA, else the best
+    /// the CPU runs. The element-wise loops map it with select_elementwise_isa.
     Isa isa = Isa::Best;
 };
 

@@ -5,9 +5,9 @@
 // with KA and KB split into a high part (KA >> 12) and the low 12 bits, so
 // that each product is one vpmaddwd on A and B interleaved as word pairs;
 // N = (hi << 12) + lo + C. A lane is uncertain when N & mask == 0; the result
-// of a certain lane is N >> shift, stored with saturating packs. AVX-512BW
-// (with vpdpwssd where AVX-512 VNNI is enabled), AVX2 and SSE2 forms; other
-// archs have none (add_pairs_available() is false).
+// of a certain lane is N >> shift, stored with saturating packs. The SSE2
+// form is here; a region tag A (x86/<isa>/elementwise.hpp: AVX2, AVX-512BW)
+// has its own; other archs have none (add_pairs_available() is false).
 #pragma once
 
 #include <cstddef>
@@ -16,6 +16,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "qdml/simd/kernel/add_pairs_constants.hpp"
 #include "qdml/simd/kernel/convert.hpp"
 
 #if XSIMD_WITH_SSE2
@@ -32,22 +33,13 @@
 
 namespace qdml::simd::kernel {
 
-/// The per-call constants of add_pairs_block (see the add's AddPairs).
-struct AddPairsConstants {
-    std::int32_t k_hi = 0;  ///< word pair (KA >> 12, KB >> 12): low word multiplies A, high word B
-    std::int32_t k_lo = 0;  ///< word pair (KA & 4095, KB & 4095)
-    std::int32_t c = 0;     ///< C
-    std::int32_t mask = 0;  ///< a lane with N & mask == 0 is uncertain
-    int shift = 0;          ///< a certain lane's result is N >> shift
-};
-
 /// Whether arch A has add_pairs_block.
 template <class A>
 constexpr bool add_pairs_available() noexcept {
-#if XSIMD_WITH_AVX512BW
-    if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) return true;
-#endif
-    return isa_of<A>() == Isa::Avx2 || isa_of<A>() == Isa::Sse2;
+    if constexpr (is_region_v<A>)
+        return A::kAddPairs;
+    else
+        return isa_of<A>() == Isa::Sse2;
 }
 
 /// Computes the 4W lanes at a and b (AConst / BConst: the element at a or
@@ -55,90 +47,11 @@ constexpr bool add_pairs_available() noexcept {
 /// (normal or, with Stream, non-temporal stores at an address aligned to 4W
 /// bytes) and returns true; returns false (nothing stored) otherwise.
 template <class A, bool Stream, bool AConst, bool BConst, class TOut, class TA, class TB>
-bool add_pairs_block(TOut* out, const TA* a, const TB* b, const AddPairsConstants& k) noexcept {
+QDML_ALWAYS_INLINE inline bool add_pairs_block(TOut* out, const TA* a, const TB* b, const AddPairsConstants& k) noexcept {
     static_assert(sizeof(TA) == 1 && sizeof(TB) == 1 && sizeof(TOut) == 1, "8-bit operands");
-#if XSIMD_WITH_AVX512BW
-    if constexpr (std::is_base_of_v<xsimd::avx512bw, A>) {
-        const auto words = [](const auto* p, std::size_t off) {  // 32 elements as int16
-            using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + off));
-            return std::is_signed_v<T> ? _mm512_cvtepi8_epi16(v) : _mm512_cvtepu8_epi16(v);
-        };
-        __m512i a0, a1, b0, b1;
-        if constexpr (AConst) a0 = a1 = _mm512_set1_epi16(static_cast<short>(*a));
-        else a0 = words(a, 0), a1 = words(a, 32);
-        if constexpr (BConst) b0 = b1 = _mm512_set1_epi16(static_cast<short>(*b));
-        else b0 = words(b, 0), b1 = words(b, 32);
-        const __m512i k_hi = _mm512_set1_epi32(k.k_hi), k_lo = _mm512_set1_epi32(k.k_lo);
-        const __m512i c = _mm512_set1_epi32(k.c), mask = _mm512_set1_epi32(k.mask);
-        const auto n_of = [&](__m512i pairs) {  // N of 16 (A, B) word pairs
-            const __m512i hi = _mm512_madd_epi16(pairs, k_hi);
-#if defined(__AVX512VNNI__)
-            const __m512i lo = _mm512_dpwssd_epi32(c, pairs, k_lo);
-#else
-            const __m512i lo = _mm512_add_epi32(_mm512_madd_epi16(pairs, k_lo), c);
-#endif
-            return _mm512_add_epi32(_mm512_slli_epi32(hi, 12), lo);
-        };
-        // In each 128-bit lane j, unpacklo pairs elements 8j..8j+3 and unpackhi 8j+4..8j+7.
-        const __m512i n0 = n_of(_mm512_unpacklo_epi16(a0, b0)), n1 = n_of(_mm512_unpackhi_epi16(a0, b0));
-        const __m512i n2 = n_of(_mm512_unpacklo_epi16(a1, b1)), n3 = n_of(_mm512_unpackhi_epi16(a1, b1));
-        const __mmask16 uncertain = _mm512_testn_epi32_mask(n0, mask) | _mm512_testn_epi32_mask(n1, mask) |
-                                    _mm512_testn_epi32_mask(n2, mask) | _mm512_testn_epi32_mask(n3, mask);
-        if (uncertain != 0) return false;
-        const __m128i s = _mm_cvtsi32_si128(k.shift);
-        // packs_epi32 puts lane j's elements 8j..8j+7 in order; packs_epi16 then holds, per lane j,
-        // the 8 bytes of elements 8j.. and of 32 + 8j..: qwords 0,2,4,6 then 1,3,5,7 restore the order.
-        const __m512i w0 = _mm512_packs_epi32(_mm512_sra_epi32(n0, s), _mm512_sra_epi32(n1, s));
-        const __m512i w1 = _mm512_packs_epi32(_mm512_sra_epi32(n2, s), _mm512_sra_epi32(n3, s));
-        const __m512i bytes = std::is_signed_v<TOut> ? _mm512_packs_epi16(w0, w1) : _mm512_packus_epi16(w0, w1);
-        const __m512i r = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), bytes);
-        if constexpr (Stream)
-            _mm512_stream_si512(reinterpret_cast<__m512i*>(out), r);
-        else
-            _mm512_storeu_si512(out, r);
-        return true;
+    if constexpr (is_region_v<A>) {
+        return A::template add_pairs_block<Stream, AConst, BConst>(out, a, b, k);
     }
-#endif
-#if XSIMD_WITH_AVX2
-    if constexpr (isa_of<A>() == Isa::Avx2) {
-        const auto words = [](const auto* p, std::size_t off) {  // 16 elements as int16
-            using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + off));
-            return std::is_signed_v<T> ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v);
-        };
-        __m256i a0, a1, b0, b1;
-        if constexpr (AConst) a0 = a1 = _mm256_set1_epi16(static_cast<short>(*a));
-        else a0 = words(a, 0), a1 = words(a, 16);
-        if constexpr (BConst) b0 = b1 = _mm256_set1_epi16(static_cast<short>(*b));
-        else b0 = words(b, 0), b1 = words(b, 16);
-        const __m256i k_hi = _mm256_set1_epi32(k.k_hi), k_lo = _mm256_set1_epi32(k.k_lo);
-        const __m256i c = _mm256_set1_epi32(k.c), mask = _mm256_set1_epi32(k.mask);
-        const auto n_of = [&](__m256i pairs) {
-            const __m256i hi = _mm256_madd_epi16(pairs, k_hi);
-            const __m256i lo = _mm256_add_epi32(_mm256_madd_epi16(pairs, k_lo), c);
-            return _mm256_add_epi32(_mm256_slli_epi32(hi, 12), lo);
-        };
-        const __m256i n0 = n_of(_mm256_unpacklo_epi16(a0, b0)), n1 = n_of(_mm256_unpackhi_epi16(a0, b0));
-        const __m256i n2 = n_of(_mm256_unpacklo_epi16(a1, b1)), n3 = n_of(_mm256_unpackhi_epi16(a1, b1));
-        const __m256i low_bits = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(n0, mask), _mm256_setzero_si256()),
-                                                                 _mm256_cmpeq_epi32(_mm256_and_si256(n1, mask), _mm256_setzero_si256())),
-                                                 _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(n2, mask), _mm256_setzero_si256()),
-                                                                 _mm256_cmpeq_epi32(_mm256_and_si256(n3, mask), _mm256_setzero_si256())));
-        if (!_mm256_testz_si256(low_bits, low_bits)) return false;
-        const __m128i s = _mm_cvtsi32_si128(k.shift);
-        // Per 128-bit lane as above: bytes of elements 0-7, 16-23 | 8-15, 24-31; qwords 0,2,1,3.
-        const __m256i w0 = _mm256_packs_epi32(_mm256_sra_epi32(n0, s), _mm256_sra_epi32(n1, s));
-        const __m256i w1 = _mm256_packs_epi32(_mm256_sra_epi32(n2, s), _mm256_sra_epi32(n3, s));
-        const __m256i bytes = std::is_signed_v<TOut> ? _mm256_packs_epi16(w0, w1) : _mm256_packus_epi16(w0, w1);
-        const __m256i r = _mm256_permute4x64_epi64(bytes, 0xD8);
-        if constexpr (Stream)
-            _mm256_stream_si256(reinterpret_cast<__m256i*>(out), r);
-        else
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), r);
-        return true;
-    }
-#endif
 #if XSIMD_WITH_SSE2
     if constexpr (isa_of<A>() == Isa::Sse2) {
         const auto words = [](const auto* p, std::size_t off) {  // 8 elements as int16
