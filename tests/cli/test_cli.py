@@ -318,7 +318,7 @@ def run_verbose_names_the_path(tmp):
     # the path (generic runs everywhere: the NCHW GEMM form, the depthwise
     # path's portable kernels, the generic micro-kernel).
     cases = {"matmul_u8_per_column": "simd gemm generic",
-             "conv_padding_groups": "simd depthwise generic"}  # one input channel per group
+             "conv_padding_groups": "simd depthwise-rows generic"}  # one input channel per group
     for name, want in cases.items():
         c = os.path.join(CASES, name, "case.json")
         p = qdml("run", "--impl", "simd", "--isa", "generic", "--verbose", c)

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <cstdint>
@@ -426,4 +427,123 @@ TEST_CASE("simd depthwise: the NHWC direct forms (channels across lanes: vertica
         c.wrap = c.bias && r.chance(5);
         check(r, c, seed);
     });
+}
+
+namespace {
+
+using qdml::simd::conv::DepthwiseForm;
+using DwOp = qdml::QuantizedLinearConvolution<std::uint8_t, std::int8_t, std::uint8_t>;
+
+/// A depthwise desc's views without data (select_depthwise_form reads none):
+/// N = 1, C channels (multiplier m), H x W input, kH x kW filter, strides,
+/// dilations, padding `pad` on every side, input and output NCHW or NHWC
+/// (packed).
+DwOp dw_op(std::uint32_t c, std::uint32_t m, std::uint32_t h, std::uint32_t w, std::uint32_t kh, std::uint32_t kw,
+           std::uint32_t s, std::uint32_t sx, std::uint32_t dx, std::uint32_t pad, Order in, Order out) {
+    DwOp op;
+    op.Strides = {s, sx};
+    op.Dilations = {1, dx};
+    op.StartPadding = op.EndPadding = {pad, pad};
+    op.GroupCount = c;
+    const auto size = [&](std::uint32_t n, std::uint32_t k, std::uint32_t st, std::uint32_t d) {
+        return static_cast<std::uint32_t>(qdml::convolution_output_size(n, k, st, d, pad, pad));
+    };
+    const std::uint32_t oh = size(h, kh, s, 1), ow = size(w, kw, sx, dx);
+    const auto strides = [](const std::array<std::uint32_t, 4>& z, Order o) -> std::array<std::uint64_t, 4> {
+        const std::uint64_t C = z[1], H = z[2], W = z[3];
+        return o == Order::Nchw ? std::array<std::uint64_t, 4>{C * H * W, H * W, W, 1}
+                                : std::array<std::uint64_t, 4>{C * H * W, 1, W * C, C};
+    };
+    op.InputTensor.sizes = {1, c, h, w};
+    op.InputTensor.strides = strides(op.InputTensor.sizes, in);
+    op.OutputTensor.sizes = {1, c * m, oh, ow};
+    op.OutputTensor.strides = strides(op.OutputTensor.sizes, out);
+    op.FilterTensor.sizes = {c * m, 1, kh, kw};
+    op.FilterTensor.strides = strides(op.FilterTensor.sizes, Order::Nchw);
+    return op;
+}
+
+}  // namespace
+
+TEST_CASE("simd depthwise: select_depthwise_form picks the form the rules give, for hand-picked descs",
+          "[simd][conv][depthwise]") {
+    using qdml::simd::conv::depthwise_transposes;
+    using qdml::simd::conv::select_depthwise_form;
+    const auto form = [](const DwOp& op, bool quads, Isa isa) { return select_depthwise_form(op, quads, isa); };
+    const auto N = Order::Nchw, H = Order::Nhwc;
+    constexpr Isa G = Isa::Generic, A2 = Isa::Avx2, A5 = Isa::Avx512Vnni;
+
+    // 3x3, stride 1, padding 1, NCHW (the bench row's 32 x 112^2): unit
+    // strides and dilation -> the plane form on every vector path; the
+    // generic path has no plane kernel -> rows.
+    const DwOp plane = dw_op(32, 1, 112, 112, 3, 3, 1, 1, 1, 1, N, N);
+    CHECK(form(plane, false, A2) == DepthwiseForm::Plane);
+    CHECK(form(plane, true, A2) == DepthwiseForm::Plane);  // AVX2 has no quads: the word form does not matter
+    CHECK(form(plane, true, A5) == DepthwiseForm::Plane);
+    CHECK(form(plane, false, A5) == DepthwiseForm::Plane);
+    CHECK(form(plane, true, G) == DepthwiseForm::Rows);
+    CHECK_FALSE(depthwise_transposes(plane, DepthwiseForm::Plane, false, A2).input);
+    // Stride 2 (either direction) or horizontal dilation 2 -> rows.
+    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 2, 2, 1, 1, N, N), false, A2) == DepthwiseForm::Rows);
+    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 2, 1, 1, 1, N, N), true, A5) == DepthwiseForm::Rows);
+    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 1, 2, 1, 1, N, N), false, A2) == DepthwiseForm::Rows);
+    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 1, 1, 2, 2, N, N), false, A2) == DepthwiseForm::Rows);
+
+    // NHWC in and out, C = 32 (a multiple of 16 and of 8), 3x3, unit strides,
+    // multiplier 1: the NHWC direct geometry -> pairs on AVX2 and on AVX-512
+    // VNNI when F - FZP leaves int8, quads on AVX-512 VNNI otherwise; the
+    // generic path has neither -> rows, on transposed planes both ways.
+    const DwOp nhwc = dw_op(32, 1, 56, 56, 3, 3, 1, 1, 1, 1, H, H);
+    CHECK(form(nhwc, false, A2) == DepthwiseForm::NhwcPairs);
+    CHECK(form(nhwc, true, A2) == DepthwiseForm::NhwcPairs);
+    CHECK(form(nhwc, true, A5) == DepthwiseForm::NhwcQuads);
+    CHECK(form(nhwc, false, A5) == DepthwiseForm::NhwcPairs);
+    CHECK(form(nhwc, false, G) == DepthwiseForm::Rows);
+    const auto tg = depthwise_transposes(nhwc, DepthwiseForm::Rows, false, G);
+    CHECK((tg.input && tg.output));
+    // C = 24 (a multiple of 8, not of 16): pairs on AVX2; with quads on
+    // AVX-512 VNNI the plane form, which stages and stores NHWC itself.
+    const DwOp c24 = dw_op(24, 1, 20, 40, 3, 3, 1, 1, 1, 1, H, H);
+    CHECK(form(c24, false, A2) == DepthwiseForm::NhwcPairs);
+    CHECK(form(c24, true, A5) == DepthwiseForm::Plane);
+    const auto t24 = depthwise_transposes(c24, DepthwiseForm::Plane, true, A5);
+    CHECK_FALSE((t24.input || t24.output));
+    // C = 12 (not a multiple of 8), kH = 5 (> 3), multiplier 2 (Cout != C),
+    // stride 2: not the direct geometry -> the channel forms, transposed on
+    // AVX2 (pairs).
+    const DwOp c12 = dw_op(12, 1, 20, 40, 3, 3, 1, 1, 1, 1, H, H);
+    CHECK(form(c12, false, A2) == DepthwiseForm::Plane);
+    const auto t12 = depthwise_transposes(c12, DepthwiseForm::Plane, false, A2);
+    CHECK((t12.input && t12.output));
+    CHECK(form(dw_op(32, 1, 20, 40, 5, 3, 1, 1, 1, 1, H, H), false, A2) == DepthwiseForm::Plane);
+    CHECK(form(dw_op(16, 2, 20, 40, 3, 3, 1, 1, 1, 1, H, H), false, A2) == DepthwiseForm::Plane);
+    CHECK(form(dw_op(32, 1, 20, 40, 3, 3, 2, 2, 1, 1, H, H), false, A2) == DepthwiseForm::Rows);
+    // NHWC input, NCHW output: never the direct forms (they need both NHWC);
+    // the input alone is transposed.
+    const DwOp nhwc_in = dw_op(32, 1, 20, 40, 3, 3, 1, 1, 1, 1, H, N);
+    CHECK(form(nhwc_in, false, A2) == DepthwiseForm::Plane);
+    const auto tin = depthwise_transposes(nhwc_in, DepthwiseForm::Plane, false, A2);
+    CHECK((tin.input && !tin.output));
+
+    // One input row of 2^24 - 29 (1x3, no padding): 2^24 - 31 outputs, a word
+    // row (pairs: two words per filter row) of round_up(round_up(2^24 - 31,
+    // 16) + 2, 16) + 1 = 2^24 + 1 elements, over kMaxRowElements (2^24) ->
+    // the reference's loop, though the plane (about 2^24 elements) is within
+    // its own bound of 2^28: the row bound is checked first. Byte quads (one
+    // word per filter row) need round_up(2^24 - 31, 16) + 3 = 2^24 - 13 ->
+    // the plane form. Two elements narrower: 2^24 - 32 outputs, 2^24 - 15
+    // elements in pairs -> the plane form.
+    const DwOp wide = dw_op(1, 1, 1, (1u << 24) - 29, 1, 3, 1, 1, 1, 0, N, N);
+    CHECK(form(wide, false, A2) == DepthwiseForm::Reference);
+    CHECK(form(wide, false, A5) == DepthwiseForm::Reference);
+    CHECK(form(wide, false, G) == DepthwiseForm::Reference);
+    CHECK(form(wide, true, A5) == DepthwiseForm::Plane);
+    CHECK(form(dw_op(1, 1, 1, (1u << 24) - 30, 1, 3, 1, 1, 1, 0, N, N), false, A2) == DepthwiseForm::Plane);
+    // A horizontal dilation of 2^24 (kW 2, stride 2): the row reads x[j] and
+    // x[j + 2^24] -> the reference's loop.
+    CHECK(form(dw_op(4, 1, 3, (1u << 24) + 8, 3, 2, 2, 2, 1u << 24, 1, N, N), false, A2) == DepthwiseForm::Reference);
+
+    // describe() names the form: "depthwise-<form> <isa>".
+    CHECK(qdml::simd::conv::depthwise_form_name(DepthwiseForm::Plane) == "depthwise-plane");
+    CHECK(qdml::simd::conv::depthwise_path(plane, Isa::Generic) == "depthwise-rows generic");
 }

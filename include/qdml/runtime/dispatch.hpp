@@ -85,7 +85,7 @@ void run(const Desc& d, const RunOptions& o = {}) {
 
 /// Which implementation, ISA path and form compute `d` under `o`, as run()
 /// and compile() would: "reference", or e.g. "simd gemm avx2", "simd
-/// gemm-nhwc avx2" (conv/path.hpp's forms), "simd depthwise avx2",
+/// gemm-nhwc avx2" (conv/path.hpp's forms), "simd depthwise-plane avx2",
 /// "simd element-wise avx2+f16c". Validates `d` (throws qdml::Error)
 /// and reads none of its data. `qdml run --verbose` prints it.
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>(), Implementation::Simd))>

@@ -410,13 +410,14 @@ void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter,
 }
 
 /// The implementation path that computes `op` under `options`, as
-/// qdml::describe() prints it: the form (conv/path.hpp) and its ISA path.
+/// qdml::describe() prints it: the form (conv/path.hpp; depthwise descs:
+/// the depthwise form, conv::depthwise_path) and its ISA path.
 template <class TIn, class TFilter, class TOut>
 std::string path(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const GemmOptions& options = {}) {
     const Isa isa = simd::select_isa(options.isa);
     const conv::ConvForm form = conv::select_form(op, isa);
-    const Isa runs = form == conv::ConvForm::Depthwise ? conv::depthwise_isa(options.isa) : isa;
-    return std::string(conv::form_name(form)) + " " + std::string(isa_name(runs));
+    if (form == conv::ConvForm::Depthwise) return conv::depthwise_path(op, options.isa);
+    return std::string(conv::form_name(form)) + " " + std::string(isa_name(isa));
 }
 
 }  // namespace qdml::simd

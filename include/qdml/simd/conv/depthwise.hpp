@@ -27,9 +27,12 @@
 //     constant row of XZP words), and a row kernel sums kH * ceil(kW / G)
 //     words per output.
 // NHWC in and out with pixel stride C (C a multiple of 16, kH <= 3, unit
-// strides, multiplier 1, AVX-512 VNNI quads) has a third form with no
-// transposition, channels across lanes (depthwise_nhwc_direct: quads of
-// vertically neighbouring input bytes, built once per pair of output rows).
+// strides, multiplier 1, AVX-512 VNNI quads; C a multiple of 8 with pairs)
+// has forms with no transposition, channels across lanes
+// (depthwise_nhwc_quads / depthwise_nhwc_pairs: words of vertically
+// neighbouring input elements, built once per pair of output rows).
+// Which form runs is select_depthwise_form()'s choice (depthwise_form.hpp:
+// the forms in order, with their conditions); depthwise() dispatches on it.
 // The filter part (the weight words, sum(w'), FilterScale) is a
 // DepthwiseFilter, built once by prepare_depthwise (the prepared form keeps it).
 #pragma once
@@ -44,6 +47,7 @@
 #include "qdml/core/quantize.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
+#include "qdml/simd/conv/depthwise_form.hpp"
 #include "qdml/simd/conv/depthwise_kernels.hpp"
 #include "qdml/simd/x86/avx2/depthwise.hpp"
 #include "qdml/simd/x86/avx512vnni/depthwise.hpp"
@@ -142,17 +146,13 @@ struct DepthwiseKernels {
                        std::size_t) noexcept = nullptr;
 };
 
-/// The best kernels at or below `cap` (AMX has nothing for depthwise: it
-/// runs the AVX-512 VNNI kernels; AVX-VNNI runs the AVX2 ones); byte quads
-/// where the path has them and the weights fit int8.
+/// The kernels of depthwise path `isa` (depthwise_isa's result: AMX runs the
+/// AVX-512 VNNI kernels, AVX-VNNI the AVX2 ones); byte quads where the path
+/// has them and the weights fit int8 (depthwise_word_size).
 template <class TIn, class TOut>
-DepthwiseKernels<TIn, TOut> depthwise_kernels(simd::Isa cap, bool quads) noexcept {
-#if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid: AMX emulated without AVX-512, isa.hpp)
-    cap = simd::below_emulated_amx(cap);
-#endif
-    const simd::Isa isa = simd::select_isa(cap);
+DepthwiseKernels<TIn, TOut> depthwise_kernels(simd::Isa isa, bool quads) noexcept {
 #if QDML_X86
-    if (isa >= simd::Isa::Avx512Vnni && quads)
+    if (depthwise_word_size(isa, quads) == 4)
         return {kernel::quad_row_generic, kernel::quad_at, kernel::row_avx512<TOut, true>,
                 kernel::quad_row_direct_avx512, kernel::plane_quads_avx512<TOut>, 4, simd::Isa::Avx512Vnni,
                 {kernel::plane_quads_avx512<TOut, 1>, kernel::plane_quads_avx512<TOut, 2>,
@@ -176,8 +176,6 @@ DepthwiseKernels<TIn, TOut> depthwise_kernels(simd::Isa cap, bool quads) noexcep
     return {kernel::pair_row_generic<TIn>, kernel::pair_at<TIn>, kernel::row_generic<TOut>, nullptr, nullptr, 2,
             simd::Isa::Generic};
 }
-
-inline std::size_t round_up(std::size_t n, std::size_t m) noexcept { return (n + m - 1) / m * m; }
 
 /// Copies `count` input elements (stride `stride`) as row-buffer bytes (x ^ flip).
 /// (Loops, not memcpy: rows are short, and the compiler vectorizes the
@@ -216,26 +214,9 @@ void store_row(const TOut* src, TOut* dst, std::uint64_t stride, std::size_t cou
         for (std::size_t o = 0; o < count; ++o) dst[o * stride] = src[o];
 }
 
-/// The plane form (kernels with `plane`; dx = sx = sy = 1): per input
-/// channel, the padded input plane (bytes in UINT8 form for quads, int16 for
-/// pairs) with pitch P = padLeft + W + padRight (padding holds XZP in that
-/// form), one kernel call per output channel over oH * P outputs (P - oW of
-/// them per row are not outputs). Quads store into output rows of element
-/// stride 1; otherwise the kernel writes a plane of pitch P and its rows are
-/// copied out. False when the plane would be too large (the row form runs).
-/// The plane form's staged plane length (elements) for word size G, or 0 when too large.
-template <class TIn, class TFilter, class TOut>
-std::size_t plane_length(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                         std::size_t G) noexcept {
-    const std::size_t oH = op.OutputTensor.sizes[2], P = op.OutputTensor.sizes[3] + f.kw - 1;
-    const std::size_t last = (f.kh - 1) * op.Dilations[0] * P + G * ((f.kw - 1) / G);  // the largest tap offset
-    const std::size_t len = round_up(oH * P, 128) + last + 128;
-    return len > kMaxRowElements * 16 ? 0 : len;
-}
-
 /// Whether depthwise_plane stages an NHWC-by-strides input (channels_inner)
 /// itself, transposing each input row into the padded planes of all channels
-/// at once (byte quads only).
+/// at once (byte quads only; depthwise_transposes says the same).
 template <class TIn, class TOut>
 bool plane_stages_nhwc(const DepthwiseKernels<TIn, TOut>& k) noexcept {
     return k.plane && k.group == 4;
@@ -253,11 +234,15 @@ inline StagedPlanes& staged_planes() {
     return s;
 }
 
-template <class T>
-bool channels_inner(const TensorView<T, 4>& t) noexcept;
-
+/// The Plane form (select_depthwise_form; kernels with `plane`, dx = sx = sy
+/// = 1, the plane within plane_length's bound): per input channel, the
+/// padded input plane (bytes in UINT8 form for quads, int16 for pairs) with
+/// pitch P = padLeft + W + padRight (padding holds XZP in that form), one
+/// kernel call per output channel over oH * P outputs (P - oW of them per
+/// row are not outputs). Quads store into output rows of element stride 1;
+/// otherwise the kernel writes a plane of pitch P and its rows are copied out.
 template <class TIn, class TFilter, class TOut>
-bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+void depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
                      const DepthwiseKernels<TIn, TOut>& k, const std::vector<DepthwiseChannel>& channels,
                      std::uint8_t zp_byte, std::uint8_t flip) {
     const auto& X = op.InputTensor;
@@ -270,8 +255,7 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     std::vector<std::size_t> offsets(kh * groups);
     for (std::size_t ky = 0; ky < kh; ++ky)
         for (std::size_t t = 0; t < groups; ++t) offsets[ky * groups + t] = ky * dy * P + G * t;
-    const std::size_t plane_len = plane_length(op, f, G);
-    if (plane_len == 0) return false;
+    const std::size_t plane_len = plane_length(op, G);  // nonzero: select_depthwise_form checked it
     // The staged plane, padding XZP in the word form (written once: only the interior changes).
     const bool quads = G == 4;
     const bool nhwc_in = plane_stages_nhwc(k) && channels_inner(X), nhwc_out = plane_stages_nhwc(k) && channels_inner(Out);
@@ -372,7 +356,6 @@ bool depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
             }
         }
     }
-    return true;
 }
 
 }  // namespace detail
@@ -396,52 +379,21 @@ std::vector<DepthwiseChannel> channel_constants(const QuantizedLinearConvolution
     return channels;
 }
 
-/// The geometry the NHWC direct forms take: input and output NHWC with
-/// pixel stride C (any row and image strides), C a multiple of `lanes`,
-/// channel multiplier 1, kH <= 3, unit strides and vertical dilation (any
-/// horizontal dilation), rows within kMaxRowElements.
-struct NhwcGeometry {
-    std::size_t N = 0, C = 0, H = 0, W = 0, oH = 0, oW = 0, kh = 0, kw = 0, dx = 0, pt = 0, pl = 0;
-    std::size_t Wp = 0;  ///< padded pixels the outputs read
-    std::size_t Wi = 0;  ///< input pixels among them
-};
-
-/// Fills `g` and says whether `op` has the NHWC direct geometry.
-template <class TIn, class TFilter, class TOut>
-bool nhwc_geometry(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                   std::size_t lanes, NhwcGeometry& g) noexcept {
-    const auto& X = op.InputTensor;
-    const auto& Out = op.OutputTensor;
-    g.N = X.sizes[0], g.C = X.sizes[1], g.H = X.sizes[2], g.W = X.sizes[3];
-    g.oH = Out.sizes[2], g.oW = Out.sizes[3], g.kh = f.kh, g.kw = f.kw, g.dx = op.Dilations[1];
-    if (Out.sizes[1] != g.C || g.C % lanes != 0 || g.kh > 3 || op.Dilations[0] != 1 || op.Strides[0] != 1 ||
-        op.Strides[1] != 1 || X.strides[1] != 1 || X.strides[3] != g.C || Out.strides[1] != 1 || Out.strides[3] != g.C)
-        return false;
-    g.pt = op.StartPadding[0], g.pl = op.StartPadding[1];
-    g.Wp = g.oW + (g.kw - 1) * g.dx;
-    g.Wi = g.pl >= g.Wp ? 0 : std::min(g.W, g.Wp - g.pl);
-    return (g.Wp + g.W) * g.C <= kMaxRowElements;
-}
-
-/// The NHWC direct form (AVX-512 VNNI, weights in int8): nhwc_geometry with
-/// C a multiple of 16. Channels across lanes: per pair of output rows the
+/// The NhwcQuads form (select_depthwise_form: AVX-512 VNNI, weights in
+/// int8, nhwc_geometry with C a multiple of 16). Channels across lanes: per pair of output rows the
 /// quads of 4 vertically neighbouring input bytes (rows oy - padTop ..
 /// oy - padTop + 3; rows outside the input and the padding columns hold
 /// XZP) are built once (unpacks), and each output is one vpdpbusd per
 /// filter column and row of the pair (weights (w'0, w'1, w'2, 0) for the
 /// first, (0, w'0, w'1, w'2) for the second); no transposition, outputs in
-/// order. False (nothing done) when the form does not apply.
+/// order.
 template <class TIn, class TFilter, class TOut>
-bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                           simd::Isa cap) {
+void depthwise_nhwc_quads(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f) {
 #if QDML_X86
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     NhwcGeometry g;
-#if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid: AMX emulated without AVX-512, isa.hpp)
-    cap = simd::below_emulated_amx(cap);
-#endif
-    if (simd::select_isa(cap) < simd::Isa::Avx512Vnni || !f.quads || !nhwc_geometry(op, f, 16, g)) return false;
+    nhwc_geometry(op, 16, g);  // (true: select_depthwise_form checked it)
     const std::size_t N = g.N, C = g.C, H = g.H, W = g.W, oH = g.oH, oW = g.oW, kh = g.kh, kw = g.kw, dx = g.dx;
     const std::size_t pt = g.pt, pl = g.pl, Wp = g.Wp, Wi = g.Wi;
     const std::uint8_t flip = std::is_signed_v<TIn> ? 0x80 : 0;
@@ -501,12 +453,9 @@ bool depthwise_nhwc_direct(const QuantizedLinearConvolution<TIn, TFilter, TOut>&
                 (capped ? kernel::nhwc_rows_avx512<TOut, false, true> : kernel::nhwc_rows_avx512<TOut, false, false>)(a);
             }
         }
-    return true;
 #else
     (void)op;
     (void)f;
-    (void)cap;
-    return false;
 #endif
 }
 
@@ -515,27 +464,21 @@ inline std::uint32_t* align64(std::uint32_t* p) noexcept {
     return reinterpret_cast<std::uint32_t*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t{63});
 }
 
-/// The NHWC direct form in int16 pairs (AVX2, and AVX-512 VNNI when the
-/// weights do not fit int8): nhwc_geometry with C a multiple of 8. Per pair
-/// of output rows the vertical pairs of padded input rows 0-1 and 2-3 (the
-/// first reused from the previous pair's second); each output is two
-/// vpmaddwd per filter column, no transposition, outputs in order. False
-/// (nothing done) when it does not apply.
+/// The NhwcPairs form (select_depthwise_form: int16 pairs on AVX2, and on
+/// AVX-512 VNNI when the weights do not fit int8; nhwc_geometry with C a
+/// multiple of 8). Per pair of output rows the vertical pairs of padded
+/// input rows 0-1 and 2-3 (the first reused from the previous pair's
+/// second); each output is two vpmaddwd per filter column, no
+/// transposition, outputs in order. (Where AVX-512 VNNI has byte quads, C
+/// not a multiple of 16 takes the quads plane form through transposed
+/// planes instead: 3 vpdpbusd per 16 outputs against 6 vpmaddwd per 8.)
 template <class TIn, class TFilter, class TOut>
-bool depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                          simd::Isa cap) {
+void depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f) {
 #if QDML_X86
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     NhwcGeometry g;
-    // (Where AVX-512 VNNI has byte quads, C not a multiple of 16 takes the
-    // quads plane form through transposed planes instead: 3 vpdpbusd per 16
-    // outputs against 6 vpmaddwd per 8.)
-#if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid: AMX emulated without AVX-512, isa.hpp)
-    cap = simd::below_emulated_amx(cap);
-#endif
-    const simd::Isa isa = simd::select_isa(cap);
-    if (isa < simd::Isa::Avx2 || (isa >= simd::Isa::Avx512Vnni && f.quads) || !nhwc_geometry(op, f, 8, g)) return false;
+    nhwc_geometry(op, 8, g);  // (true: select_depthwise_form checked it)
     const std::size_t N = g.N, C = g.C, H = g.H, W = g.W, oH = g.oH, oW = g.oW, kh = g.kh, kw = g.kw, dx = g.dx;
     const std::size_t pt = g.pt, pl = g.pl, Wp = g.Wp, Wi = g.Wi;
     const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
@@ -599,31 +542,15 @@ bool depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
             }
         }
     }
-    return true;
 #else
     (void)op;
     (void)f;
-    (void)cap;
-    return false;
 #endif
 }
 
 }  // namespace detail
 
-/// The path depthwise() runs under `cap` (Generic, Avx2 or Avx512Vnni).
-inline simd::Isa depthwise_isa(simd::Isa cap = simd::Isa::Best) noexcept {
-    return detail::depthwise_kernels<std::uint8_t, std::uint8_t>(cap, true).isa;
-}
-
 namespace detail {
-/// Whether a {N, C, H, W} view holds channel-inner pixels (NHWC through
-/// strides: channel stride 1, each image's pixels one strided run) worth
-/// transposing into channel planes.
-template <class T>
-bool channels_inner(const TensorView<T, 4>& t) noexcept {
-    return t.sizes[1] > 1 && t.strides[1] == 1 && t.strides[3] >= t.sizes[1] &&
-           (t.sizes[2] == 1 || t.strides[2] == std::uint64_t{t.sizes[3]} * t.strides[3]);
-}
 /// Channel planes of `t`'s sizes, packed, at `data`.
 template <class T>
 TensorView<T, 4> planes(const TensorView<T, 4>& t, T* data) noexcept {
@@ -639,82 +566,84 @@ TensorView<T, 4> planes(const TensorView<T, 4>& t, T* data) noexcept {
 namespace detail {
 template <class TIn, class TFilter, class TOut>
 void depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                        simd::Isa cap);
-}  // namespace detail
+                        simd::Isa isa, DepthwiseForm form);
 
-/// NHWC by strides: the input transposed into channel planes (by
-/// depthwise_plane itself, straight into its padded staged planes, when the
-/// plane form with byte quads runs) and, when the output is NHWC too, the
-/// planes computed transposed back (16x16 byte blocks, two at once on AVX2);
-/// the channel forms then read and write contiguous rows instead of
-/// gathering every element. False (nothing done) for other layouts.
+/// The Plane and Rows forms with NHWC by strides (depthwise_transposes): the
+/// input transposed into channel planes and, for an NHWC output, the planes
+/// computed transposed back (16x16 byte blocks, two at once on AVX2); the
+/// channel forms then read and write contiguous rows instead of gathering
+/// every element.
 template <class TIn, class TFilter, class TOut>
-bool depthwise_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f, simd::Isa cap) {
+void depthwise_transposed(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                          simd::Isa isa, DepthwiseForm form, DepthwiseTransposes t) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
-    const bool in = detail::channels_inner(X), out = detail::channels_inner(Out);
-    if (!in && !out) return false;
-    if (in && out && (detail::depthwise_nhwc_direct(op, f, cap) || detail::depthwise_nhwc_pairs(op, f, cap))) return true;
     const std::size_t N = X.sizes[0], C = X.sizes[1], HW = std::size_t{X.sizes[2]} * X.sizes[3];
     const std::size_t Cout = Out.sizes[1], oHW = std::size_t{Out.sizes[2]} * Out.sizes[3];
-    const auto k = detail::depthwise_kernels<TIn, TOut>(cap, f.quads);
-    const bool staged_by_plane = detail::plane_stages_nhwc(k) && op.Dilations[1] == 1 && op.Strides[0] == 1 &&
-                                 op.Strides[1] == 1 && detail::plane_length(op, f, k.group) != 0;
     thread_local std::vector<std::uint8_t> in_planes, out_planes;
     auto planar = op;
-    if (in && !staged_by_plane) {
+    if (t.input) {
         in_planes.resize(N * C * HW);
-        planar.InputTensor = detail::planes(X, reinterpret_cast<const TIn*>(in_planes.data()));
+        planar.InputTensor = planes(X, reinterpret_cast<const TIn*>(in_planes.data()));
         for (std::size_t n = 0; n < N; ++n)
             transpose_bytes(reinterpret_cast<const std::uint8_t*>(X.data + n * X.strides[0]), X.strides[3],
-                            in_planes.data() + n * C * HW, HW, HW, C, 0, k.isa);
+                            in_planes.data() + n * C * HW, HW, HW, C, 0, isa);
     }
-    if (out && !staged_by_plane) {
+    if (t.output) {
         out_planes.resize(N * Cout * oHW);
-        planar.OutputTensor = detail::planes(Out, reinterpret_cast<TOut*>(out_planes.data()));
+        planar.OutputTensor = planes(Out, reinterpret_cast<TOut*>(out_planes.data()));
     }
-    detail::depthwise_channels(planar, f, cap);
-    if (out && !staged_by_plane)
+    depthwise_channels(planar, f, isa, form);
+    if (t.output)
         for (std::size_t n = 0; n < N; ++n)
             transpose_bytes(out_planes.data() + n * Cout * oHW, oHW, reinterpret_cast<std::uint8_t*>(Out.data + n * Out.strides[0]),
-                            Out.strides[3], Cout, oHW, 0, k.isa);
-    return true;
+                            Out.strides[3], Cout, oHW, 0, isa);
 }
+}  // namespace detail
 
 /// Computes a validated depthwise `op` (is_depthwise) with the filter `f`
 /// prepared from it (or from a filter with the same descs and data); same
-/// bits as the reference. `cap` caps the ISA path as QDML_ISA does.
+/// bits as the reference. `cap` caps the ISA path as QDML_ISA does. The form
+/// is select_depthwise_form()'s (depthwise_form.hpp).
 template <class TIn, class TFilter, class TOut>
 void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
                simd::Isa cap = simd::Isa::Best) {
-    if (!depthwise_nhwc(op, f, cap)) detail::depthwise_channels(op, f, cap);
+    const simd::Isa isa = depthwise_isa(cap);
+    const DepthwiseForm form = select_depthwise_form(op, f.quads, isa);
+    switch (form) {
+        case DepthwiseForm::NhwcQuads: return detail::depthwise_nhwc_quads(op, f);
+        case DepthwiseForm::NhwcPairs: return detail::depthwise_nhwc_pairs(op, f);
+        case DepthwiseForm::Reference: return reference::quantized_linear_convolution(op);
+        case DepthwiseForm::Plane:
+        case DepthwiseForm::Rows: {
+            const DepthwiseTransposes t = depthwise_transposes(op, form, f.quads, isa);
+            if (t.input || t.output) return detail::depthwise_transposed(op, f, isa, form, t);
+            return detail::depthwise_channels(op, f, isa, form);
+        }
+    }
 }
 
-/// The channel forms (plane, rows) on `op` as laid out (an NHWC input only
-/// when depthwise_plane stages it).
+/// The Plane and Rows forms (select_depthwise_form) on `op` as laid out (an
+/// NHWC input or output only when depthwise_plane stages or stores it).
 template <class TIn, class TFilter, class TOut>
 void detail::depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                                simd::Isa cap) {
+                                simd::Isa isa, DepthwiseForm form) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
-    const auto k = detail::depthwise_kernels<TIn, TOut>(cap, f.quads);
+    const auto k = detail::depthwise_kernels<TIn, TOut>(isa, f.quads);
     const std::size_t N = Out.sizes[0], Cout = Out.sizes[1], oH = Out.sizes[2], oW = Out.sizes[3];
     const std::size_t Cin = X.sizes[1], H = X.sizes[2], W = X.sizes[3];
-    const std::size_t m = Cout / Cin, kh = f.kh, G = k.group, groups = (f.kw + G - 1) / G;
+    const std::size_t m = Cout / Cin, kh = f.kh, G = k.group;
     const std::size_t sy = op.Strides[0], sx = op.Strides[1], dy = op.Dilations[0], dx = op.Dilations[1];
     const std::size_t pad_top = op.StartPadding[0], pad_left = op.StartPadding[1];
     const std::uint32_t* const weights = G == 4 ? f.quad_weights.data() : f.pair_weights.data();
 
-    // Word rows: one shared row when sx == 1 (group t reads it at +t*G*dx),
-    // else one row per group; every row readable to the width rounded up to 16.
-    const std::size_t width = detail::round_up(oW, 16);
-    const bool shared = sx == 1;
-    const std::size_t slot_len = shared ? detail::round_up(width + (groups - 1) * G * dx, 16) : groups * width;
-    const std::size_t row_len = shared ? slot_len + (G - 1) * dx : (width - 1) * sx + (groups * G - 1) * dx + 1;
-    if (row_len > kMaxRowElements) {  // a dilation in the millions: no row buffer, the reference's loop
-        reference::quantized_linear_convolution(op);
-        return;
-    }
+    // The word rows (word_rows): one shared row when sx == 1 (group t reads it
+    // at +t*G*dx), else one row per group; every row readable to the width
+    // rounded up to 16; row_len within kMaxRowElements (else the Reference form).
+    const WordRows wr = word_rows(op, G);
+    const std::size_t groups = wr.groups, width = wr.width, slot_len = wr.slot_len, row_len = wr.row_len;
+    const bool shared = wr.shared;
 
     // The row buffer holds TIn bytes (pairs) or x + 128 for INT8 (quads); its
     // padding columns hold XZP in that form.
@@ -722,12 +651,12 @@ void detail::depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, T
     const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
     const std::uint8_t zp_byte = static_cast<std::uint8_t>(static_cast<std::uint8_t>(x_zp) ^ flip);
     const std::int32_t zp_form = G == 4 ? std::int32_t{zp_byte} : std::int32_t{x_zp};
-    std::vector<std::uint8_t> xrow(row_len + 64, zp_byte);
-    const std::size_t copy_at = std::min(pad_left, row_len), copy_n = std::min(W, row_len - copy_at);
 
     const std::vector<DepthwiseChannel> channels = detail::channel_constants(op, f, zp_form);
-    if (k.plane && dx == 1 && sx == 1 && sy == 1 && detail::depthwise_plane(op, f, k, channels, zp_byte, flip)) return;
+    if (form == DepthwiseForm::Plane) return detail::depthwise_plane(op, f, k, channels, zp_byte, flip);
 
+    std::vector<std::uint8_t> xrow(row_len + 64, zp_byte);
+    const std::size_t copy_at = std::min(pad_left, row_len), copy_n = std::min(W, row_len - copy_at);
     // Ring slots: rows of one output row's window and the next one's (those
     // are built one output row ahead, so a row's stores are done when it is read).
     const std::size_t slots = std::min((kh - 1) * dy + 1 + sy, pad_top + H);
