@@ -385,13 +385,14 @@ TEST_CASE("simd depthwise: the NHWC direct forms (channels across lanes: vertica
           "and out",
           "[simd][conv][depthwise]") {
     // Channel counts multiples of 8 (the pairs form's lanes; 8-80 and 128;
-    // the quads form takes multiples of 16, AVX-512 VNNI only), kH
+    // the quads form takes multiples of 16, AVX-512 VNNI only) and 12, 20
+    // (multiples of 4, not of 8: the plane form on transposed planes), kH
     // 1-3 (one or two output rows per build), any kW and horizontal
     // dilation, padding up to beyond the kernel, widths around 16/64, odd
     // and even output heights, weights in int8 (the quads form on AVX-512
     // VNNI when C is a multiple of 16, the plane form otherwise) and, one
     // case in six, not (the pairs form on AVX-512 too), every type mix.
-    static const std::vector<std::uint32_t> channels = {8, 16, 24, 32, 40, 48, 64, 80, 128};
+    static const std::vector<std::uint32_t> channels = {8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 128};
     static const std::vector<std::uint32_t> widths = {1, 2, 3, 15, 16, 17, 31, 63, 64, 65, 112};
     diff::for_each_case(0xd7, diff::case_count(200), [](diff::Rng& r, std::uint64_t seed) {
         Case c;
