@@ -23,14 +23,6 @@
 #include <immintrin.h>
 #endif
 
-// GCC 12 reports its own _mm512_undefined_* placeholders inside AVX-512
-// intrinsics as "(may be) used uninitialized" once they are inlined here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-
 namespace qdml::simd::kernel {
 
 /// Whether arch A has add_pairs_block.
@@ -98,6 +90,3 @@ QDML_ALWAYS_INLINE inline bool add_pairs_block(TOut* out, const TA* a, const TB*
 
 }  // namespace qdml::simd::kernel
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif

@@ -22,14 +22,6 @@
 #include <immintrin.h>
 #endif
 
-// GCC 12 reports its own _mm512_undefined_* placeholders inside AVX-512
-// intrinsics as "(may be) used uninitialized" once they are inlined here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-
 namespace qdml::simd::kernel {
 
 enum class Isa { Generic, Sse2 };
@@ -342,6 +334,3 @@ QDML_ALWAYS_INLINE inline ibatch<A> truncate_to_int(const fbatch<A>& v) noexcept
 
 }  // namespace qdml::simd::kernel
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
