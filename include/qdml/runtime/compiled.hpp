@@ -266,3 +266,21 @@ Compiled<Desc> compile(const Desc& desc, const RunOptions& options = {}) {
 }
 
 }  // namespace qdml
+
+// QDML_EXTERN_DISPATCH (runtime/dispatch.hpp): compile()'s executors are made
+// elsewhere too, with the dispatch, by QDML_INSTANTIATE_DISPATCH(Desc) in one
+// translation unit per operator.
+#define QDML_DETAIL_COMPILE_INSTANCE(EXT, Desc)                                                       \
+    EXT template std::shared_ptr<const qdml::detail::Executor<Desc>> qdml::detail::compile_executor<Desc>( \
+        const Desc&, const qdml::RunOptions&);
+#if defined(QDML_EXTERN_DISPATCH)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseDequantizeLinearDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearMatrixMultiplyDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClipDesc)
+#endif
+/// Makes one operator's dispatch and executors in this translation unit, for
+/// the programs built with QDML_EXTERN_DISPATCH: write it at namespace scope,
+/// after including qdml/qdml.hpp, once per operator in the whole program.
+#define QDML_INSTANTIATE_DISPATCH(Desc) QDML_DETAIL_DISPATCH_INSTANCE(, Desc) QDML_DETAIL_COMPILE_INSTANCE(, Desc)

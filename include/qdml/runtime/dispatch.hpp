@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "qdml/core/data_type.hpp"
@@ -36,42 +37,45 @@ struct RunOptions {
 };
 
 namespace detail {
-// compute(d, impl): run() after validation, one switch over the types and one
-// typed call (qdml::Compiled's stateless executions call it too).
+// dispatch(d, impl): run() after validation, one switch over the types and
+// one typed call (qdml::Compiled's stateless executions call it too). A
+// template, not five inline functions, so that a program can compile it once
+// (QDML_EXTERN_DISPATCH below); compute() names the five descs for run()'s
+// and describe()'s overload checks.
+template <class Desc>
+void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm) {
+    if (impl != Implementation::Simd) {
+        reference::detail::compute(d);
+        return;
+    }
+    visit_typed(d, [&](const auto& op) {
+        if constexpr (std::is_same_v<Desc, ElementWiseDequantizeLinearDesc>)
+            simd::element_wise_dequantize_linear(op, gemm);
+        else if constexpr (std::is_same_v<Desc, ElementWiseQuantizedLinearAddDesc>)
+            simd::element_wise_quantized_linear_add(op, gemm);
+        else if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>)
+            simd::quantized_linear_matrix_multiply(op, gemm);
+        else if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
+            simd::quantized_linear_convolution(op, gemm);
+        else
+            simd::element_wise_clip(op, gemm);
+    });
+}
 
 inline void compute(const ElementWiseDequantizeLinearDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
-    if (impl == Implementation::Simd)
-        visit_typed(d, [&](const auto& op) { simd::element_wise_dequantize_linear(op, gemm); });
-    else
-        reference::detail::compute(d);
+    dispatch(d, impl, gemm);
 }
-
 inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
-    if (impl == Implementation::Simd)
-        visit_typed(d, [&](const auto& op) { simd::element_wise_quantized_linear_add(op, gemm); });
-    else
-        reference::detail::compute(d);
+    dispatch(d, impl, gemm);
 }
-
 inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
-    if (impl == Implementation::Simd)
-        visit_typed(d, [&](const auto& op) { simd::quantized_linear_matrix_multiply(op, gemm); });
-    else
-        reference::detail::compute(d);
+    dispatch(d, impl, gemm);
 }
-
 inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
-    if (impl == Implementation::Simd)
-        visit_typed(d, [&](const auto& op) { simd::quantized_linear_convolution(op, gemm); });
-    else
-        reference::detail::compute(d);
+    dispatch(d, impl, gemm);
 }
-
 inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
-    if (impl == Implementation::Simd)
-        visit_typed(d, [&](const auto& op) { simd::element_wise_clip(op, gemm); });
-    else
-        reference::detail::compute(d);
+    dispatch(d, impl, gemm);
 }
 }  // namespace detail
 
@@ -98,3 +102,23 @@ std::string describe(const Desc& d, const RunOptions& o = {}) {
 }
 
 }  // namespace qdml
+
+// Compiling the dispatch once. A program that calls qdml::run or
+// qdml::compile in many translation units compiles each operator's typed
+// switch (every type combination on every ISA path) in each of them. With
+// QDML_EXTERN_DISPATCH defined in all of its translation units, these
+// templates are declared as explicit instantiations made elsewhere, and the
+// program makes them once: one translation unit per operator that includes
+// qdml/qdml.hpp and writes QDML_INSTANTIATE_DISPATCH(qdml::<Operator>Desc)
+// (runtime/compiled.hpp; qdml's own runner, tests and examples build this
+// way, from src/dispatch_*.cpp). Without the macro nothing changes: qdml is
+// header-only.
+#define QDML_DETAIL_DISPATCH_INSTANCE(EXT, Desc) \
+    EXT template void qdml::detail::dispatch<Desc>(const Desc&, qdml::Implementation, qdml::simd::GemmOptions);
+#if defined(QDML_EXTERN_DISPATCH)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseDequantizeLinearDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearMatrixMultiplyDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseClipDesc)
+#endif
