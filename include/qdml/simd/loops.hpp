@@ -159,6 +159,7 @@ template <class T>
 struct alignas(64) Staging {
     Staging() noexcept {}  // (not value-initialized in a std::tuple: no memset per row)
     T v[kChunk];
+    bool repeats = false;  // v holds kRepeat copies of v[0] (a stride-0 operand)
 };
 }  // namespace detail
 
@@ -168,15 +169,19 @@ template <class T, std::size_t K>
 RowIn<T> prepare_operand(Staging<T>& buf, const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st,
                          std::size_t k, std::uint64_t start, std::uint64_t count) noexcept {
     const char* src = ptrs[k] + static_cast<std::int64_t>(start) * st[k];
-    if (st[k] == 0) {  // the same value along the row: kRepeat copies
+    if (st[k] == 0) {  // the same value along the row: kRepeat copies (made again only for other bits)
         T v;
         std::memcpy(&v, src, sizeof(T));
-        for (std::size_t i = 0; i < kRepeat; ++i) buf.v[i] = v;
+        if (!buf.repeats || std::memcmp(&buf.v[0], &v, sizeof(T)) != 0) {
+            for (std::size_t i = 0; i < kRepeat; ++i) buf.v[i] = v;
+            buf.repeats = true;
+        }
         return {buf.v, 0};
     }
     if (st[k] == static_cast<std::int64_t>(sizeof(T))) return {reinterpret_cast<const T*>(src), 1};
     for (std::uint64_t i = 0; i < count; ++i)  // strided: gather the chunk
         std::memcpy(&buf.v[i], src + static_cast<std::int64_t>(i) * st[k], sizeof(T));
+    buf.repeats = false;
     return {buf.v, 1};
 }
 
