@@ -1,0 +1,773 @@
+#!/usr/bin/env python3
+"""Conformance cases whose expected outputs are DirectML's own.
+
+Builds case files (docs/case-format.md) for the five operators, runs every
+one through Microsoft's DirectML.dll with tools/directml/run.sh (dmlrun.exe
+under wine, README.md beside this file) and writes it to tests/data/directml
+with DirectML's output as `expected` (tolerance 0), or, where DirectML
+refused the desc, `{"error": true}` with DirectML's refusal quoted in the
+description. Every expected output carries `"fidelity": "directml"`: the
+qdml profile it is a reference for. Nothing of qdml computes an expected
+value; qdml's case loader only reads the files inside dmlrun.
+
+    DMLRUN_BUILD=/tmp/dmlrun python3 tools/directml/gen_directml_cases.py       # rewrites tests/data/directml
+    DMLRUN_BUILD=/tmp/dmlrun python3 tools/directml/gen_directml_cases.py --out DIR
+
+Kept out on purpose (docs/semantics.md, "The two profiles"): FLOAT16,
+INT16 and UINT16 tensors (this device has no 16-bit shader ops: DirectML
+refuses them here), and matrix multiplications with K > 61681 (this stack
+adds only the first 61681 products; the case `matmul/k_limit_61682`, kept
+out of the data, shows it with --probe-k-limit).
+
+Random data comes from a generator seeded by a CRC of the case name, so the
+inputs are reproducible and adding a case changes no other one.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+OUT = ROOT / "tests" / "data" / "directml"
+RUN_SH = Path(__file__).resolve().parent / "run.sh"
+K_LIMIT = 61681  # this stack adds only the first 61681 products of a matmul's K
+INLINE_MAX = 16
+
+f32, i8, u8, i32, u32, i64, u64 = np.float32, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64
+Q8 = (u8, i8)
+TYPE_NAME = {np.dtype(f32): "FLOAT32", np.dtype(i8): "INT8", np.dtype(u8): "UINT8", np.dtype(i32): "INT32",
+             np.dtype(u32): "UINT32", np.dtype(i64): "INT64", np.dtype(u64): "UINT64"}
+SHORT = {np.dtype(i8): "i8", np.dtype(u8): "u8", np.dtype(i32): "i32", np.dtype(u32): "u32", np.dtype(i64): "i64",
+         np.dtype(u64): "u64", np.dtype(f32): "f32"}
+
+
+def rng_for(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def ints(rng, t, n, lo=None, hi=None):
+    info = np.iinfo(t)
+    lo = info.min if lo is None else lo
+    hi = info.max if hi is None else hi
+    return rng.integers(lo, hi, size=n, endpoint=True, dtype=np.int64 if t != u64 else np.uint64).astype(t)
+
+
+def packed(sizes):
+    st, acc = [], 1
+    for s in reversed(sizes):
+        st.append(acc)
+        acc *= s
+    return st[::-1]
+
+
+def span(sizes, strides):
+    return sum((s - 1) * t for s, t in zip(sizes, strides)) + 1
+
+
+def layout(rng, sizes, kind):
+    """Strides for `sizes`: packed, padded, permuted (a random dimension order),
+    or broadcast (random dimensions of stride 0)."""
+    r = len(sizes)
+    if kind == "packed":
+        return None
+    if kind == "padded":
+        st, acc = [0] * r, 1
+        for d in reversed(range(r)):
+            st[d] = acc
+            acc *= sizes[d] + int(rng.integers(0, 3))
+        return st
+    if kind == "permuted":
+        order = list(rng.permutation(r))
+        st, acc = [0] * r, 1
+        for d in order:
+            st[d] = acc
+            acc *= sizes[d]
+        return st
+    if kind == "broadcast":
+        keep = [bool(rng.integers(0, 2)) or s == 1 for s in sizes]
+        st = packed([s if k else 1 for s, k in zip(sizes, keep)])
+        return [t if k and s > 1 else 0 for t, s, k in zip(st, sizes, keep)]
+    raise ValueError(kind)
+
+
+class Case:
+    def __init__(self, op_dir, name, operator, description):
+        self.rel = f"{op_dir}/{name}"
+        self.operator, self.description = operator, description
+        self.tensors, self.files, self.params = {}, {}, {}
+
+    def tensor(self, member, dtype, sizes, buf=None, strides=None):
+        e = {"type": TYPE_NAME[np.dtype(dtype)], "sizes": [int(s) for s in sizes]}
+        if strides is not None:
+            e["strides"] = [int(s) for s in strides]
+        if buf is not None:
+            buf = np.ascontiguousarray(np.asarray(buf, dtype=dtype).ravel())
+            if buf.size <= INLINE_MAX:
+                e["values"] = [v.item() if not isinstance(v, np.floating) or np.isfinite(v)
+                               else {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}[repr(float(v))]
+                               for v in buf]
+            else:
+                fname = member.replace("Tensor", "").lower() + ".npy"
+                self.files[fname] = buf
+                e["data"] = fname
+        self.tensors[member] = e
+        return self
+
+    def input(self, rng, member, dtype, sizes, kind="packed", values=None):
+        """An input tensor with layout `kind` and random (or the given) buffer contents."""
+        st = layout(rng, sizes, kind)
+        n = span(sizes, st if st is not None else packed(sizes))
+        buf = values(n) if callable(values) else values
+        if buf is None:
+            buf = ints(rng, dtype, n)
+        return self.tensor(member, dtype, sizes, np.resize(np.asarray(buf, dtype), n), st)
+
+    def output(self, dtype, sizes, strides=None):
+        return self.tensor("OutputTensor", dtype, sizes, None, strides)
+
+    def json_text(self, expected):
+        lines = ["{", f'  "operator": {json.dumps(self.operator)},', f'  "description": {json.dumps(self.description)},',
+                 '  "tensors": {']
+        items = list(self.tensors.items())
+        lines += [f"    {json.dumps(m)}: {json.dumps(e)}" + ("," if k + 1 < len(items) else "") for k, (m, e) in enumerate(items)]
+        lines += ["  },", f'  "params": {json.dumps(self.params)}']
+        if expected is not None:
+            lines[-1] += ","
+            lines.append(f'  "expected": {json.dumps(expected)}')
+        return "\n".join(lines + ["}"]) + "\n"
+
+    def write(self, root, expected=None, extra_files=()):
+        d = Path(root) / self.rel
+        d.mkdir(parents=True, exist_ok=True)
+        for fname, arr in list(self.files.items()) + list(extra_files):
+            np.save(d / fname, arr, allow_pickle=False)
+        (d / "case.json").write_text(self.json_text(expected))
+        return d / "case.json"
+
+
+def float_values(rng, n, special=False):
+    v = (rng.standard_normal(n) * 4).astype(f32)
+    if special:
+        pool = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-40, 1.4e-45, 3.4e38, -3.4e38, 0.5, -0.5,
+                         2.5, -2.5, 1.0], f32)
+        pick = rng.random(n) < 0.4
+        v[pick] = rng.choice(pool, size=int(pick.sum()))
+    return v
+
+
+def rand_scale(rng, lo=-9, hi=-2):
+    return f32(np.exp2(rng.uniform(lo, hi)) * (1 + rng.random()))
+
+
+def rand_sizes(rng, rank, max_elems=4096, max_dim=9):
+    while True:
+        s = [int(rng.integers(1, max_dim + 1)) for _ in range(rank)]
+        if np.prod(s) <= max_elems:
+            return s
+
+
+# ---------------------------------------------------------------------------
+# ELEMENT_WISE_DEQUANTIZE_LINEAR
+
+def dequant_case(name, desc, t, sizes, x_kind="packed", param="tensor", zp=True, x_values=None, scale=None,
+                 zp_value=None, scales=None):
+    rng = rng_for("dequantize/" + name)
+    c = Case("dequantize", name, "ELEMENT_WISE_DEQUANTIZE_LINEAR", desc)
+    c.input(rng, "InputTensor", t, sizes, x_kind, x_values)
+    r = len(sizes)
+    if param == "tensor":
+        pst = [0] * r
+    elif param == "axis":
+        ax = int(rng.integers(0, r))
+        pst = [0] * r
+        pst[ax] = 1
+    else:  # "full": a value per element
+        pst = None
+    n = span(sizes, pst) if pst is not None else int(np.prod(sizes))
+    sv = scales if scales is not None else [rand_scale(rng) if scale is None else scale for _ in range(n)]
+    c.tensor("ScaleTensor", f32, sizes, np.resize(np.asarray(sv, f32), n), pst)
+    if zp:
+        zv = ints(rng, t, n) if zp_value is None else np.full(n, zp_value, t)
+        c.tensor("ZeroPointTensor", t, sizes, zv, pst)
+    return c.output(f32, sizes)
+
+
+def gen_dequantize():
+    cases = []
+    for t in (i8, u8, i32, u32):
+        for k in range(12):
+            name = f"random_{SHORT[np.dtype(t)]}_{k}"
+            rng = rng_for("sizes/" + name)
+            rank = 1 + k % 8
+            sizes = rand_sizes(rng, rank, 2048, 6)
+            kind = ["packed", "padded", "permuted", "broadcast"][k % 4]
+            param = ["tensor", "axis", "full"][k % 3]
+            cases.append(dequant_case(name, f"{rank} dimensions {sizes}, input {kind}, scale/zero point per {param}"
+                                      f"{', no zero point' if k % 5 == 4 else ''}", t, sizes, kind, param, zp=k % 5 != 4))
+    # The int32/uint32 conversion: values far from the zero point (beyond 2^24 apart).
+    for t in (i32, u32):
+        s = SHORT[np.dtype(t)]
+        info = np.iinfo(t)
+        rng = rng_for("conv32/" + s)
+        big = np.concatenate([ints(rng, t, 200), np.array([info.min, info.max, info.min + 1, info.max - 1, 0, 1], t),
+                              (np.arange(64, dtype=np.int64) + (1 << 24) - 32).astype(t),
+                              (np.arange(64, dtype=np.int64) * 3 + (1 << 25) + 1).astype(t)])
+        for zpv in ([0, 1, 7, -1, -123456789, info.min, info.max] if t == i32 else [0, 1, 7, 123456789, info.max, 1 << 31]):
+            zpv = int(zpv)
+            cases.append(dequant_case(f"convert_{s}_zp{zpv}", f"{s.upper()} values far from the zero point {zpv}: "
+                                      "how Input - ZeroPoint becomes binary32", t, [big.size], "packed", "tensor", True,
+                                      big, f32(1.0), zpv))
+    # Scales: infinities, NaN, zero, subnormal.
+    for nm, sv in [("scale_inf", np.inf), ("scale_nan", np.nan), ("scale_subnormal", 1.4e-45), ("scale_tiny", 1e-38),
+                   ("scale_huge", 3.0e38), ("scale_neg_zero", -0.0)]:
+        cases.append(dequant_case(nm, f"every INT8 value, scale {sv}", i8, [256], "packed", "tensor", True,
+                                  np.arange(-128, 128), f32(sv), 3))
+    cases.append(dequant_case("no_zero_point_u8_rank8", "8 dimensions, no zero point", u8, [2, 1, 3, 2, 1, 2, 2, 3],
+                              "permuted", "axis", False))
+    return cases
+
+
+# ---------------------------------------------------------------------------
+# ELEMENT_WISE_QUANTIZED_LINEAR_ADD
+
+def add_case(name, desc, ta, tb, ty, sizes, a_kind="packed", b_kind="packed", scales=None, zps=None, zp_present=(1, 1, 1),
+             a_values=None, b_values=None, out_strides=None):
+    rng = rng_for("add/" + name)
+    c = Case("add", name, "ELEMENT_WISE_QUANTIZED_LINEAR_ADD", desc)
+    r = len(sizes)
+    one = [1] * r
+    sa, sb, so = scales if scales is not None else (rand_scale(rng, -6, -3), rand_scale(rng, -6, -3), rand_scale(rng, -5, -2))
+    za, zb, zo = zps if zps is not None else (ints(rng, ta, 1)[0], ints(rng, tb, 1)[0], ints(rng, ty, 1)[0])
+    c.input(rng, "ATensor", ta, sizes, a_kind, a_values)
+    c.tensor("AScaleTensor", f32, one, [sa])
+    if zp_present[0]:
+        c.tensor("AZeroPointTensor", ta, one, [za])
+    c.input(rng, "BTensor", tb, sizes, b_kind, b_values)
+    c.tensor("BScaleTensor", f32, one, [sb])
+    if zp_present[1]:
+        c.tensor("BZeroPointTensor", tb, one, [zb])
+    c.tensor("OutputScaleTensor", f32, one, [so])
+    if zp_present[2]:
+        c.tensor("OutputZeroPointTensor", ty, one, [zo])
+    return c.output(ty, sizes, out_strides)
+
+
+def all_pairs(ta, tb):
+    """A {256, 1} x B {1, 256} through stride 0: every (a, b) pair of the two 8-bit types once."""
+    va = np.arange(np.iinfo(ta).min, np.iinfo(ta).max + 1)
+    vb = np.arange(np.iinfo(tb).min, np.iinfo(tb).max + 1)
+    return va, vb
+
+
+def gen_add():
+    cases = []
+    kinds = ["packed", "padded", "permuted", "broadcast"]
+    for (ta, tb, ty), k in itertools.product(itertools.product(Q8, Q8, Q8), range(8)):
+        mix = "".join(SHORT[np.dtype(t)] for t in (ta, tb, ty))
+        name = f"random_{mix}_{k}"
+        rng = rng_for("sizes/" + name)
+        rank = 1 + k
+        sizes = rand_sizes(rng, rank, 2048, 6)
+        ka, kb = kinds[k % 4], kinds[(k + 1 + (k // 4)) % 4]
+        zpp = (1, 1, 1) if k % 3 else (0, 1, 0) if k % 2 else (1, 0, 1)
+        cases.append(add_case(name, f"{rank} dimensions {sizes}, A {ka}, B {kb}, zero points present {zpp}", ta, tb, ty,
+                              sizes, ka, kb, zp_present=zpp))
+    # Every (a, b) pair, scales chosen so that many exact values are ties (x.5) or near them.
+    for (ta, tb, ty) in itertools.product(Q8, Q8, Q8):
+        mix = "".join(SHORT[np.dtype(t)] for t in (ta, tb, ty))
+        va, vb = all_pairs(ta, tb)
+        for nm, sc, zp in [("ties", (f32(0.5), f32(0.25), f32(1.0)), (0, 0, 0)),
+                           ("ties_div", (f32(0.1), f32(0.3), f32(0.2)), (3, 5, 1)),
+                           ("random_scales", None, None)]:
+            name = f"pairs_{nm}_{mix}"
+            c = add_case(name, f"every (A, B) pair once (A {{256,1}}, B {{1,256}} through stride 0), scales {nm}",
+                         ta, tb, ty, [256, 256], scales=sc, zps=zp)
+            c.tensor("ATensor", ta, [256, 256], va, [1, 0]).tensor("BTensor", tb, [256, 256], vb, [0, 1])
+            cases.append(c)
+    # Probe scale triples for the float order of the add (per tensor), on all i8 x u8 pairs.
+    for k in range(12):
+        rng = rng_for(f"order/{k}")
+        sc = (rand_scale(rng, -8, 0), rand_scale(rng, -8, 0), rand_scale(rng, -8, 0))
+        va, vb = all_pairs(i8, u8)
+        c = add_case(f"order_probe_{k}", "float order of the add: every (A, B) pair, random scales", i8, u8, u8, [256, 256],
+                     scales=sc, zps=(int(rng.integers(-128, 128)), int(rng.integers(0, 256)), int(rng.integers(0, 256))))
+        c.tensor("ATensor", i8, [256, 256], va, [1, 0]).tensor("BTensor", u8, [256, 256], vb, [0, 1])
+        cases.append(c)
+    for nm, sc in [("scale_inf", (np.inf, 0.5, 1.0)), ("scale_nan", (0.5, np.nan, 1.0)), ("out_scale_inf", (0.5, 0.5, np.inf)),
+                   ("out_scale_subnormal", (0.5, 0.5, 1.4e-45)), ("scales_subnormal", (1e-40, 3e-41, 1e-38)),
+                   ("out_scale_neg", (0.5, 0.25, -1.0)), ("saturate", (1.0, 1.0, 0.01))]:
+        va, vb = all_pairs(u8, i8)
+        c = add_case(nm, f"every (A, B) pair, scales {sc}", u8, i8, i8, [256, 256], scales=tuple(f32(s) for s in sc),
+                     zps=(128, 0, 0))
+        c.tensor("ATensor", u8, [256, 256], va, [1, 0]).tensor("BTensor", i8, [256, 256], vb, [0, 1])
+        cases.append(c)
+    cases.append(add_case("output_permuted", "output with permuted strides", i8, i8, u8, [3, 4, 5], "padded", "packed",
+                          out_strides=[1, 3, 12]))
+    return cases
+
+
+# ---------------------------------------------------------------------------
+# QUANTIZED_LINEAR_MATRIX_MULTIPLY
+
+def right(sizes, r):
+    return list(sizes[len(sizes) - r:])
+
+
+def matmul_case(name, desc, ta, tb, ty, batch, M, K, N, rank=4, a_param="tensor", b_param="tensor", zp_present=(1, 1, 1),
+                a_values=None, b_values=None, a_kind="packed", b_kind="packed", scales=None, zps=None, b_bcast=False,
+                param_rank=None, zp_param=None):
+    rng = rng_for("matmul/" + name)
+    c = Case("matmul", name, "QUANTIZED_LINEAR_MATRIX_MULTIPLY", desc)
+    B0, C0 = batch
+    a_sizes, b_sizes, y_sizes = right([B0, C0, M, K], rank), right([B0, C0, K, N], rank), right([B0, C0, M, N], rank)
+    c.input(rng, "ATensor", ta, a_sizes, a_kind, a_values)
+    pr = rank if param_rank is None else param_rank
+
+    def param(member, t, per, n_per, values=None, sizes_override=None):
+        full = [1, 1, M if per == "row" else 1, N if per == "column" else 1]
+        sizes = right(full, pr) if sizes_override is None else sizes_override
+        n = int(np.prod(sizes))
+        if values is None:
+            values = [rand_scale(rng, -7, -3) for _ in range(n)] if t == f32 else ints(rng, t, n)
+        c.tensor(member, t, sizes, np.resize(np.asarray(values, t), n))
+
+    zp_param = zp_param or (a_param, b_param, a_param)
+    sc = scales or {}
+    zv = zps or {}
+    param("AScaleTensor", f32, a_param, M, sc.get("a"))
+    if zp_present[0]:
+        param("AZeroPointTensor", ta, zp_param[0], M, zv.get("a"))
+    bst = None
+    if b_bcast:  # B shared across the batch: stride 0 on its leading dimensions
+        st = packed(b_sizes)
+        bst = [0 if d < rank - 2 else st[d] for d in range(rank)]
+        nb = span(b_sizes, bst)
+        c.tensor("BTensor", tb, b_sizes, ints(rng, tb, nb) if b_values is None else np.resize(np.asarray(b_values, tb), nb), bst)
+    else:
+        c.input(rng, "BTensor", tb, b_sizes, b_kind, b_values)
+    param("BScaleTensor", f32, b_param, N, sc.get("b"))
+    if zp_present[1]:
+        param("BZeroPointTensor", tb, zp_param[1], N, zv.get("b"))
+    param("OutputScaleTensor", f32, a_param, M, sc.get("o"))
+    if zp_present[2]:
+        param("OutputZeroPointTensor", ty, zp_param[2], M, zv.get("o"))
+    return c.output(ty, y_sizes)
+
+
+def gen_matmul():
+    cases = []
+    pers = [("tensor", "tensor"), ("row", "tensor"), ("tensor", "column"), ("row", "column")]
+    for (ta, tb, ty), k in itertools.product(itertools.product(Q8, Q8, Q8), range(7)):
+        mix = "".join(SHORT[np.dtype(t)] for t in (ta, tb, ty))
+        name = f"random_{mix}_{k}"
+        rng = rng_for("sizes/" + name)
+        rank = 2 + k % 3
+        M, K, N = (int(rng.integers(1, 20)) for _ in range(3))
+        batch = (int(rng.integers(1, 3)), int(rng.integers(1, 3))) if rank == 4 else (1, int(rng.integers(1, 3))) if rank == 3 else (1, 1)
+        ap, bp = pers[k % 4]
+        zpp = (1, 1, 1) if k % 3 else (0, 1, 0) if k % 2 else (1, 0, 1)
+        kinds = ["packed", "padded", "permuted"]
+        cases.append(matmul_case(name, f"rank {rank}, batch {batch}, M {M} K {K} N {N}, A/output per {ap}, B per {bp}, "
+                                 f"zero points present {zpp}", ta, tb, ty, batch, M, K, N, rank, ap, bp, zpp,
+                                 a_kind=kinds[k % 3], b_kind=kinds[(k + 1) % 3], b_bcast=(rank == 4 and k % 2 == 1)))
+    # Larger shapes (a few hundred K), every mix.
+    for (ta, tb, ty) in itertools.product(Q8, Q8, Q8):
+        mix = "".join(SHORT[np.dtype(t)] for t in (ta, tb, ty))
+        cases.append(matmul_case(f"large_{mix}", "M 33 K 300 N 40, per row and column", ta, tb, ty, (1, 1), 33, 300, 40,
+                                 2, "row", "column"))
+    # Every product a * b of two 8-bit values once (K = 1): the requantization's float order,
+    # per tensor, per row, per column, per row and column.
+    for k, (ap, bp) in itertools.product(range(6), pers):
+        ta, tb = (i8, u8) if k % 2 else (u8, i8)
+        va, vb = all_pairs(ta, tb)
+        rng = rng_for(f"mmorder/{k}/{ap}/{bp}")
+        name = f"order_{ap}_{bp}_{k}"
+        sc = {"a": [rand_scale(rng, -8, 0) for _ in range(256 if ap == "row" else 1)],
+              "b": [rand_scale(rng, -8, 0) for _ in range(256 if bp == "column" else 1)],
+              "o": [rand_scale(rng, -9, -1) for _ in range(256 if ap == "row" else 1)]}
+        cases.append(matmul_case(name, f"requantization order: every product once (K 1), A/output per {ap}, B per {bp}",
+                                 ta, tb, u8, (1, 1), 256, 1, 256, 2, ap, bp, (0, 0, 1), a_values=va, b_values=vb,
+                                 scales=sc, zps={"o": [int(v) for v in rng.integers(0, 256, 256)]}))
+    # The same, output scales chosen so that the results stay in range (|value| < 128), and scale
+    # triples searched so that the candidate float orders disagree on some elements (the inputs
+    # are chosen with numpy; the expected outputs are still DirectML's).
+    for k in range(16):
+        ta, tb = (i8, u8) if k % 2 else (u8, i8)
+        va, vb = all_pairs(ta, tb)
+        acc = (va.astype(np.int64)[:, None] * vb.astype(np.int64)[None, :]).astype(f32)
+        rng = rng_for(f"mmorder_in_range/{k}")
+        while True:
+            sa, sb = rand_scale(rng, -8, 0), rand_scale(rng, -8, 0)
+            so = f32(sa * sb * f32(np.abs(acc).max() / 126) * f32(1 + rng.random() / 8))
+            spec = acc * ((sa * sb) / so)
+            alt = ((acc * sa) * sb) / so
+            if np.count_nonzero(np.rint(spec) != np.rint(alt)) >= 2:
+                break
+        cases.append(matmul_case(f"order_in_range_{k}", "requantization order: every product once (K 1), per tensor, "
+                                 "results in range, scales where fp32(acc)*(fp32(sa*sb)/so) and ((acc*sa)*sb)/so round apart",
+                                 ta, tb, i8, (1, 1), 256, 1, 256, 2, zp_present=(0, 0, 0), a_values=va, b_values=vb,
+                                 scales={"a": [sa], "b": [sb], "o": [so]}))
+    # The quantize step's edges: infinite, NaN and huge finite values with several output zero points.
+    for nm, sc in [("inf", (np.inf, 1.0, 1.0)), ("nan", (np.nan, 1.0, 1.0)), ("huge", (1e6, 1e4, 1.0)),
+                   ("above_2p31", (1.0, 2 ** 17 + 2 ** 16, 1.0))]:
+        for ty, zpv in [(u8, 0), (u8, 1), (u8, 200), (u8, 255), (i8, -128), (i8, -1), (i8, 0), (i8, 5), (i8, 127)]:
+            va, vb = all_pairs(i8, i8)
+            cases.append(matmul_case(f"edge_{nm}_{SHORT[np.dtype(ty)]}_zp{zpv}", f"quantize step edges: AScale {sc[0]}, "
+                                     f"BScale {sc[1]}, output zero point {zpv}", i8, i8, ty, (1, 1), 256, 1, 256, 2,
+                                     zp_present=(0, 0, 1), a_values=va, b_values=vb,
+                                     scales={"a": [sc[0]], "b": [sc[1]], "o": [sc[2]]}, zps={"o": [zpv]}))
+    # Ties: multiplier 0.5 and 0.25.
+    for (ta, tb, ty) in itertools.product(Q8, Q8, Q8):
+        mix = "".join(SHORT[np.dtype(t)] for t in (ta, tb, ty))
+        va, vb = all_pairs(ta, tb)
+        cases.append(matmul_case(f"ties_{mix}", "every product once, AScale*BScale/OutputScale = 0.5: every odd product a tie",
+                                 ta, tb, ty, (1, 1), 256, 1, 256, 2, zp_present=(0, 0, 0), a_values=va, b_values=vb,
+                                 scales={"a": [0.5], "b": [0.25], "o": [0.25]}))
+    # int32 wrap: K up to the stack's limit with extreme values.
+    for K, ta, tb, azp, bzp in [(33025, u8, u8, 0, 0), (33026, u8, u8, 0, 0), (40000, u8, u8, 0, 0),
+                                (61681, u8, u8, 0, 0), (61681, i8, i8, 0, 0), (50000, u8, i8, 255, 127),
+                                (61681, i8, u8, -128, 255)]:
+        hi_a = np.iinfo(ta).max if azp != np.iinfo(ta).max else np.iinfo(ta).min
+        hi_b = np.iinfo(tb).max if bzp != np.iinfo(tb).max else np.iinfo(tb).min
+        a = np.full(K, hi_a, ta)
+        b = np.concatenate([np.full(K, hi_b, tb), np.full(K, np.iinfo(tb).min if hi_b > 0 else np.iinfo(tb).max, tb)])
+        name = f"wrap_K{K}_{SHORT[np.dtype(ta)]}{SHORT[np.dtype(tb)]}"
+        c = matmul_case(name, f"int32 accumulator wrap: K {K} of extreme products (zero points {azp}, {bzp})", ta, tb, i8,
+                        (1, 1), 1, K, 2, 2, zp_present=(1, 1, 0), a_values=a, b_values=b,
+                        scales={"a": [1.0], "b": [1.0], "o": [float(2 ** 24)]}, zps={"a": [azp], "b": [bzp]})
+        c.tensor("BTensor", tb, [K, 2], b, [1, K])
+        cases.append(c)
+    # Scales with infinities, NaN, subnormals; outputs that saturate.
+    for nm, sc in [("scale_inf", (np.inf, 0.5, 1.0)), ("scale_nan", (0.5, np.nan, 1.0)), ("out_scale_inf", (0.5, 0.5, np.inf)),
+                   ("scales_subnormal", (1e-20, 1e-21, 1e-40)), ("product_underflow", (1e-30, 1e-30, 1e-38)),
+                   ("product_overflow", (1e30, 1e30, 1e38)), ("out_scale_neg", (0.5, 0.25, -1.0))]:
+        va, vb = all_pairs(u8, i8)
+        cases.append(matmul_case(nm, f"every product once, scales {sc}", u8, i8, u8, (1, 1), 256, 1, 256, 2,
+                                 zp_present=(1, 0, 1), a_values=va, b_values=vb,
+                                 scales={"a": [sc[0]], "b": [sc[1]], "o": [sc[2]]}, zps={"a": [128], "o": [100]}))
+    # Parameter tensors of fewer dimensions (right-aligned).
+    cases.append(matmul_case("params_rank1", "rank 4 tensors, per-tensor parameters of 1 dimension", u8, u8, u8, (2, 2), 5, 7,
+                             6, 4, param_rank=1))
+    cases.append(matmul_case("params_rank2_row_col", "rank 3 tensors, per-row/column parameters of 2 dimensions", i8, u8,
+                             i8, (1, 3), 6, 9, 5, 3, "row", "column", param_rank=2))
+    # Refusals: a scale and its zero point of different Sizes.
+    cases.append(matmul_case("refuse_b_scale_tensor_zp_column", "per-tensor BScale with a per-column BZeroPoint", u8, i8,
+                             u8, (1, 1), 4, 5, 6, 2, "tensor", "tensor", zp_param=("tensor", "column", "tensor")))
+    cases.append(matmul_case("refuse_a_scale_row_zp_tensor", "per-row AScale with a per-tensor AZeroPoint", u8, u8, u8,
+                             (1, 1), 4, 5, 6, 2, "row", "tensor", zp_param=("tensor", "tensor", "row")))
+    cases.append(matmul_case("refuse_b_scale_column_zp_tensor", "per-column BScale with a per-tensor BZeroPoint", i8, i8,
+                             i8, (1, 1), 4, 5, 6, 2, "tensor", "column", zp_param=("tensor", "tensor", "tensor")))
+    cases.append(matmul_case("refuse_out_scale_row_zp_tensor", "per-row OutputScale with a per-tensor OutputZeroPoint", u8,
+                             u8, u8, (1, 1), 4, 5, 6, 2, "row", "tensor", zp_param=("row", "tensor", "tensor")))
+    return cases
+
+
+def k_limit_case():
+    """A = 1, B = 0 but for B[61680] = 3 (the 61681st product) and B[61681] = 5 (the 61682nd):
+    the exact sum is 8; 3 if only the first 61681 products count."""
+    b = np.zeros(K_LIMIT + 1, i8)
+    b[K_LIMIT - 1], b[K_LIMIT] = 3, 5
+    return matmul_case("k_limit_61682", "K 61682, A = 1, B = 3 at k = 61680 and 5 at k = 61681, else 0: the exact sum is 8",
+                       u8, i8, i8, (1, 1), 1, K_LIMIT + 1, 1, 2, zp_present=(0, 0, 0), a_values=np.ones(K_LIMIT + 1),
+                       b_values=b, scales={"a": [1.0], "b": [1.0], "o": [1.0]})
+
+
+# ---------------------------------------------------------------------------
+# QUANTIZED_LINEAR_CONVOLUTION
+
+def conv_case(name, desc, tx, tw, ty, N, Cin, H, W, Cout, kH, kW, G=1, strides=(1, 1), dil=(1, 1), pads=(0, 0, 0, 0),
+              per_channel=False, bias=True, zp_present=(1, 1, 1), x_values=None, w_values=None, scales=None, zps=None,
+              zp_per_channel=None, x_kind="packed", bias_values=None):
+    rng = rng_for("conv/" + name)
+    c = Case("conv", name, "QUANTIZED_LINEAR_CONVOLUTION", desc)
+    c.input(rng, "InputTensor", tx, [N, Cin, H, W], x_kind, x_values)
+    sc, zv = scales or {}, zps or {}
+    one = [1, 1, 1, 1]
+    c.tensor("InputScaleTensor", f32, one, sc.get("x", [rand_scale(rng, -6, -3)]))
+    if zp_present[0]:
+        c.tensor("InputZeroPointTensor", tx, one, zv.get("x", ints(rng, tx, 1)))
+    c.input(rng, "FilterTensor", tw, [Cout, Cin // G, kH, kW], "packed", w_values)
+    ch = [1, Cout, 1, 1]
+    c.tensor("FilterScaleTensor", f32, ch if per_channel else one,
+             sc.get("w", [rand_scale(rng, -7, -4) for _ in range(Cout if per_channel else 1)]))
+    zpc = per_channel if zp_per_channel is None else zp_per_channel
+    if zp_present[1]:
+        c.tensor("FilterZeroPointTensor", tw, ch if zpc else one, zv.get("w", ints(rng, tw, Cout if zpc else 1)))
+    if bias:
+        c.tensor("BiasTensor", i32, ch, ints(rng, i32, Cout, -20000, 20000) if bias_values is None else bias_values)
+    c.tensor("OutputScaleTensor", f32, one, sc.get("y", [rand_scale(rng, -4, 0)]))
+    if zp_present[2]:
+        c.tensor("OutputZeroPointTensor", ty, one, zv.get("y", ints(rng, ty, 1)))
+    oH = 1 + (H + pads[0] + pads[2] - (1 + (kH - 1) * dil[0])) // strides[0]
+    oW = 1 + (W + pads[1] + pads[3] - (1 + (kW - 1) * dil[1])) // strides[1]
+    c.params = {"Strides": list(strides), "Dilations": list(dil), "StartPadding": [pads[0], pads[1]],
+                "EndPadding": [pads[2], pads[3]], "GroupCount": G}
+    return c.output(ty, [N, Cout, oH, oW])
+
+
+def gen_conv():
+    cases = []
+    for (tx, tw, ty), k in itertools.product(itertools.product(Q8, Q8, Q8), range(6)):
+        mix = "".join(SHORT[np.dtype(t)] for t in (tx, tw, ty))
+        name = f"random_{mix}_{k}"
+        rng = rng_for("sizes/" + name)
+        G = [1, 1, 2, 3, 1, 1][k]
+        Cin = G * int(rng.integers(1, 4))
+        Cout = G * int(rng.integers(1, 4))
+        kH, kW = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        st = (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
+        dl = (1 + (k == 4), 1 + (k == 5))
+        pads = tuple(int(v) for v in rng.integers(0, 2, 4))
+        H, W = int(rng.integers(kH * dl[0], 9)), int(rng.integers(kW * dl[1], 9))
+        zpp = (1, 1, 1) if k % 3 else (0, 1, 0) if k % 2 else (1, 0, 1)
+        cases.append(conv_case(name, f"N 2 Cin {Cin} {H}x{W}, Cout {Cout} {kH}x{kW}, groups {G}, strides {st}, dilations "
+                               f"{dl}, pads {pads}, {'per-channel' if k % 2 else 'per-tensor'} filter, zero points {zpp}",
+                               tx, tw, ty, 2, Cin, H, W, Cout, kH, kW, G, st, dl, pads, per_channel=bool(k % 2),
+                               bias=k != 3, zp_present=zpp, x_kind=["packed", "padded", "permuted"][k % 3]))
+    for (tx, tw, ty) in itertools.product(Q8, Q8, Q8):
+        mix = "".join(SHORT[np.dtype(t)] for t in (tx, tw, ty))
+        cases.append(conv_case(f"depthwise_{mix}", "depthwise 3x3, 8 channels, pads 1, per-channel", tx, tw, ty, 1, 8, 7, 7,
+                               8, 3, 3, 8, pads=(1, 1, 1, 1), per_channel=True))
+        cases.append(conv_case(f"large_{mix}", "Cin 16 10x10, Cout 24 3x3, pads 1, per-channel", tx, tw, ty, 1, 16, 10, 10,
+                               24, 3, 3, pads=(1, 1, 1, 1), per_channel=True))
+    # Requantization order: a 1x1 filter over every 8-bit input value, one channel per random filter scale.
+    for k in range(8):
+        tx, tw = (u8, i8) if k % 2 else (i8, u8)
+        rng = rng_for(f"convorder/{k}")
+        w = ints(rng, tw, 32)
+        cases.append(conv_case(f"order_per_channel_{k}", "requantization order: 1x1 filter, 32 channels, per-channel "
+                               "scales, every input value", tx, tw, u8, 1, 1, 16, 16, 32, 1, 1, per_channel=True,
+                               bias=bool(k % 3), zp_present=(0, 0, 1), x_values=all_pairs(tx, tw)[0], w_values=w,
+                               scales={"x": [rand_scale(rng, -8, 0)], "w": [rand_scale(rng, -8, 0) for _ in range(32)],
+                                       "y": [rand_scale(rng, -9, -1)]}))
+    # The same with output scales keeping results in range, and the quantize step's edges.
+    for k in range(8):
+        tx, tw = (u8, i8) if k % 2 else (i8, u8)
+        rng = rng_for(f"convorder_in_range/{k}")
+        w = ints(rng, tw, 32)
+        sx, sw = rand_scale(rng, -8, 0), [rand_scale(rng, -8, 0) for _ in range(32)]
+        sy = f32(sx * max(sw) * 255 * 128 / 126)
+        cases.append(conv_case(f"order_in_range_{k}", "requantization order: 1x1 filter, 32 channels, per-channel "
+                               "scales, every input value, results in range", tx, tw, i8, 1, 1, 16, 16, 32, 1, 1,
+                               per_channel=True, bias=False, zp_present=(0, 0, 0), x_values=all_pairs(tx, tw)[0], w_values=w,
+                               scales={"x": [sx], "w": sw, "y": [sy]}))
+    for k in range(8):  # per-tensor scales searched so that the candidate orders round apart
+        tx, tw = (u8, i8) if k % 2 else (i8, u8)
+        rng = rng_for(f"convorder_search/{k}")
+        w = ints(rng, tw, 32)
+        acc = (all_pairs(tx, tw)[0].astype(np.int64)[:, None] * w.astype(np.int64)[None, :]).astype(f32)
+        while True:
+            sx, sw = rand_scale(rng, -8, 0), rand_scale(rng, -8, 0)
+            sy = f32(sx * sw * f32(max(np.abs(acc).max(), 1) / 126) * f32(1 + rng.random() / 8))
+            if np.count_nonzero(np.rint(acc * ((sx * sw) / sy)) != np.rint(((acc * sx) * sw) / sy)) >= 1:
+                break
+        cases.append(conv_case(f"order_search_{k}", "requantization order: 1x1 filter, 32 channels, per-tensor scales "
+                               "where fp32(acc)*(fp32(sx*sw)/sy) and ((acc*sx)*sw)/sy round apart", tx, tw, i8, 1, 1, 16,
+                               16, 32, 1, 1, bias=False, zp_present=(0, 0, 0), x_values=all_pairs(tx, tw)[0], w_values=w,
+                               scales={"x": [sx], "w": [sw], "y": [sy]}))
+    for nm, sc in [("inf", (np.inf, 1.0)), ("nan", (np.nan, 1.0)), ("huge", (1e6, 1e4))]:
+        for ty, zpv in [(u8, 0), (u8, 200), (i8, -128), (i8, 0), (i8, 127)]:
+            cases.append(conv_case(f"edge_{nm}_{SHORT[np.dtype(ty)]}_zp{zpv}", f"quantize step edges: InputScale {sc[0]}, "
+                                   f"FilterScale {sc[1]}, output zero point {zpv}", i8, i8, ty, 1, 1, 16, 16, 3, 1, 1,
+                                   bias=False, zp_present=(0, 0, 1), x_values=all_pairs(i8, i8)[0],
+                                   w_values=np.array([1, -1, 0], i8), scales={"x": [sc[0]], "w": [sc[1]], "y": [1.0]},
+                                   zps={"y": [zpv]}))
+    # Ties.
+    for (tx, tw, ty) in itertools.product(Q8, Q8, Q8):
+        mix = "".join(SHORT[np.dtype(t)] for t in (tx, tw, ty))
+        cases.append(conv_case(f"ties_{mix}", "multiplier 0.5: odd accumulators are ties", tx, tw, ty, 1, 1, 16, 16, 4, 1,
+                               1, bias=True, zp_present=(0, 0, 0), x_values=all_pairs(tx, tw)[0],
+                               bias_values=np.array([0, 1, -1, 3], i32),
+                               scales={"x": [0.5], "w": [0.25], "y": [0.25]}))
+    # Refusal: per-channel filter scale with a per-tensor filter zero point, and the reverse.
+    cases.append(conv_case("refuse_scale_channel_zp_tensor", "per-channel FilterScale with a per-tensor FilterZeroPoint",
+                           u8, i8, u8, 1, 2, 5, 5, 4, 3, 3, per_channel=True, zp_per_channel=False))
+    cases.append(conv_case("refuse_scale_tensor_zp_channel", "per-tensor FilterScale with a per-channel FilterZeroPoint",
+                           u8, u8, u8, 1, 2, 5, 5, 4, 3, 3, per_channel=False, zp_per_channel=True))
+    return cases
+
+
+# ---------------------------------------------------------------------------
+# ELEMENT_WISE_CLIP
+
+def clip_case(name, desc, t, sizes, lo, hi, scale_bias=None, x_kind="packed", x_values=None, out_strides=None):
+    rng = rng_for("clip/" + name)
+    c = Case("clip", name, "ELEMENT_WISE_CLIP", desc)
+    if x_values is None and t == f32:
+        x_values = lambda n: float_values(rng, n, special=True)
+    c.input(rng, "InputTensor", t, sizes, x_kind, x_values)
+    c.params = {"Min": lo, "Max": hi}
+    if scale_bias is not None:
+        c.params["ScaleBias"] = {"Scale": scale_bias[0], "Bias": scale_bias[1]}
+    return c.output(t, sizes, out_strides)
+
+
+def jf(v):
+    v = float(v)
+    return v if np.isfinite(v) else ("Infinity" if v > 0 else "-Infinity")
+
+
+def gen_clip():
+    cases = []
+    kinds = ["packed", "padded", "permuted", "broadcast"]
+    for t, k in itertools.product((f32, i8, u8, i32, u32, i64, u64), range(8)):
+        s = SHORT[np.dtype(t)]
+        name = f"random_{s}_{k}"
+        rng = rng_for("sizes/" + name)
+        rank = 1 + k
+        sizes = rand_sizes(rng, rank, 2048, 6)
+        if t == f32:
+            lo, hi = sorted(float(f32(v)) for v in rng.standard_normal(2) * 3)
+        else:
+            info = np.iinfo(t)
+            lo, hi = sorted(float(v) for v in rng.uniform(float(info.min) * 0.6, float(info.max) * 0.6, 2))
+            lo, hi = float(f32(lo)), float(f32(hi))
+        sb = None
+        if k % 3 == 2 and t not in (i64, u64):
+            sb = (float(f32(rng.uniform(-2, 2))), float(f32(rng.uniform(-50, 50))))
+        cases.append(clip_case(name, f"{rank} dimensions {sizes}, input {kinds[k % 4]}, Min {lo} Max {hi}"
+                               f"{', ScaleBias ' + str(sb) if sb else ''}", t, sizes, lo, hi, sb, kinds[k % 4]))
+    special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-40, 1.4e-45, -1.4e-45, 1.0, -1.0, 2.0, -2.0,
+                        3.4e38, -3.4e38, 0.5, 6.0, -6.0, 1e-38], f32)
+    for nm, lo, hi, sb in [("nan_inf_0_6", 0.0, 6.0, None), ("nan_inf_neg", -1.0, 1.0, None),
+                           ("nan_inf_unbounded", "-Infinity", "Infinity", None), ("min_gt_max", 2.0, -2.0, None),
+                           ("min_eq_max", 1.0, 1.0, None), ("zero_bounds", 0.0, 0.0, None), ("neg_zero_bounds", -0.0, -0.0, None),
+                           ("scale_bias", -4.0, 4.0, (2.0, 0.5)), ("scale_bias_inf_nan", -4.0, 4.0, (0.0, 1.0)),
+                           ("scale_bias_nan_result", "-Infinity", "Infinity", (np.inf, "-Infinity")),
+                           ("subnormal_bounds", -1e-40, 1e-40, None), ("max_only", "-Infinity", 0.5, None),
+                           ("min_only", -0.5, "Infinity", None)]:
+        desc = f"FLOAT32 NaN, infinities, signed zeros, subnormals; Min {lo} Max {hi}" + (f", ScaleBias {sb}" if sb else "")
+        sbj = None if sb is None else (jf(sb[0]) if not isinstance(sb[0], str) else sb[0], sb[1] if isinstance(sb[1], str) else jf(sb[1]))
+        cases.append(clip_case(f"special_{nm}", desc, f32, [special.size], lo, hi, sbj, x_values=special))
+    for t in (i8, u8, i32, u32, i64, u64):
+        s = SHORT[np.dtype(t)]
+        info = np.iinfo(t)
+        ext = np.array([info.min, info.min + 1, -1 if info.min else 0, 0, 1, info.max - 1, info.max], dtype=object)
+        vals = np.array([int(v) for v in ext], t)
+        cases.append(clip_case(f"extremes_{s}", "type extremes, bounds beyond the type's range (saturated)", t, [vals.size],
+                               -1e30, 1e30, x_values=vals))
+        cases.append(clip_case(f"fraction_bounds_{s}", "fractional bounds: truncation toward zero", t, [vals.size], -2.7,
+                               2.7, x_values=vals))
+        cases.append(clip_case(f"min_gt_max_{s}", "Min > Max", t, [vals.size], 5.0, -5.0, x_values=vals))
+        if t in (i64, u64):
+            cases.append(clip_case(f"refuse_scale_bias_{s}", "ScaleBias on a 64-bit integer tensor", t, [vals.size], -10.0,
+                                   10.0, (2.0, 1.0), x_values=vals))
+        else:
+            cases.append(clip_case(f"scale_bias_{s}", "ScaleBias on integers: g(x) in binary32, back by truncation", t,
+                                   [vals.size], -1e30, 1e30, (0.75, 0.5), x_values=vals))
+            cases.append(clip_case(f"scale_bias_nan_{s}", "ScaleBias giving NaN (x * inf + -inf) and infinities", t,
+                                   [vals.size], -1e30, 1e30, ("Infinity", "-Infinity"), x_values=vals))
+    cases.append(clip_case("inplace_layout_f32", "output with permuted strides", f32, [4, 3, 2], -1.0, 1.0,
+                           out_strides=[1, 4, 12]))
+    return cases
+
+
+GENERATORS = {"dequantize": gen_dequantize, "add": gen_add, "matmul": gen_matmul, "conv": gen_conv, "clip": gen_clip}
+
+
+# ---------------------------------------------------------------------------
+# Running DirectML
+
+def winpath(p):
+    return "Z:" + str(Path(p).resolve()).replace("/", "\\")
+
+
+def dml_info():
+    r = subprocess.run([str(RUN_SH), "info"], capture_output=True, text=True, check=True)
+    return r.stdout
+
+
+def run_dml(cases, stage):
+    """Writes each case (no expected) under `stage`, runs them all in one dmlrun batch;
+    returns {rel: (rc, output or None, err text)}."""
+    lines = []
+    for c in cases:
+        path = c.write(stage)
+        lines.append(f"{winpath(path)}\t{winpath(path.parent / 'dml')}")
+    lst = Path(stage) / "list.txt"
+    lst.write_text("\n".join(lines) + "\n")
+    subprocess.run([str(RUN_SH), "batch", str(lst)], check=True)
+    res = {}
+    for c in cases:
+        d = Path(stage) / c.rel
+        rc = int((d / "dml.rc").read_text().strip())
+        err = (d / "dml.err").read_text().strip()
+        out = np.load(d / "dml.npy") if rc == 0 else None
+        res[c.rel] = (rc, out, err)
+    return res
+
+
+def source_json(info):
+    fields = dict(line.split(": ", 1) for line in info.splitlines() if ": " in line)
+    return {
+        "generator": "tools/directml/gen_directml_cases.py",
+        "runner": "tools/directml/dmlrun.cpp (dmlrun.exe: MinGW-w64, under wine)",
+        "DirectML.dll": "from PyPI's onnxruntime-directml 1.24.4 win_amd64 wheel",
+        "DirectML version": fields.get("version", "?"),
+        "feature level": fields.get("DML_FEATURE_LEVEL max", "?"),
+        "device": "D3D12 from vkd3d 1.12 (linked into dmlrun.exe) on Mesa lavapipe (llvmpipe, CPU Vulkan)",
+        "info": info.strip().splitlines(),
+        "profile": "directml: every expected output is DirectML's; qdml checks them with --fidelity directml",
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--only", nargs="*", choices=sorted(GENERATORS), help="operators to generate (default all)")
+    ap.add_argument("--probe-k-limit", action="store_true", help="run the K > 61681 probe only and print DirectML's answer")
+    args = ap.parse_args()
+    stage = Path(tempfile.mkdtemp(prefix="dmlgen-"))
+    try:
+        if args.probe_k_limit:
+            c = k_limit_case()
+            rc, out, err = run_dml([c], stage)[c.rel]
+            print(f"{c.rel}: rc {rc}, DirectML output {None if out is None else out.ravel().tolist()} (exact 8; 3 if only "
+                  f"the first {K_LIMIT} products count) {err}")
+            return 0
+        ops = args.only or sorted(GENERATORS)
+        cases = [c for op in ops for c in GENERATORS[op]()]
+        seen = set()
+        for c in cases:
+            assert c.rel not in seen, c.rel
+            seen.add(c.rel)
+        info = dml_info()
+        res = run_dml(cases, stage)
+        counts = {}
+        for c in cases:
+            rc, out, err = res[c.rel]
+            op_dir = c.rel.split("/")[0]
+            if op_dir in ops and (args.out / op_dir).exists() and op_dir not in counts:
+                shutil.rmtree(args.out / op_dir)
+            counts.setdefault(op_dir, [0, 0])
+            if rc == 0:
+                c.write(args.out, {"data": "expected.npy", "tolerance": 0, "fidelity": "directml"},
+                        [("expected.npy", out)])
+                counts[op_dir][0] += 1
+            elif rc == 3:
+                msg = " ".join(line for line in err.splitlines() if line).replace(str(stage), "")
+                c.description += f" (DirectML refuses it: {msg[-200:]})"
+                c.write(args.out, {"error": True, "fidelity": "directml"})
+                counts[op_dir][1] += 1
+            else:
+                print(f"{c.rel}: dmlrun failed ({rc}): {err}", file=sys.stderr)
+                return 1
+        (args.out / "source.json").write_text(json.dumps(source_json(info), indent=2) + "\n")
+        for op, (ok, refused) in sorted(counts.items()):
+            print(f"{op}: {ok} computed by DirectML, {refused} refused by it")
+        return 0
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
