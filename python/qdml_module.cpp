@@ -52,7 +52,12 @@ std::string default_implementation() {
     throw std::logic_error("qdml::RunOptions{}.implementation has no name in kImplementations");
 }
 
-qdml::RunOptions run_options(const std::string& impl, const std::string& level, const std::string& where) {
+/// The profiles by name (qdml::Fidelity).
+std::vector<std::string> fidelities() { return {"directml", "exact"}; }
+
+/// `fidelity`: "directml", "exact", or "" (qdml::RunOptions' default).
+qdml::RunOptions run_options(const std::string& impl, const std::string& level, const std::string& fidelity,
+                             const std::string& where) {
     qdml::RunOptions o;
     const auto* found = std::find_if(std::begin(kImplementations), std::end(kImplementations),
                                      [&](const auto& i) { return impl == i.first; });
@@ -67,6 +72,11 @@ qdml::RunOptions run_options(const std::string& impl, const std::string& level, 
         throw InputError(where, "feature_level: unknown level '" + level + "' (1.0 to " +
                                     qdml::to_string(qdml::FeatureLevel::Latest) + ", or latest)");
     o.feature_level = *fl;
+    if (!fidelity.empty()) {
+        const auto f = qdml::parse_fidelity(fidelity);
+        if (!f) throw InputError(where, "fidelity: unknown profile '" + fidelity + "' (directml or exact)");
+        o.fidelity = *f;
+    }
     return o;
 }
 
@@ -74,8 +84,8 @@ qdml::RunOptions run_options(const std::string& impl, const std::string& level, 
 /// names and param parsing are the case loader's, so a call and a case file
 /// mean the same thing.
 void run_operator(const std::string& op, const std::map<std::string, PyTensor>& tensors, const std::string& params_json,
-                  const std::string& impl, const std::string& level) {
-    const qdml::RunOptions options = run_options(impl, level, op);
+                  const std::string& impl, const std::string& level, const std::string& fidelity) {
+    const qdml::RunOptions options = run_options(impl, level, fidelity, op);
     const OperatorSpec& spec = find_operator(op, op);
     Case c;
     c.file = op;
@@ -133,15 +143,16 @@ nb::dlpack::dtype dlpack_dtype(qdml::TensorDataType t) {
 /// Loads, validates and computes a case file as `qdml run` does; returns
 /// the output tensor packed in logical order, shape Sizes.
 nb::ndarray<nb::numpy> run_case_file(const std::string& path, const std::string& impl, const std::string& level,
-                                     std::uint64_t max_work) {
-    const qdml::RunOptions options = run_options(impl, level, path);
+                                     std::uint64_t max_work, const std::string& fidelity) {
+    qdml::RunOptions options = run_options(impl, level, fidelity, path);
     auto packed = std::make_unique<std::vector<std::uint8_t>>();
     qdml::TensorDesc out_desc;
     {
         nb::gil_scoped_release unlocked;
         Case c = load_case(path);
+        if (fidelity.empty()) options.fidelity = c.expected.fidelity.value_or(options.fidelity);
         try {
-            validate_case(c, options.feature_level);
+            validate_case(c, options.feature_level, options.fidelity);
             check_limits(c, max_work);
             run_desc(make_desc(c), options);
         } catch (const qdml::Error& e) {
@@ -189,11 +200,14 @@ NB_MODULE(_qdml, m) {
             }
         });
     m.def("run_operator", &run_operator, nb::arg("operator"), nb::arg("tensors"), nb::arg("params_json"),
-          nb::arg("impl"), nb::arg("feature_level"));
-    m.def("run_case", &run_case_file, nb::arg("path"), nb::arg("impl"), nb::arg("feature_level"), nb::arg("max_work"));
+          nb::arg("impl"), nb::arg("feature_level"), nb::arg("fidelity"));
+    m.def("run_case", &run_case_file, nb::arg("path"), nb::arg("impl"), nb::arg("feature_level"), nb::arg("max_work"),
+          nb::arg("fidelity"));
     m.def("operators", &operators);
     m.attr("IMPLEMENTATIONS") = implementations();
     m.attr("DEFAULT_IMPLEMENTATION") = default_implementation();
     m.attr("DEFAULT_MAX_WORK") = kDefaultMaxWork;
+    m.attr("FIDELITIES") = fidelities();
+    m.attr("DEFAULT_FIDELITY") = std::string(qdml::to_string(qdml::RunOptions{}.fidelity));
     m.attr("LATEST_FEATURE_LEVEL") = qdml::to_string(qdml::FeatureLevel::Latest);
 }

@@ -35,7 +35,8 @@ std::vector<std::string> case_files() {
     std::vector<std::string> files;
     for (const char* dir : {"tests/data", "examples/cases"})
         for (const auto& e : fs::recursive_directory_iterator(fs::path(QDML_SOURCE_ROOT) / dir))
-            if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+            if (e.is_regular_file() && e.path().extension() == ".json" && e.path().filename() != "source.json")
+                files.push_back(e.path().string());  // (tests/data/directml/source.json: provenance, not a case)
     std::sort(files.begin(), files.end());
     return files;
 }
@@ -51,19 +52,25 @@ std::string error_of(F&& f) {
     return {};
 }
 
-std::string dml_validate(const AnyDesc& d, FeatureLevel level) {
+std::string dml_validate(const AnyDesc& d, FeatureLevel level, qdml::Fidelity fidelity) {
     return std::visit(
         [&](const auto& desc) {
             qtest::DmlOp op(desc);
             qdml::dml::ExecuteOptions o;
             o.feature_level = static_cast<DML_FEATURE_LEVEL>(level);
+            o.fidelity = fidelity;
             return error_of([&] { qdml::dml::validate(op.op, op.bindings, o); });
         },
         d);
 }
 
-std::string qdml_validate(const AnyDesc& d, FeatureLevel level) {
-    return error_of([&] { qdml::cli::validate_desc(d, level); });
+std::string qdml_validate(const AnyDesc& d, FeatureLevel level, qdml::Fidelity fidelity) {
+    return error_of([&] { qdml::cli::validate_desc(d, level, fidelity); });
+}
+
+/// The profile a case's expected output belongs to, else the default.
+qdml::Fidelity fidelity_of(const qdml::cli::Case& c) {
+    return c.expected.fidelity.value_or(qdml::RunOptions{}.fidelity);
 }
 
 constexpr FeatureLevel kLevels[] = {
@@ -76,11 +83,14 @@ TEST_CASE("every case: the case-file runner and qdml::dml::execute give identica
     for (const auto& file : case_files()) {
         INFO(file);
         qdml::cli::Case runner_case = qdml::cli::load_case(file);
-        // The runner's path (tools/qdml.cpp run_case): validate, then run (default implementation).
+        // The runner's path (tools/qdml.cpp run_case): validate, then run (default implementation),
+        // in the case's profile.
+        qdml::RunOptions run;
+        run.fidelity = fidelity_of(runner_case);
         const std::string runner_error = error_of([&] {
             const AnyDesc d = qdml::cli::make_desc(runner_case);
-            qdml::cli::validate_desc(d, FeatureLevel::Latest);
-            qdml::cli::run_desc(d, {});
+            qdml::cli::validate_desc(d, FeatureLevel::Latest, run.fidelity);
+            qdml::cli::run_desc(d, run);
         });
         // DirectML structs bound to a fresh copy's buffers, through the
         // reference and through the default implementation.
@@ -88,6 +98,7 @@ TEST_CASE("every case: the case-file runner and qdml::dml::execute give identica
             qdml::cli::Case dml_case = qdml::cli::load_case(file);
             qdml::dml::ExecuteOptions o;
             o.implementation = implementation;
+            o.fidelity = run.fidelity;
             const std::string dml_error = error_of([&] {
                 std::visit(
                     [&](const auto& desc) {
@@ -123,8 +134,8 @@ TEST_CASE("every case at every feature level: same verdict and message through t
         const AnyDesc d = qdml::cli::make_desc(c);
         for (const auto level : kLevels) {
             INFO(qdml::to_string(level));
-            const std::string expected = qdml_validate(d, level);
-            CHECK(dml_validate(d, level) == expected);
+            const std::string expected = qdml_validate(d, level, fidelity_of(c));
+            CHECK(dml_validate(d, level, fidelity_of(c)) == expected);
             rejections += !expected.empty();
         }
     }
@@ -227,9 +238,10 @@ std::vector<std::function<void(Desc&)>> param_mutations() {
 
 TEST_CASE("every validation rule reaches the caller through the DML entry (mutated cases)", "[directml][cases]") {
     int checked = 0, rejected = 0;
+    qdml::Fidelity fidelity = qdml::RunOptions{}.fidelity;  // each case's own
     auto compare = [&](const AnyDesc& d, bool data_null) {
-        const std::string expected = qdml_validate(d, FeatureLevel::Latest);
-        const std::string got = dml_validate(d, FeatureLevel::Latest);
+        const std::string expected = qdml_validate(d, FeatureLevel::Latest, fidelity);
+        const std::string got = dml_validate(d, FeatureLevel::Latest, fidelity);
         ++checked;
         rejected += !expected.empty();
         if (data_null) {
@@ -244,6 +256,7 @@ TEST_CASE("every validation rule reaches the caller through the DML entry (mutat
     for (std::size_t f = 0; f < files.size(); f += 5) {  // a fifth of the cases: every operator, type mix and layout kind
         INFO(files[f]);
         qdml::cli::Case c = qdml::cli::load_case(files[f]);
+        fidelity = fidelity_of(c);
         const AnyDesc original = qdml::cli::make_desc(c);
         std::visit(
             [&](const auto& desc) {

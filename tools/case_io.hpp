@@ -49,6 +49,9 @@ struct Expectation {
     enum class Kind { None, Data, Error } kind = Kind::None;
     std::filesystem::path data;  // the .npy file
     double tolerance = 0;
+    /// The profile the expected output (or refusal) belongs to, "fidelity":
+    /// "directml" or "exact" (absent: the runner's --fidelity, else its default).
+    std::optional<Fidelity> fidelity;
 };
 
 /// A loaded case.
@@ -278,8 +281,12 @@ inline Expectation load_expected(const json& j, const std::filesystem::path& dir
     Expectation e;
     if (!j.is_object()) throw InputError(file, "expected: must be an object, got " + json_kind(j));
     for (auto it = j.begin(); it != j.end(); ++it)
-        if (it.key() != "data" && it.key() != "tolerance" && it.key() != "error")
-            throw InputError(file, "expected: unknown field '" + it.key() + "' (allowed: data, tolerance, error)");
+        if (it.key() != "data" && it.key() != "tolerance" && it.key() != "error" && it.key() != "fidelity")
+            throw InputError(file, "expected: unknown field '" + it.key() + "' (allowed: data, tolerance, error, fidelity)");
+    if (j.contains("fidelity")) {
+        e.fidelity = j["fidelity"].is_string() ? parse_fidelity(j["fidelity"].get<std::string>()) : std::nullopt;
+        if (!e.fidelity) throw InputError(file, "expected.fidelity: must be \"directml\" or \"exact\"");
+    }
     if (j.contains("error")) {
         if (!j["error"].is_boolean() || !j["error"].get<bool>() || j.contains("data"))
             throw InputError(file, "expected.error: must be true, without data");
@@ -488,8 +495,8 @@ AnyDesc build_desc(Case& c, Bind&& bind) {
 
 }  // namespace detail
 
-inline void validate_desc(const AnyDesc& d, FeatureLevel level) {
-    std::visit([&](const auto& x) { qdml::validate(x, level); }, d);
+inline void validate_desc(const AnyDesc& d, FeatureLevel level, Fidelity fidelity = Fidelity::Exact) {
+    std::visit([&](const auto& x) { qdml::validate(x, level, fidelity); }, d);
 }
 
 /// Validates a loaded case before its output buffer exists, so that an
@@ -497,7 +504,7 @@ inline void validate_desc(const AnyDesc& d, FeatureLevel level) {
 /// address past the end of every input buffer, never dereferenced: the
 /// runner's buffers are separate allocations, so validation answers as it
 /// will for the real buffer (run validates again, on the real one).
-inline void validate_case(Case& c, FeatureLevel level) {
+inline void validate_case(Case& c, FeatureLevel level, Fidelity fidelity = Fidelity::Exact) {
     std::uintptr_t end = 64;
     for (auto& [name, b] : c.tensors)
         if (!b.storage.empty())
@@ -508,7 +515,7 @@ inline void validate_case(Case& c, FeatureLevel level) {
                                          if (!b.is_output || !b.storage.empty()) return b.tensor();
                                          return Tensor{b.desc, reinterpret_cast<void*>(end), 0};
                                      }),
-                  level);
+                  level, fidelity);
 }
 
 namespace detail {
@@ -580,8 +587,8 @@ inline std::string describe_desc(const AnyDesc& d, const RunOptions& o) {
     return std::visit([&](const auto& x) { return qdml::describe(x, o); }, d);
 }
 
-inline exact::Report check_exact_desc(const AnyDesc& d) {
-    return std::visit([](const auto& x) { return exact::check_exact(x); }, d);
+inline exact::Report check_exact_desc(const AnyDesc& d, Fidelity fidelity = Fidelity::Exact) {
+    return std::visit([&](const auto& x) { return exact::check_exact(x, fidelity); }, d);
 }
 
 // ---------------------------------------------------------------------------

@@ -2,9 +2,12 @@
 // qdml and checks them against expected outputs, so that any language's test
 // suite can use qdml as its oracle.
 //
-//   qdml run CASE.json [--out OUT.npy] [--check-exact] [--feature-level 6.2] [--max-work N]
-//   qdml validate CASE.json [--feature-level 6.2] [--max-work N]
-//   qdml check PATH... [--verbose] [--feature-level 6.2] [--max-work N]
+//   qdml run CASE.json [--out OUT.npy] [--check-exact] [--feature-level 6.2] [--fidelity directml|exact] [--max-work N]
+//   qdml validate CASE.json [--feature-level 6.2] [--fidelity directml|exact] [--max-work N]
+//   qdml check PATH... [--verbose] [--feature-level 6.2] [--fidelity directml|exact] [--max-work N]
+//
+// The profile (docs/semantics.md section 10): --fidelity, else the case's
+// "expected": {"fidelity": ...}, else qdml::RunOptions' default.
 //
 // Exit codes: 0 success; 1 an output disagrees with `expected` (or a check
 // failed, or compared nothing); 2 bad input (case, .npy, desc, limits,
@@ -16,6 +19,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -45,6 +49,7 @@ struct Options {
     bool check_exact = false;
     bool verbose = false;  // run: say which implementation, ISA path and form computed the case
     std::uint64_t max_work = kDefaultMaxWork;
+    std::optional<qdml::Fidelity> fidelity;  // --fidelity, when given
 };
 
 enum class Mode { Validate, Run, Check };
@@ -64,11 +69,14 @@ std::uint64_t print_exact_report(const std::string& path, const qdml::exact::Rep
         for (std::size_t k = 0; k < d.index.size(); ++k) std::cout << (k ? "," : "") << d.index[k];
         std::cout << "] got " << fmt(d.got) << ", exact " << fmt(d.exact) << " (value " << fmt(d.value);
         if (std::isfinite(d.boundary_distance)) std::cout << ", " << fmt(d.boundary_distance) << " from a rounding boundary";
-        std::cout << ", binary32 " << fmt(d.binary32) << ") " << qdml::exact::name(d.reason) << "\n";
+        std::cout << ", binary32 " << fmt(d.binary32);
+        if (d.reason >= qdml::exact::Reason::DirectMLDequantize) std::cout << ", DirectML's steps " << fmt(d.directml);
+        std::cout << ") " << qdml::exact::name(d.reason) << "\n";
     }
     std::cout << path << ": exact check: " << r.elements << " elements, " << r.differences.size()
               << " differ from the exactly rounded result (" << r.differences.size() - r.unexplained()
-              << " explained by docs/semantics.md's binary32 steps: near a tie, rounding, int32 wrap, overflow, underflow or NaN; "
+              << " explained by docs/semantics.md's binary32 steps: near a tie, rounding, int32 wrap, overflow, underflow, NaN, "
+                 "or, with --fidelity directml, a DirectML step of section 10; "
               << r.unexplained() << " unexplained); " << r.near_tie_elements
               << " elements lie within the tie window\n";
     return r.unexplained();
@@ -117,16 +125,20 @@ Outcome run_case(const std::string& path, const Options& o, Mode mode, bool skip
             if (std::string why = out_problem(o.out, j, path); !why.empty())
                 throw InputError(o.out, "cannot write output file: " + why);
         Case c = parse_case(j, path, fs::path(path).parent_path());
-        validate_case(c, o.run.feature_level);
+        qdml::RunOptions run = o.run;
+        run.fidelity = o.fidelity ? *o.fidelity : c.expected.fidelity.value_or(run.fidelity);
+        validate_case(c, run.feature_level, run.fidelity);
         if (c.expected.kind == Expectation::Kind::Error)
             return fail(kMismatch, path + ": expected an error, but the case is valid");
         check_limits(c, o.max_work);
         if (mode == Mode::Validate) return r;
-        if (o.verbose) std::cout << path << ": computed by " << describe_desc(make_desc(c), o.run) << "\n";
-        run_desc(make_desc(c), o.run);
+        if (o.verbose)
+            std::cout << path << ": computed by " << describe_desc(make_desc(c), run) << ", fidelity "
+                      << qdml::to_string(run.fidelity) << "\n";
+        run_desc(make_desc(c), run);
         const Buffer& out = c.tensors.at("OutputTensor");
         if (!o.out.empty()) write_file_atomic(o.out, [&](std::ostream& os) { write_output_npy(os, out); });
-        if (o.check_exact && print_exact_report(path, check_exact_desc(make_desc(c))) != 0)
+        if (o.check_exact && print_exact_report(path, check_exact_desc(make_desc(c), run.fidelity)) != 0)
             return fail(kMismatch, path + ": the exact check found unexplained differences");
         if (c.expected.kind == Expectation::Kind::Data) {
             r.compared = true;
@@ -217,8 +229,13 @@ int main(int argc, char** argv) {
     Options o;
     std::string level = "latest";
     std::string case_path;
+    std::string fidelity;
     auto add_level = [&](CLI::App* c) {
         c->add_option("--feature-level", level, "target DML_FEATURE_LEVEL for validation, e.g. 6.2 (default: latest)");
+        c->add_option("--fidelity", fidelity,
+                      "profile: directml (DirectML's own bits and refusals) or exact (docs/semantics.md sections 0-9); "
+                      "default: the case's expected.fidelity, else exact")
+            ->check(CLI::IsMember({"directml", "exact"}));
     };
 
     auto* run = app.add_subcommand("run", "compute one case with the reference and write its output as .npy");
@@ -276,6 +293,7 @@ int main(int argc, char** argv) {
         return kBadInput;
     }
     o.run.feature_level = *fl;
+    if (!fidelity.empty()) o.fidelity = qdml::parse_fidelity(fidelity);
     o.run.implementation = impl == "simd" ? qdml::Implementation::Simd : qdml::Implementation::Reference;
     if (!qdml::simd::parse_isa(isa, o.run.isa)) {
         std::cerr << "qdml: command line: --isa: unknown path '" << isa

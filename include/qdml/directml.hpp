@@ -66,6 +66,7 @@ struct ExecuteOptions {
     /// level's tables, and rejects an operator introduced later.
     DML_FEATURE_LEVEL feature_level = static_cast<DML_FEATURE_LEVEL>(qdml::FeatureLevel::Latest);
     Implementation implementation = RunOptions{}.implementation;  ///< as qdml::run's default
+    Fidelity fidelity = RunOptions{}.fidelity;                    ///< the profile, as qdml::run's default
 };
 
 namespace detail {
@@ -73,6 +74,7 @@ inline RunOptions run_options(const ExecuteOptions& o) {
     RunOptions r;
     r.implementation = o.implementation;
     r.feature_level = feature_level(o.feature_level);
+    r.fidelity = o.fidelity;
     return r;
 }
 }  // namespace detail
@@ -92,7 +94,7 @@ inline void execute(const DML_OPERATOR_DESC& op, Bindings bindings, const Execut
 /// execute's checks alone: converts and validates, computes nothing.
 inline void validate(const DML_OPERATOR_DESC& op, Bindings bindings, const ExecuteOptions& options = {}) {
     const RunOptions o = detail::run_options(options);
-    detail::visit_converted(op, bindings, [&](const auto& desc) { qdml::validate(desc, o.feature_level); });
+    detail::visit_converted(op, bindings, [&](const auto& desc) { qdml::validate(desc, o.feature_level, o.fidelity); });
 }
 
 /// HRESULT values (the numbers winerror.h gives S_OK, E_INVALIDARG,

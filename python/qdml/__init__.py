@@ -28,7 +28,10 @@ array, written in place (any writable view) and returned. Every call takes
 ``"simd"`` (the fastest path, bit-identical to the reference); ``"reference"``
 runs the scalar oracle (``IMPLEMENTATIONS`` lists both), and
 ``feature_level`` (``"latest"`` or a DML_FEATURE_LEVEL such as ``"6.2"``,
-for validation). Invalid descs raise
+for validation), and ``fidelity``: ``"directml"`` (DirectML's own bits and
+refusals) or ``"exact"`` (docs/semantics.md sections 0-9); ``None`` is C++
+``qdml::RunOptions``' default, ``DEFAULT_FIDELITY`` (for ``run_case``: the
+case's ``expected.fidelity`` first). Invalid descs raise
 :class:`Error` (a ValueError) with qdml's message,
 ``"OPERATOR: Member: rule"``.
 
@@ -42,7 +45,8 @@ import os
 
 import numpy as np
 
-from ._qdml import DEFAULT_IMPLEMENTATION, DEFAULT_MAX_WORK, IMPLEMENTATIONS, LATEST_FEATURE_LEVEL, Error
+from ._qdml import (DEFAULT_FIDELITY, DEFAULT_IMPLEMENTATION, DEFAULT_MAX_WORK, FIDELITIES, IMPLEMENTATIONS,
+                    LATEST_FEATURE_LEVEL, Error)
 from . import _qdml
 
 Error.__module__ = __name__  # shown as qdml.Error
@@ -51,7 +55,7 @@ __all__ = [
     "Error", "element_wise_dequantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
     "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
-    "LATEST_FEATURE_LEVEL",
+    "LATEST_FEATURE_LEVEL", "DEFAULT_FIDELITY", "FIDELITIES",
 ]
 
 _TYPES = {
@@ -180,7 +184,7 @@ def _inputs(op, tensors):
     return t
 
 
-def _call(op, tensors, params, out, impl, feature_level):
+def _call(op, tensors, params, out, impl, feature_level, fidelity):
     t = _inputs(op, tensors)
     if out is None or not isinstance(out, np.ndarray):
         shape, dtype = _output_layout(op, t, params)
@@ -195,23 +199,23 @@ def _call(op, tensors, params, out, impl, feature_level):
         raise Error(f"{op}: OutputTensor: the array is read-only")
     descs = {m: _tensor(op, m, a) for m, a in t.items()}
     descs["OutputTensor"] = _tensor(op, "OutputTensor", o)
-    _qdml.run_operator(op, descs, json.dumps(params, allow_nan=False), impl, feature_level)
+    _qdml.run_operator(op, descs, json.dumps(params, allow_nan=False), impl, feature_level, fidelity or "")
     return out
 
 
 def element_wise_dequantize_linear(*, InputTensor, ScaleTensor, ZeroPointTensor=None, OutputTensor=None,
-                                   impl=DEFAULT_IMPLEMENTATION, feature_level="latest"):
+                                   impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None):
     """DML_ELEMENT_WISE_DEQUANTIZE_LINEAR: fp32(Input - ZeroPoint) * Scale. Scale
     and ZeroPoint: any shape that broadcasts to Input's (a (1, 1) scale per
     tensor, (C, 1) per axis 0 of a (C, W) input), passed as stride-0 views."""
     return _call("ELEMENT_WISE_DEQUANTIZE_LINEAR",
                  dict(InputTensor=InputTensor, ScaleTensor=ScaleTensor, ZeroPointTensor=ZeroPointTensor),
-                 {}, OutputTensor, impl, feature_level)
+                 {}, OutputTensor, impl, feature_level, fidelity)
 
 
 def element_wise_quantized_linear_add(*, ATensor, AScaleTensor, BTensor, BScaleTensor, OutputScaleTensor,
                                       AZeroPointTensor=None, BZeroPointTensor=None, OutputZeroPointTensor=None,
-                                      OutputTensor=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest"):
+                                      OutputTensor=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None):
     """DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD. Scales and zero points: one value
     each (per tensor), any shape that broadcasts to A's ((), (1,), (1, 1), ...);
     DML gets one element with A's number of dimensions."""
@@ -219,18 +223,18 @@ def element_wise_quantized_linear_add(*, ATensor, AScaleTensor, BTensor, BScaleT
                  dict(ATensor=ATensor, AScaleTensor=AScaleTensor, AZeroPointTensor=AZeroPointTensor,
                       BTensor=BTensor, BScaleTensor=BScaleTensor, BZeroPointTensor=BZeroPointTensor,
                       OutputScaleTensor=OutputScaleTensor, OutputZeroPointTensor=OutputZeroPointTensor),
-                 {}, OutputTensor, impl, feature_level)
+                 {}, OutputTensor, impl, feature_level, fidelity)
 
 
 def quantized_linear_matrix_multiply(*, ATensor, AScaleTensor, BTensor, BScaleTensor, OutputScaleTensor,
                                      AZeroPointTensor=None, BZeroPointTensor=None, OutputZeroPointTensor=None,
-                                     OutputTensor=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest"):
+                                     OutputTensor=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None):
     """DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY: 2-4 dimensions, output [..., M, N]."""
     return _call("QUANTIZED_LINEAR_MATRIX_MULTIPLY",
                  dict(ATensor=ATensor, AScaleTensor=AScaleTensor, AZeroPointTensor=AZeroPointTensor,
                       BTensor=BTensor, BScaleTensor=BScaleTensor, BZeroPointTensor=BZeroPointTensor,
                       OutputScaleTensor=OutputScaleTensor, OutputZeroPointTensor=OutputZeroPointTensor),
-                 {}, OutputTensor, impl, feature_level)
+                 {}, OutputTensor, impl, feature_level, fidelity)
 
 
 def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor, FilterScaleTensor,
@@ -238,7 +242,7 @@ def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor,
                                  BiasTensor=None, OutputZeroPointTensor=None, OutputTensor=None,
                                  Strides=None, Dilations=None, StartPadding=None, EndPadding=None,
                                  GroupCount=None, DimensionCount=None, impl=DEFAULT_IMPLEMENTATION,
-                                 feature_level="latest"):
+                                 feature_level="latest", fidelity=None):
     """DML_QUANTIZED_LINEAR_CONVOLUTION: NCHW input, OIHW filter; params as
     DML (defaults: Strides [1, 1], Dilations [1, 1], paddings [0, 0], GroupCount 1)."""
     params = _params(Strides=Strides, Dilations=Dilations, StartPadding=StartPadding, EndPadding=EndPadding,
@@ -249,16 +253,16 @@ def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor,
                       FilterScaleTensor=FilterScaleTensor, FilterZeroPointTensor=FilterZeroPointTensor,
                       BiasTensor=BiasTensor, OutputScaleTensor=OutputScaleTensor,
                       OutputZeroPointTensor=OutputZeroPointTensor),
-                 params, OutputTensor, impl, feature_level)
+                 params, OutputTensor, impl, feature_level, fidelity)
 
 
 def element_wise_clip(*, InputTensor, Min, Max, ScaleBias=None, OutputTensor=None,
-                      impl=DEFAULT_IMPLEMENTATION, feature_level="latest"):
+                      impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None):
     """DML_ELEMENT_WISE_CLIP: max(Min, min(g(x), Max)), g(x) = x * Scale + Bias
     with ScaleBias=(Scale, Bias) (or {"Scale": s, "Bias": b}), else x.
     OutputTensor=InputTensor computes in place."""
     return _call("ELEMENT_WISE_CLIP", dict(InputTensor=InputTensor),
-                 _params(Min=Min, Max=Max, ScaleBias=ScaleBias), OutputTensor, impl, feature_level)
+                 _params(Min=Min, Max=Max, ScaleBias=ScaleBias), OutputTensor, impl, feature_level, fidelity)
 
 
 # ---------------------------------------------------------------------------
@@ -370,8 +374,8 @@ def _format_case(case):
     return "{\n" + ",\n".join(fields) + "\n}\n"
 
 
-def run_case(path, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", max_work=DEFAULT_MAX_WORK):
+def run_case(path, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", max_work=DEFAULT_MAX_WORK, fidelity=None):
     """Computes a case file in process (the runner's loader and limits, as
     `qdml run`): returns the output tensor, shape Sizes, logical order (what
     `qdml run --out` writes). Raises Error for any input the runner rejects."""
-    return _qdml.run_case(os.fspath(path), impl, feature_level, max_work)
+    return _qdml.run_case(os.fspath(path), impl, feature_level, max_work, fidelity or "")

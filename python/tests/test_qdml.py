@@ -228,12 +228,19 @@ def test_run_case_reads_the_examples():
 
 
 def test_run_case_reproduces_the_conformance_data():
-    # tests/data: expected outputs from ONNX Runtime and the ONNX node tests
-    # (tools/README.md); tolerance 0 = identical bits, any NaN matching any NaN.
+    # tests/data: expected outputs from ONNX Runtime, the ONNX node tests and
+    # DirectML (tools/README.md), each case in the profile its expected output
+    # names; tolerance 0 = identical bits, any NaN matching any NaN.
     cases = sorted((ROOT / "tests" / "data").rglob("*.json"))
-    assert len(cases) > 100
+    assert len(cases) > 500
     for case in cases:
         spec = json.loads(case.read_text())
+        if "operator" not in spec:
+            continue  # tests/data/directml/source.json
+        if spec["expected"].get("error"):
+            with pytest.raises(qdml.Error):
+                qdml.run_case(case)
+            continue
         got = qdml.run_case(case)
         want = np.load(case.parent / spec["expected"]["data"])
         assert got.dtype == want.dtype and got.shape == want.shape, case
@@ -459,3 +466,29 @@ def test_write_case_broadcasts_parameters_as_the_call_does(tmp_path):
     out = tmp_path / "dq.npy"
     subprocess.run([cli(), "run", path, "--out", str(out)], check=True)
     same_bits(np.load(out), direct)
+
+
+def test_fidelity_chooses_the_profile():
+    # docs/semantics.md section 10. Clip of NaN: the exact profile passes it,
+    # DirectML's comparisons give Max; -0.0 with Min = +0.0 gives +0.0.
+    x = np.array([np.nan, -0.0, 7.0], np.float32)
+    for impl in qdml.IMPLEMENTATIONS:
+        d = qdml.element_wise_clip(InputTensor=x, Min=0.0, Max=6.0, impl=impl, fidelity="directml")
+        assert d[0] == 6.0 and not np.signbit(d[1]) and d[2] == 6.0
+        e = qdml.element_wise_clip(InputTensor=x, Min=0.0, Max=6.0, impl=impl, fidelity="exact")
+        assert np.isnan(e[0]) and np.signbit(e[1])
+    # Matmul: ((-500 * 0.15) * 0.105) / 0.09 = -87.49999 -> -87 (DirectML); exact -87.5 -> -88.
+    one = lambda v, t=np.float32: np.full((1, 1), v, t)
+    t = dict(ATensor=one(-20, np.int8), BTensor=one(25, np.int8), AScaleTensor=one(0.15), BScaleTensor=one(0.105),
+             OutputScaleTensor=one(0.09), OutputZeroPointTensor=one(0, np.int8))
+    assert qdml.quantized_linear_matrix_multiply(**t, fidelity="directml")[0, 0] == -87
+    assert qdml.quantized_linear_matrix_multiply(**t, fidelity="exact")[0, 0] == -88
+    assert qdml.quantized_linear_matrix_multiply(**t)[0, 0] == (-88 if qdml.DEFAULT_FIDELITY == "exact" else -87)
+    assert sorted(qdml.FIDELITIES) == ["directml", "exact"]
+    with pytest.raises(qdml.Error, match="fidelity"):
+        qdml.quantized_linear_matrix_multiply(**t, fidelity="fast")
+    # A DirectML case runs in its own profile; forced to exact, it gives the exact bits.
+    case = ROOT / "tests" / "data" / "directml" / "clip" / "special_nan_inf_0_6" / "case.json"
+    want = np.load(case.parent / "expected.npy")
+    assert (qdml.run_case(case).view(np.uint32) == want.view(np.uint32)).all()
+    assert np.isnan(qdml.run_case(case, fidelity="exact")[0])

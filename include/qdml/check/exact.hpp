@@ -12,6 +12,10 @@
 // ordinary. Every such difference is explained when qdml's output equals
 // the binary32 mirror; the checker names the reason. A difference where
 // qdml's output is not the mirror's is UNEXPLAINED: a real bug.
+//
+// In the DirectML profile (docs/semantics.md section 10) the mirror also
+// follows DirectML's steps where they differ, and an element moved by one of
+// them is named after it (e.g. directml-requantize-order).
 #pragma once
 
 #include <cfloat>
@@ -23,7 +27,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "qdml/core/fidelity.hpp"
 #include "qdml/core/quantize.hpp"
+#include "qdml/operators/fidelity.hpp"
 #include "qdml/operators/visit.hpp"
 
 namespace qdml::exact {
@@ -45,6 +51,11 @@ enum class Reason {
     Underflow,    ///< a binary32 step underflowed (lost bits below FLT_MIN, or became 0)
     NaN,          ///< a binary32 step gave NaN from numbers (inf - inf, 0 * inf, 0 / 0)
     Unexplained,  ///< qdml's output is not docs/semantics.md's binary32 result: a bug
+    // Fidelity::DirectML: the DirectML step (docs/semantics.md section 10) that moved the element
+    DirectMLDequantize,       ///< (fp32(Input) - fp32(ZeroPoint)) * Scale: each converted before subtracting
+    DirectMLRequantizeOrder,  ///< ((fp32(acc) * s1) * s2) / OutputScale instead of fp32(acc) * multiplier
+    DirectMLQuantize,         ///< rne(v) to int32 saturating (NaN -> 0), + zero point wrapping, clamp
+    DirectMLClip,             ///< clip's comparisons: NaN or a value equal to a bound becomes the bound
 };
 
 inline std::string_view name(Reason r) {
@@ -55,6 +66,11 @@ inline std::string_view name(Reason r) {
         case Reason::Overflow: return "overflow";
         case Reason::Underflow: return "underflow";
         case Reason::NaN: return "NaN";
+        case Reason::DirectMLDequantize: return "directml-dequantize: (fp32(Input) - fp32(ZeroPoint)) * Scale";
+        case Reason::DirectMLRequantizeOrder: return "directml-requantize-order: ((fp32(acc) * s1) * s2) / OutputScale";
+        case Reason::DirectMLQuantize:
+            return "directml-quantize: rne(v) to int32 saturating (NaN -> 0), zero point added wrapping";
+        case Reason::DirectMLClip: return "directml-clip: NaN or a value equal to a bound becomes the bound";
         default: return "UNEXPLAINED";
     }
 }
@@ -68,6 +84,7 @@ struct Difference {
     double value = 0;                  ///< the exact value before the final rounding (output units, before the zero point)
     double boundary_distance = 0;      ///< |value - nearest rounding boundary| (.5 ties; integers for truncation)
     Reason reason = Reason::Unexplained;
+    double directml = 0;               ///< Fidelity::DirectML: DirectML's steps, mirrored by the checker
     bool near_tie = false;             ///< reason == NearTie
     bool accumulator_wrapped = false;  ///< the int32 accumulator wrapped (the exact sum does not fit int32)
 };
@@ -141,6 +158,15 @@ struct Exact {
     bool exact_overflow = false;  // the exact value rounds to infinity in the output type
     double binary32 = 0;   // docs/semantics.md's binary32 result
     Binary32 steps;        // range effects of the binary32 steps
+    // Fidelity::DirectML: DirectML's result where its steps differ (else binary32), and the step
+    double directml = 0;
+    Reason directml_step = Reason::Unexplained;
+    void same_in_directml() { directml = binary32; }
+    /// DirectML's result `v`, moved from binary32 by `step` (when it differs).
+    void directml_result(double v, Reason step) {
+        directml = v;
+        directml_step = step;
+    }
 };
 
 /// The exact Q(v, zp, T): rne(v) + zp, saturated; `v` in binary64.
@@ -197,8 +223,10 @@ inline std::int32_t wrapped_int32(std::int64_t v) {
 
 inline bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
-/// Why `got` differs from the exact result.
-inline Reason classify(const Exact& e, double got) {
+/// Why `got` differs from the exact result (in profile `f`).
+inline Reason classify(const Exact& e, double got, Fidelity f) {
+    if (f == Fidelity::DirectML && !same_value(e.directml, e.binary32))
+        return same_value(got, e.directml) ? e.directml_step : Reason::Unexplained;
     if (!same_value(got, e.binary32)) return Reason::Unexplained;
     if (e.wrapped) return Reason::Int32Wrap;
     if (e.steps.nan) return Reason::NaN;
@@ -210,7 +238,7 @@ inline Reason classify(const Exact& e, double got) {
 
 /// Compares every element of `out` against exact(i).
 template <class View, class F>
-void compare(const View& out, F&& exact, Report& r) {
+void compare(const View& out, F&& exact, Report& r, Fidelity f) {
     for_each_index(out.sizes, [&](const auto& i) {
         const Exact e = exact(i);
         const double got = as_double(out[i]);
@@ -224,9 +252,10 @@ void compare(const View& out, F&& exact, Report& r) {
         d.got = got;
         d.exact = e.result;
         d.binary32 = e.binary32;
+        d.directml = e.directml;
         d.value = e.value;
         d.boundary_distance = e.boundary;
-        d.reason = classify(e, got);
+        d.reason = classify(e, got, f);
         d.near_tie = d.reason == Reason::NearTie;
         d.accumulator_wrapped = e.wrapped;
         r.differences.push_back(std::move(d));
@@ -234,7 +263,7 @@ void compare(const View& out, F&& exact, Report& r) {
 }
 
 template <class TIn, class TOut>
-void check(const ElementWiseDequantizeLinear<TIn, TOut>& op, Report& r) {
+void check(const ElementWiseDequantizeLinear<TIn, TOut>& op, Report& r, Fidelity f) {
     compare(op.OutputTensor, [&](const auto& i) {
         Exact e;
         const std::int64_t zp = op.ZeroPointTensor ? std::int64_t{(*op.ZeroPointTensor)[i]} : 0;
@@ -242,12 +271,15 @@ void check(const ElementWiseDequantizeLinear<TIn, TOut>& op, Report& r) {
         const float scale = static_cast<float>(as_double(op.ScaleTensor[i]));
         round_exact<TOut>(e, static_cast<double>(x) * scale);  // |x| < 2^33: the product is exact
         e.binary32 = e.steps.to_output<TOut>(e.steps.mul(static_cast<float>(x), scale));
+        Binary32 d;  // DirectML: fp32(Input) - fp32(ZeroPoint), then * Scale
+        const float diff = d.add(static_cast<float>(op.InputTensor[i]), -static_cast<float>(zp));
+        e.directml_result(d.to_output<TOut>(d.mul(diff, scale)), Reason::DirectMLDequantize);
         return e;
-    }, r);
+    }, r, f);
 }
 
 template <class TA, class TB, class TOut>
-void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, Report& r) {
+void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, Report& r, Fidelity f) {
     const float as = op.AScaleTensor.scalar(), bs = op.BScaleTensor.scalar(), os = op.OutputScaleTensor.scalar();
     const std::int64_t azp = op.AZeroPointTensor ? op.AZeroPointTensor->scalar() : 0;
     const std::int64_t bzp = op.BZeroPointTensor ? op.BZeroPointTensor->scalar() : 0;
@@ -261,25 +293,40 @@ void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, Report& r) {
         Binary32& s = e.steps;
         e.binary32 = Binary32::quantize<TOut>(
             s.div(s.add(s.mul(static_cast<float>(a), as), s.mul(static_cast<float>(b), bs)), os), ozp);
+        e.same_in_directml();  // DirectML's add is these steps
         return e;
-    }, r);
+    }, r, f);
 }
 
-/// The requantize epilogue of matmul and convolution, both ways:
-/// exact acc * (sa * sb / so), and fp32(wrapped acc) * (fp32(sa * sb) / so).
+/// The requantize epilogue of matmul and convolution, three ways: exact acc *
+/// (sa * sb / so); fp32(wrapped acc) * (fp32(sa * sb) / so); and DirectML's
+/// ((fp32(wrapped acc) * s1) * s2) / so (s1 = sa for matmul, sb = the filter's
+/// scale for convolution) with its quantize step.
 template <class TOut>
-Exact requantize_both(std::int64_t acc, float sa, float sb, float so, std::int64_t ozp) {
+Exact requantize_both(std::int64_t acc, float sa, float sb, float so, std::int64_t ozp, bool filter_first = false) {
     Exact e;
     quantize_exact<TOut>(e, static_cast<double>(acc) * (static_cast<double>(sa) * sb / so), ozp);
     e.wrapped = !fits_int32(acc);
     Binary32& s = e.steps;
     const float mult = s.div(s.mul(sa, sb), so);
-    e.binary32 = Binary32::quantize<TOut>(s.mul(static_cast<float>(wrapped_int32(acc)), mult), ozp);
+    const float acc32 = static_cast<float>(wrapped_int32(acc));
+    e.binary32 = Binary32::quantize<TOut>(s.mul(acc32, mult), ozp);
+    Binary32 d;
+    const float v = d.div(d.mul(d.mul(acc32, filter_first ? sb : sa), filter_first ? sa : sb), so);
+    // DirectML's quantize step: rne(v) to int32 saturating, NaN -> 0, + zp wrapping, then clamp.
+    double q = 0;
+    if (!std::isnan(v)) q = std::fmin(2147483647.0, std::fmax(-2147483648.0, std::nearbyint(static_cast<double>(v))));
+    double sum = q + static_cast<double>(ozp);
+    if (sum > 2147483647.0) sum -= 4294967296.0;
+    if (sum < -2147483648.0) sum += 4294967296.0;
+    const double dml = std::fmin(std::numeric_limits<TOut>::max(), std::fmax(std::numeric_limits<TOut>::min(), sum));
+    const bool order_alone = same_value(dml, Binary32::quantize<TOut>(v, ozp));
+    e.directml_result(dml, order_alone ? Reason::DirectMLRequantizeOrder : Reason::DirectMLQuantize);
     return e;
 }
 
 template <class TA, class TB, class TOut>
-void check(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, Report& r) {
+void check(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, Report& r, Fidelity f) {
     const auto& A = op.ATensor;
     const auto& B = op.BTensor;
     const std::uint32_t K = A.sizes[3];
@@ -291,11 +338,11 @@ void check(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, Report& r) {
         for (std::uint32_t k = 0; k < K; ++k) acc += (A[{b, c, m, k}] - azp) * (B[{b, c, k, n}] - bzp);
         const std::int64_t ozp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[i] : 0;
         return requantize_both<TOut>(acc, op.AScaleTensor[i], op.BScaleTensor[i], op.OutputScaleTensor[i], ozp);
-    }, r);
+    }, r, f);
 }
 
 template <class TIn, class TFilter, class TOut>
-void check(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Report& r) {
+void check(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Report& r, Fidelity f) {
     const auto& X = op.InputTensor;
     const auto& F = op.FilterTensor;
     const std::uint32_t H = X.sizes[2], W = X.sizes[3];
@@ -316,12 +363,13 @@ void check(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Report& r) 
                            (F[{oc, icg, ky, kx}] - fzp);
                 }
         const std::int64_t ozp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[i] : 0;
-        return requantize_both<TOut>(acc, op.InputScaleTensor[i], op.FilterScaleTensor[i], op.OutputScaleTensor[i], ozp);
-    }, r);
+        return requantize_both<TOut>(acc, op.InputScaleTensor[i], op.FilterScaleTensor[i], op.OutputScaleTensor[i], ozp,
+                                     true);
+    }, r, f);
 }
 
 template <class T>
-void check(const ElementWiseClip<T>& op, Report& r) {
+void check(const ElementWiseClip<T>& op, Report& r, Fidelity f) {
     constexpr bool is_float_type = std::is_same_v<T, float> || std::is_same_v<T, float16>;
     compare(op.OutputTensor, [&](const auto& i) {
         Exact e;
@@ -341,6 +389,11 @@ void check(const ElementWiseClip<T>& op, Report& r) {
             };
             round_exact<T>(e, clamp(v));
             e.binary32 = s.to_output<T>(clamp(v32));
+            const float lo = static_cast<float>(as_double(from_float<T>(op.Min)));
+            const float hi = static_cast<float>(as_double(from_float<T>(op.Max)));
+            const float t = v32 < hi ? v32 : hi;  // DirectML: v < Max ? v : Max, then t > Min ? t : Min
+            Binary32 d;
+            e.directml_result(d.to_output<T>(t > lo ? t : lo), Reason::DirectMLClip);
         } else {
             const T lo = truncate_saturate<T>(op.Min), hi = truncate_saturate<T>(op.Max);
             const auto clamp = [&](T g) { return lo > hi ? lo : g < lo ? lo : g > hi ? hi : g; };
@@ -355,22 +408,25 @@ void check(const ElementWiseClip<T>& op, Report& r) {
                 e.boundary = std::fabs(v - std::nearbyint(v));  // truncation flips at integers
                 e.binary32 = as_double(clamp(truncate_saturate<T>(v32)));
             }
+            e.same_in_directml();  // integer clip: DirectML's steps are these
         }
         return e;
-    }, r);
+    }, r, f);
 }
 
 }  // namespace detail
 
 /// Checks the output tensor of `desc`, as computed by qdml (any
-/// implementation), against the exact result and docs/semantics.md's binary32 steps.
+/// implementation) in profile `fidelity`, against the exact result and
+/// docs/semantics.md's binary32 steps (DirectML's, where they differ, in the
+/// DirectML profile: a difference they explain names the DirectML step).
 /// Validates `desc` first (throws qdml::Error). Reads only.
 template <class Desc>
-Report check_exact(const Desc& desc) {
-    validate(desc);
+Report check_exact(const Desc& desc, Fidelity fidelity = Fidelity::Exact) {
+    validate(desc, FeatureLevel::Latest, fidelity);
     Report r;
     r.operator_name = Desc::OperatorName;
-    visit_typed(desc, [&](const auto& op) { detail::check(op, r); });
+    visit_typed(desc, [&](const auto& op) { detail::check(op, r, fidelity); });
     const std::size_t dims = desc.OutputTensor.Desc.DimensionCount;  // views are right-aligned to 4-D
     for (auto& d : r.differences)
         if (d.index.size() > dims) d.index.erase(d.index.begin(), d.index.end() - static_cast<std::ptrdiff_t>(dims));

@@ -6,6 +6,7 @@
 //   quantize<T>(v, zp)       = Q(v, zp, T): clamp v to [lo-zp, hi-zp] (NaN -> lo-zp),
 //                              then rne(v) + zp
 //   requantize multiplier    = fp32(scale_a * scale_b) / scale_out
+// (The DirectML profile's forms of the steps that differ: quantize_directml.hpp.)
 #pragma once
 
 #include <cmath>

@@ -1,22 +1,26 @@
 // qdml/reference/element_wise_dequantize_linear.hpp - the oracle (docs/semantics.md section 3):
 //   Output[i] = fp32(Input[i] - ZeroPoint[i]) * Scale[i]
-// computed in binary32 and rounded once to the output type.
+// computed in binary32 and rounded once to the output type. Fidelity DirectML
+// (section 10): (fp32(Input) - fp32(ZeroPoint)) * Scale.
 #pragma once
 
 #include <cstdint>
 
+#include "qdml/core/fidelity.hpp"
 #include "qdml/core/quantize.hpp"
+#include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 
 namespace qdml::reference {
 
 template <class TIn, class TOut>
-void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op) {
+void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op, Fidelity f = Fidelity::Exact) {
     for_each_index(op.OutputTensor.sizes, [&](const auto& i) {
         const std::int64_t x = op.InputTensor[i];
         const std::int64_t zp = op.ZeroPointTensor ? std::int64_t{(*op.ZeroPointTensor)[i]} : 0;
         const float scale = to_float(op.ScaleTensor[i]);
-        op.OutputTensor[i] = from_float<TOut>(dequantize(x, zp, scale));
+        op.OutputTensor[i] =
+            from_float<TOut>(f == Fidelity::DirectML ? dequantize_directml(x, zp, scale) : dequantize(x, zp, scale));
     });
 }
 

@@ -2,17 +2,19 @@
 //   va = fp32(A[i] - AZeroPoint) * AScale
 //   vb = fp32(B[i] - BZeroPoint) * BScale
 //   Output[i] = Q((va + vb) / OutputScale, OutputZeroPoint, OutputType)
+// DirectML computes exactly this (section 10): both profiles are one.
 #pragma once
 
 #include <cstdint>
 
+#include "qdml/core/fidelity.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 
 namespace qdml::reference {
 
 template <class TA, class TB, class TOut>
-void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op) {
+void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, Fidelity = Fidelity::Exact) {
     const AddParams p = AddParams::derive(op);  // scales and zero points: per tensor
     for_each_index(op.OutputTensor.sizes, [&](const auto& i) {
         const float a_diff = fp32(std::int64_t{op.ATensor[i]} - p.a_zp);  // va = a_diff * AScale, ...

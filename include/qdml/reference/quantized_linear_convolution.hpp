@@ -3,17 +3,20 @@
 //         (X[n][ic][oy*sy + ky*dy - padTop][ox*sx + kx*dx - padLeft] - XZP) * (F[oc][ic'][ky][kx] - FZP[oc])
 //   (int32, wraps mod 2^32; taps in the padding contribute 0)
 //   Output = Q(fp32(acc) * (fp32(InputScale * FilterScale[oc]) / OutputScale), OutputZP, OutputType)
+// Fidelity DirectML (section 10): requantize_directml(acc, FilterScale[oc], InputScale, OutputScale, OutputZP).
 #pragma once
 
 #include <cstdint>
 
+#include "qdml/core/fidelity.hpp"
 #include "qdml/core/quantize.hpp"
+#include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 
 namespace qdml::reference {
 
 template <class TIn, class TFilter, class TOut>
-void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op) {
+void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Fidelity f = Fidelity::Exact) {
     const auto& X = op.InputTensor;
     const auto& F = op.FilterTensor;
     const auto& Out = op.OutputTensor;
@@ -44,8 +47,13 @@ void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter,
                 }
             }
         }
-        const float mult = requantize_multiplier(op.InputScaleTensor[i], op.FilterScaleTensor[i], op.OutputScaleTensor[i]);
         const std::int32_t out_zp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[i] : 0;
+        if (f == Fidelity::DirectML) {
+            Out[i] = requantize_directml<TOut>(wrap_int32(acc), op.FilterScaleTensor[i], op.InputScaleTensor[i],
+                                               op.OutputScaleTensor[i], out_zp);
+            return;
+        }
+        const float mult = requantize_multiplier(op.InputScaleTensor[i], op.FilterScaleTensor[i], op.OutputScaleTensor[i]);
         Out[i] = requantize<TOut>(wrap_int32(acc), mult, out_zp);
     });
 }

@@ -2,6 +2,7 @@
 //   acc[m][n] = sum_k (A[m][k] - AZP[m]) * (B[k][n] - BZP[n])     (int32, wraps mod 2^32)
 //   mult      = fp32(AScale[m] * BScale[n]) / OutputScale[m]
 //   Output    = Q(fp32(acc) * mult, OutputZP[m], OutputType)
+// Fidelity DirectML (section 10): requantize_directml(acc, AScale[m], BScale[n], OutputScale[m], OutputZP[m]).
 // for each of the Batch*Channel products. The k loop sits outside the n loop
 // only so that rows of B are read in order; the sum is the same.
 #pragma once
@@ -9,13 +10,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "qdml/core/fidelity.hpp"
 #include "qdml/core/quantize.hpp"
+#include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 
 namespace qdml::reference {
 
 template <class TA, class TB, class TOut>
-void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op) {
+void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, Fidelity f = Fidelity::Exact) {
     const auto& A = op.ATensor;
     const auto& B = op.BTensor;
     const auto& Out = op.OutputTensor;
@@ -38,10 +41,12 @@ void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB
                         acc[n] += static_cast<std::uint32_t>(a * (b_row[n * b_stride] - b_zp[n]));
                 }
                 for (std::uint32_t n = 0; n < N; ++n) {
-                    const float mult = requantize_multiplier(op.AScaleTensor[{b, c, m, n}], op.BScaleTensor[{b, c, m, n}],
-                                                             op.OutputScaleTensor[{b, c, m, n}]);
+                    const float sa = op.AScaleTensor[{b, c, m, n}], sb = op.BScaleTensor[{b, c, m, n}];
+                    const float so = op.OutputScaleTensor[{b, c, m, n}];
                     const std::int32_t out_zp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[{b, c, m, n}] : 0;
-                    Out[{b, c, m, n}] = requantize<TOut>(wrap_int32(acc[n]), mult, out_zp);
+                    Out[{b, c, m, n}] = f == Fidelity::DirectML
+                                            ? requantize_directml<TOut>(wrap_int32(acc[n]), sa, sb, so, out_zp)
+                                            : requantize<TOut>(wrap_int32(acc[n]), requantize_multiplier(sa, sb, so), out_zp);
                 }
             }
         }

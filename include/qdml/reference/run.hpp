@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "qdml/core/feature_level.hpp"
+#include "qdml/core/fidelity.hpp"
+#include "qdml/operators/fidelity.hpp"
 #include "qdml/operators/visit.hpp"
 #include "qdml/reference/element_wise_clip.hpp"
 #include "qdml/reference/element_wise_dequantize_linear.hpp"
@@ -16,33 +18,34 @@
 namespace qdml::reference {
 
 namespace detail {
-// compute(d): run() after validation (qdml::run's Reference implementation calls it too).
+// compute(d, f): run() after validation (qdml::run's Reference implementation calls it too).
 
-inline void compute(const ElementWiseDequantizeLinearDesc& d) {
-    visit_typed(d, [](const auto& op) { element_wise_dequantize_linear(op); });
+inline void compute(const ElementWiseDequantizeLinearDesc& d, Fidelity f = Fidelity::Exact) {
+    visit_typed(d, [f](const auto& op) { element_wise_dequantize_linear(op, f); });
 }
-inline void compute(const ElementWiseQuantizedLinearAddDesc& d) {
-    visit_typed(d, [](const auto& op) { element_wise_quantized_linear_add(op); });
+inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Fidelity f = Fidelity::Exact) {
+    visit_typed(d, [f](const auto& op) { element_wise_quantized_linear_add(op, f); });
 }
-inline void compute(const QuantizedLinearMatrixMultiplyDesc& d) {
-    visit_typed(d, [](const auto& op) { quantized_linear_matrix_multiply(op); });
+inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Fidelity f = Fidelity::Exact) {
+    visit_typed(d, [f](const auto& op) { quantized_linear_matrix_multiply(op, f); });
 }
-inline void compute(const QuantizedLinearConvolutionDesc& d) {
-    visit_typed(d, [](const auto& op) { quantized_linear_convolution(op); });
+inline void compute(const QuantizedLinearConvolutionDesc& d, Fidelity f = Fidelity::Exact) {
+    visit_typed(d, [f](const auto& op) { quantized_linear_convolution(op, f); });
 }
-inline void compute(const ElementWiseClipDesc& d) {
-    visit_typed(d, [](const auto& op) { element_wise_clip(op); });
+inline void compute(const ElementWiseClipDesc& d, Fidelity f = Fidelity::Exact) {
+    visit_typed(d, [f](const auto& op) { element_wise_clip(op, f); });
 }
 
 }  // namespace detail
 
-/// Validates `d` against `level` (throws qdml::Error, touching no data), then
-/// computes it with the reference (any of the five operator descs): what
-/// qdml::run gives with Implementation::Reference.
+/// Validates `d` against `level` and `fidelity`'s rules (throws qdml::Error,
+/// touching no data), then computes it with the reference in that profile
+/// (any of the five operator descs): what qdml::run gives with
+/// Implementation::Reference.
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>()))>
-void run(const Desc& d, FeatureLevel level = FeatureLevel::Latest) {
-    validate(d, level);
-    detail::compute(d);
+void run(const Desc& d, FeatureLevel level = FeatureLevel::Latest, Fidelity fidelity = Fidelity::Exact) {
+    validate(d, level, fidelity);
+    detail::compute(d, fidelity);
 }
 
 }  // namespace qdml::reference

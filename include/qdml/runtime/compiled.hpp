@@ -40,8 +40,9 @@ template <class Desc>
 struct StatelessExecutor final : Executor<Desc> {
     Implementation impl;
     simd::GemmOptions gemm;
-    StatelessExecutor(Implementation i, simd::GemmOptions g) : impl(i), gemm(g) {}
-    void run(const Desc& d) const override { compute(d, impl, gemm); }
+    Fidelity fidelity;
+    StatelessExecutor(Implementation i, simd::GemmOptions g, Fidelity f) : impl(i), gemm(g), fidelity(f) {}
+    void run(const Desc& d) const override { compute(d, impl, gemm, fidelity); }
 };
 
 /// The element-wise operators' prepared forms (plan and constants derived at compile).
@@ -125,7 +126,7 @@ std::shared_ptr<const Executor<ElementWiseQuantizedLinearAddDesc>> make_executor
 template <class Desc>
 std::shared_ptr<const Executor<Desc>> compile_executor(const Desc& d, const RunOptions& o) {
     const simd::GemmOptions gemm{o.isa};
-    if (o.implementation == Implementation::Simd) {
+    if (o.implementation == Implementation::Simd && fast_path_honours(d, o.fidelity)) {
         if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>) {
             if (weights_owned_by_dml(d))
                 return std::make_shared<WeightsExecutor<Desc, simd::PreparedQuantizedLinearMatrixMultiply>>(
@@ -140,7 +141,7 @@ std::shared_ptr<const Executor<Desc>> compile_executor(const Desc& d, const RunO
             return e;
         }
     }
-    return std::make_shared<StatelessExecutor<Desc>>(o.implementation, gemm);
+    return std::make_shared<StatelessExecutor<Desc>>(o.implementation, gemm, o.fidelity);
 }
 
 }  // namespace detail
@@ -208,7 +209,8 @@ private:
     static constexpr std::size_t kMembers = std::tuple_size_v<decltype(detail::members(std::declval<const Desc&>()))>;
 
     bool constant_weights() const noexcept {
-        return options_.implementation == Implementation::Simd && detail::weights_owned_by_dml(desc_);
+        return options_.implementation == Implementation::Simd && fast_path_honours(desc_, options_.fidelity) &&
+               detail::weights_owned_by_dml(desc_);
     }
 
     [[noreturn]] static void mismatch(std::string_view member) {
@@ -244,7 +246,7 @@ private:
         if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc> ||
                       std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
             if (constant_weights()) detail::copy_weights(desc_, full);
-        validate(full, options_.feature_level);
+        validate(full, options_.feature_level, options_.fidelity);
         throw Error(std::string(Desc::OperatorName), "execute",
                     "a binding failed Compiled's checks but passed validation (a qdml bug)");
     }

@@ -10,6 +10,8 @@
 
 #include "qdml/core/data_type.hpp"
 #include "qdml/core/feature_level.hpp"
+#include "qdml/core/fidelity.hpp"
+#include "qdml/operators/fidelity.hpp"
 #include "qdml/operators/visit.hpp"
 #include "qdml/reference/run.hpp"
 #include "qdml/simd/options.hpp"
@@ -34,18 +36,46 @@ struct RunOptions {
     /// best the CPU runs): the GEMM engine's path (matrix multiplication and
     /// convolution) and the element-wise loops' (simd::select_elementwise_isa).
     simd::Isa isa = simd::Isa::Best;
+    /// The profile (docs/semantics.md section 10): Exact (the default for
+    /// now) or DirectML, DirectML's own bits and refusals. Where a fast path
+    /// does not compute the DirectML profile yet, Simd computes it with the
+    /// reference (fast_path_honours); describe() says so.
+    Fidelity fidelity = Fidelity::Exact;
 };
 
+/// Whether the fast path computes `d` in profile `f` (the exact profile:
+/// always). In the DirectML profile: the quantized add (one arithmetic in
+/// both profiles), dequantize of 8- and 16-bit inputs (where the two
+/// dequantize forms are equal) and clip of integer types; not yet matmul,
+/// convolution, dequantize of INT32/UINT32 and clip of float types, which
+/// qdml::run computes with the reference in that profile.
+inline bool fast_path_honours(const ElementWiseDequantizeLinearDesc& d, Fidelity f) noexcept {
+    const auto t = d.InputTensor.Desc.DataType;
+    return f == Fidelity::Exact || !(t == TensorDataType::Int32 || t == TensorDataType::UInt32);
+}
+inline bool fast_path_honours(const ElementWiseQuantizedLinearAddDesc&, Fidelity) noexcept { return true; }
+inline bool fast_path_honours(const QuantizedLinearMatrixMultiplyDesc&, Fidelity f) noexcept {
+    return f == Fidelity::Exact;
+}
+inline bool fast_path_honours(const QuantizedLinearConvolutionDesc&, Fidelity f) noexcept {
+    return f == Fidelity::Exact;
+}
+inline bool fast_path_honours(const ElementWiseClipDesc& d, Fidelity f) noexcept {
+    const auto t = d.InputTensor.Desc.DataType;
+    return f == Fidelity::Exact || !(t == TensorDataType::Float32 || t == TensorDataType::Float16);
+}
+
 namespace detail {
-// dispatch(d, impl): run() after validation, one switch over the types and
-// one typed call (qdml::Compiled's stateless executions call it too). A
+// dispatch(d, impl, gemm, f): run() after validation, one switch over the
+// types and one typed call (qdml::Compiled's stateless executions call it
+// too); in a profile the fast path does not compute, the reference. A
 // template, not five inline functions, so that a program can compile it once
 // (QDML_EXTERN_DISPATCH below); compute() names the five descs for run()'s
 // and describe()'s overload checks.
 template <class Desc>
-void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm) {
-    if (impl != Implementation::Simd) {
-        reference::detail::compute(d);
+void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fidelity f) {
+    if (impl != Implementation::Simd || !fast_path_honours(d, f)) {
+        reference::detail::compute(d, f);
         return;
     }
     visit_typed(d, [&](const auto& op) {
@@ -62,20 +92,25 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm) {
     });
 }
 
-inline void compute(const ElementWiseDequantizeLinearDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
-    dispatch(d, impl, gemm);
+inline void compute(const ElementWiseDequantizeLinearDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = Fidelity::Exact) {
+    dispatch(d, impl, gemm, f);
 }
-inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
-    dispatch(d, impl, gemm);
+inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = Fidelity::Exact) {
+    dispatch(d, impl, gemm, f);
 }
-inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
-    dispatch(d, impl, gemm);
+inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = Fidelity::Exact) {
+    dispatch(d, impl, gemm, f);
 }
-inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
-    dispatch(d, impl, gemm);
+inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = Fidelity::Exact) {
+    dispatch(d, impl, gemm, f);
 }
-inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::GemmOptions gemm = {}) {
-    dispatch(d, impl, gemm);
+inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = Fidelity::Exact) {
+    dispatch(d, impl, gemm, f);
 }
 }  // namespace detail
 
@@ -83,8 +118,8 @@ inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::Gem
 /// (any of the five operator descs).
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>(), Implementation::Simd))>
 void run(const Desc& d, const RunOptions& o = {}) {
-    validate(d, o.feature_level);
-    detail::compute(d, o.implementation, simd::GemmOptions{o.isa});
+    validate(d, o.feature_level, o.fidelity);
+    detail::compute(d, o.implementation, simd::GemmOptions{o.isa}, o.fidelity);
 }
 
 /// Which implementation, ISA path and form compute `d` under `o`, as run()
@@ -94,8 +129,9 @@ void run(const Desc& d, const RunOptions& o = {}) {
 /// and reads none of its data. `qdml run --verbose` prints it.
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>(), Implementation::Simd))>
 std::string describe(const Desc& d, const RunOptions& o = {}) {
-    validate(d, o.feature_level);
+    validate(d, o.feature_level, o.fidelity);
     if (o.implementation == Implementation::Reference) return "reference";
+    if (!fast_path_honours(d, o.fidelity)) return "reference (the fast path does not compute fidelity directml yet)";
     std::string s;
     visit_typed(d, [&](const auto& op) { s = "simd " + simd::path(op, simd::GemmOptions{o.isa}); });
     return s;
@@ -114,7 +150,8 @@ std::string describe(const Desc& d, const RunOptions& o = {}) {
 // way, from src/dispatch_*.cpp). Without the macro nothing changes: qdml is
 // header-only.
 #define QDML_DETAIL_DISPATCH_INSTANCE(EXT, Desc) \
-    EXT template void qdml::detail::dispatch<Desc>(const Desc&, qdml::Implementation, qdml::simd::GemmOptions);
+    EXT template void qdml::detail::dispatch<Desc>(const Desc&, qdml::Implementation, qdml::simd::GemmOptions, \
+                                                   qdml::Fidelity);
 #if defined(QDML_EXTERN_DISPATCH)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseDequantizeLinearDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)

@@ -1,0 +1,84 @@
+// qdml/core/quantize_directml.hpp - the DirectML profile's forms of the steps
+// in which DirectML 1.15.4 differs from the exact rules (docs/semantics.md
+// section 10), as measured with DirectML itself
+// (tools/directml/probe_arithmetic.py on tests/data/directml):
+//   dequantize_directml      = (fp32(x) - fp32(zp)) * scale
+//   requantize_directml<T>   = quantize_directml<T>(((fp32(acc) * s1) * s2) / scale_out, zp)
+//   quantize_directml<T>     = clamp(wrap32(int32_saturate(rne(v)) + zp), lo, hi), NaN -> 0 + zp
+//   clamp_min_max_directml   = t = v < hi ? v : hi; t > lo ? t : lo
+// Every other step is the exact profile's (core/quantize.hpp).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "qdml/core/quantize.hpp"
+
+namespace qdml {
+
+/// DirectML's dequantize: input and zero point each converted to binary32
+/// (rounded beyond 2^24), then subtracted and multiplied. For 8- and 16-bit
+/// inputs this equals dequantize() bit for bit.
+inline float dequantize_directml(std::int64_t x, std::int64_t zp, float scale) noexcept {
+    const float d = no_fuse(fp32(x) - fp32(zp));
+    return no_fuse(d * scale);
+}
+
+/// Whether dequantize_directml can differ from dequantize for input type T
+/// (only where |x| or |zp| may exceed 2^24: INT32 and UINT32).
+template <class T>
+inline constexpr bool dequantize_directml_differs = sizeof(T) >= 4;
+
+/// DirectML's quantize step of matmul and convolution: rne(v) converted to
+/// int32 saturating (NaN -> 0), plus zp in wrapping int32 arithmetic, then
+/// clamped to T's range. Differs from quantize() for infinite, NaN and huge
+/// values only (+inf with zp 1 gives T's low end: INT32_MAX + 1 wraps).
+template <class T>
+inline T quantize_directml(float v, std::int32_t zp) noexcept {
+    std::int32_t i = 0;
+    if (v == v) {
+        const float r = round_half_even(v);
+        i = r >= 2147483648.0f ? std::numeric_limits<std::int32_t>::max()
+            : r < -2147483648.0f ? std::numeric_limits<std::int32_t>::min()
+                                 : static_cast<std::int32_t>(r);
+    }
+    const std::int32_t s = wrap_int32(static_cast<std::uint32_t>(i) + static_cast<std::uint32_t>(zp));
+    const std::int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    return static_cast<T>(s < lo ? lo : s > hi ? hi : s);
+}
+
+/// DirectML's requantize of matmul and convolution: ((fp32(acc) * s1) * s2)
+/// / scale_out, three roundings in that order, then quantize_directml. Matmul:
+/// s1 = AScale, s2 = BScale; convolution: s1 = FilterScale, s2 = InputScale.
+template <class T>
+inline T requantize_directml(std::int32_t acc, float s1, float s2, float scale_out, std::int32_t zp) noexcept {
+    const float v1 = no_fuse(fp32(acc) * s1);
+    const float v2 = no_fuse(v1 * s2);
+    return quantize_directml<T>(v2 / scale_out, zp);
+}
+
+/// Clip's comparisons as DirectML makes them: min(v, hi) is v only when
+/// v < hi, max(., lo) the value only when it is > lo. So NaN becomes the
+/// bound (Max, then max(Min, Max)), and a value equal to a bound becomes
+/// the bound itself (-0.0 with Min = +0.0 gives +0.0).
+template <class V>
+V clamp_min_max_directml(V v, V lo, V hi) noexcept {
+    using O = VecOps<V>;
+    const V t = O::select(v < hi, v, hi);
+    return O::select(t > lo, t, lo);
+}
+
+/// One element of ELEMENT_WISE_CLIP in the DirectML profile: float types
+/// compare as clamp_min_max_directml; integer types as clip_element.
+template <class T>
+T clip_element_directml(T x, const ClipParams<T>& p) noexcept {
+    if constexpr (ClipParams<T>::is_float) {
+        float v = to_float(x);
+        if (p.scale_bias) v = scale_bias_step(v, p.scale, p.bias);
+        return from_float<T>(clamp_min_max_directml(v, p.lo, p.hi));
+    } else {
+        return clip_element(x, p);
+    }
+}
+
+}  // namespace qdml

@@ -1,0 +1,76 @@
+// qdml/operators/fidelity.hpp - validation per profile (docs/semantics.md
+// section 10): the DirectML profile also refuses what DirectML 1.15.4
+// refuses and the exact rules allow (each refusal measured:
+// tests/data/directml/*/refuse_*, */params_zp_fewer_dims):
+//   - a zero point whose DimensionCount or Sizes differ from its scale's
+//     (QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION);
+//   - ELEMENT_WISE_CLIP with ScaleBias on INT64 or UINT64.
+#pragma once
+
+#include <string>
+
+#include "qdml/core/data_type.hpp"
+#include "qdml/core/error.hpp"
+#include "qdml/core/feature_level.hpp"
+#include "qdml/core/fidelity.hpp"
+#include "qdml/core/validate.hpp"
+#include "qdml/operators/element_wise_clip.hpp"
+#include "qdml/operators/element_wise_dequantize_linear.hpp"
+#include "qdml/operators/element_wise_quantized_linear_add.hpp"
+#include "qdml/operators/quantized_linear_convolution.hpp"
+#include "qdml/operators/quantized_linear_matrix_multiply.hpp"
+
+namespace qdml {
+
+namespace detail {
+/// DirectML: a zero point has its scale's DimensionCount and Sizes.
+inline void zero_point_like_scale(std::string_view op, const char* zp_member, const OptionalTensor& zp,
+                                  const char* scale_member, const Tensor& scale) {
+    if (!zp) return;
+    const TensorDesc &z = zp->Desc, &s = scale.Desc;
+    bool same = z.DimensionCount == s.DimensionCount;
+    for (std::uint32_t i = 0; same && i < z.DimensionCount; ++i) same = z.Sizes[i] == s.Sizes[i];
+    if (!same)
+        throw Error(std::string(op), zp_member,
+                    cat("DimensionCount and Sizes ", sizes_str(z), " must equal ", scale_member, "'s ", sizes_str(s),
+                        " (DirectML refuses a zero point shaped unlike its scale; fidelity exact allows it)"));
+}
+}  // namespace detail
+
+/// The DirectML profile's refusals beyond validate(d, level); the others none.
+inline void validate_directml(const ElementWiseDequantizeLinearDesc&) {}
+inline void validate_directml(const ElementWiseQuantizedLinearAddDesc&) {}
+
+inline void validate_directml(const QuantizedLinearMatrixMultiplyDesc& d) {
+    constexpr std::string_view n = QuantizedLinearMatrixMultiplyDesc::OperatorName;
+    detail::zero_point_like_scale(n, "AZeroPointTensor", d.AZeroPointTensor, "AScaleTensor", d.AScaleTensor);
+    detail::zero_point_like_scale(n, "BZeroPointTensor", d.BZeroPointTensor, "BScaleTensor", d.BScaleTensor);
+    detail::zero_point_like_scale(n, "OutputZeroPointTensor", d.OutputZeroPointTensor, "OutputScaleTensor",
+                                  d.OutputScaleTensor);
+}
+
+inline void validate_directml(const QuantizedLinearConvolutionDesc& d) {
+    constexpr std::string_view n = QuantizedLinearConvolutionDesc::OperatorName;
+    detail::zero_point_like_scale(n, "InputZeroPointTensor", d.InputZeroPointTensor, "InputScaleTensor",
+                                  d.InputScaleTensor);
+    detail::zero_point_like_scale(n, "FilterZeroPointTensor", d.FilterZeroPointTensor, "FilterScaleTensor",
+                                  d.FilterScaleTensor);
+    detail::zero_point_like_scale(n, "OutputZeroPointTensor", d.OutputZeroPointTensor, "OutputScaleTensor",
+                                  d.OutputScaleTensor);
+}
+
+inline void validate_directml(const ElementWiseClipDesc& d) {
+    const TensorDataType t = d.InputTensor.Desc.DataType;
+    if (d.ScaleBias && (t == TensorDataType::Int64 || t == TensorDataType::UInt64))
+        throw Error(std::string(ElementWiseClipDesc::OperatorName), "ScaleBias",
+                    detail::cat("must be absent for ", name(t), " tensors (DirectML refuses it; fidelity exact allows it)"));
+}
+
+/// validate(d, level), then, for Fidelity::DirectML, DirectML's own refusals.
+template <class Desc, class = decltype(validate_directml(std::declval<const Desc&>()))>
+void validate(const Desc& d, FeatureLevel level, Fidelity fidelity) {
+    validate(d, level);
+    if (fidelity == Fidelity::DirectML) validate_directml(d);
+}
+
+}  // namespace qdml
