@@ -26,6 +26,7 @@ inputs are reproducible and adding a case changes no other one.
 import argparse
 import itertools
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -468,6 +469,16 @@ def gen_matmul():
                              i8, (1, 1), 4, 5, 6, 2, "tensor", "column", zp_param=("tensor", "tensor", "tensor")))
     cases.append(matmul_case("refuse_out_scale_row_zp_tensor", "per-row OutputScale with a per-tensor OutputZeroPoint", u8,
                              u8, u8, (1, 1), 4, 5, 6, 2, "row", "tensor", zp_param=("row", "tensor", "tensor")))
+    # A scale and its zero point with equal values but different DimensionCount (same Sizes right-aligned),
+    # and with equal Sizes through stride 0 (per-tensor values written per column).
+    c = matmul_case("params_zp_fewer_dims", "AScale {1,1}, AZeroPoint {1}: one value each, different DimensionCount", u8, u8,
+                    u8, (1, 1), 4, 5, 6, 2)
+    c.tensor("AZeroPointTensor", u8, [1], [7])
+    cases.append(c)
+    c = matmul_case("params_zp_stride0_column", "per-tensor BScale written {1,N} with stride 0, per-column BZeroPoint", u8,
+                    i8, u8, (1, 1), 4, 5, 6, 2, "tensor", "column")
+    c.tensor("BScaleTensor", f32, [1, 6], [0.0625], [0, 0])
+    cases.append(c)
     return cases
 
 
@@ -588,6 +599,10 @@ def gen_conv():
                                1, bias=True, zp_present=(0, 0, 0), x_values=all_pairs(tx, tw)[0],
                                bias_values=np.array([0, 1, -1, 3], i32),
                                scales={"x": [0.5], "w": [0.25], "y": [0.25]}))
+    c = conv_case("params_zp_fewer_dims", "InputScale {1,1,1,1}, InputZeroPoint {1}: different DimensionCount", u8, i8, u8,
+                  1, 2, 5, 5, 4, 3, 3)
+    c.tensor("InputZeroPointTensor", u8, [1], [9])
+    cases.append(c)
     # Refusal: per-channel filter scale with a per-tensor filter zero point, and the reverse.
     cases.append(conv_case("refuse_scale_channel_zp_tensor", "per-channel FilterScale with a per-tensor FilterZeroPoint",
                            u8, i8, u8, 1, 2, 5, 5, 4, 3, 3, per_channel=True, zp_per_channel=False))
@@ -706,6 +721,11 @@ def run_dml(cases, stage):
     return res
 
 
+def debian_version(pkg):
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True)
+    return r.stdout.strip() or "?"
+
+
 def source_json(info):
     fields = dict(line.split(": ", 1) for line in info.splitlines() if ": " in line)
     return {
@@ -715,6 +735,7 @@ def source_json(info):
         "DirectML version": fields.get("version", "?"),
         "feature level": fields.get("DML_FEATURE_LEVEL max", "?"),
         "device": "D3D12 from vkd3d 1.12 (linked into dmlrun.exe) on Mesa lavapipe (llvmpipe, CPU Vulkan)",
+        "Debian packages": {p: debian_version(p) for p in ("wine64", "mesa-vulkan-drivers", "g++-mingw-w64-x86-64-posix")},
         "info": info.strip().splitlines(),
         "profile": "directml: every expected output is DirectML's; qdml checks them with --fidelity directml",
     }
@@ -754,7 +775,7 @@ def main():
                         [("expected.npy", out)])
                 counts[op_dir][0] += 1
             elif rc == 3:
-                msg = " ".join(line for line in err.splitlines() if line).replace(str(stage), "")
+                msg = re.sub(r"Z:\\\S*case\.json: ", "", " ".join(line for line in err.splitlines() if line))
                 c.description += f" (DirectML refuses it: {msg[-200:]})"
                 c.write(args.out, {"error": True, "fidelity": "directml"})
                 counts[op_dir][1] += 1
