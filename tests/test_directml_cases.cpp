@@ -125,6 +125,42 @@ TEST_CASE("every case: the case-file runner and qdml::dml::execute give identica
     WARN(total << " cases computed identically through both entries");
 }
 
+TEST_CASE("DirectML's cases: the exact checker explains every element in both profiles", "[directml][cases][fidelity]") {
+    // tests/data/directml (docs/semantics.md section 10): computed in the
+    // directml profile, every element that differs from the exactly rounded
+    // result is explained, those moved by a DirectML step named after it; in
+    // the exact profile every difference is explained by section 0's steps.
+    std::map<qdml::exact::Reason, std::uint64_t> reasons;
+    int cases = 0;
+    for (const auto& file : case_files()) {
+        if (file.find("/tests/data/directml/") == std::string::npos) continue;
+        for (const auto fidelity : {qdml::Fidelity::DirectML, qdml::Fidelity::Exact}) {
+            INFO(file << " fidelity " << qdml::to_string(fidelity));
+            qdml::cli::Case c = qdml::cli::load_case(file);
+            if (c.expected.kind != qdml::cli::Expectation::Kind::Data) continue;
+            qdml::RunOptions o;
+            o.fidelity = fidelity;
+            const AnyDesc d = qdml::cli::make_desc(c);
+            qdml::cli::run_desc(d, o);
+            const qdml::exact::Report r = qdml::cli::check_exact_desc(d, fidelity);
+            CHECK(r.unexplained() == 0);
+            if (fidelity == qdml::Fidelity::DirectML) {
+                ++cases;
+                for (const auto& diff : r.differences) ++reasons[diff.reason];
+            } else {
+                for (const auto& diff : r.differences) CHECK(diff.reason < qdml::exact::Reason::Unexplained);
+            }
+        }
+    }
+    CHECK(cases >= 540);
+    // Each DirectML step moves some element of the data.
+    for (const auto step : {qdml::exact::Reason::DirectMLDequantize, qdml::exact::Reason::DirectMLRequantizeOrder,
+                            qdml::exact::Reason::DirectMLQuantize, qdml::exact::Reason::DirectMLClip}) {
+        INFO(qdml::exact::name(step));
+        CHECK(reasons[step] > 0);
+    }
+}
+
 TEST_CASE("every case at every feature level: same verdict and message through the DML entry",
           "[directml][cases]") {
     int rejections = 0;

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "qdml/core/data_type.hpp"
 #include "qdml/core/error.hpp"
