@@ -4,6 +4,8 @@
 // measured with DirectML itself (tools/directml, tests/data/directml).
 #pragma once
 
+#include "qdml/core/requires_cxx17.hpp"  // first: a C++14 build stops here with one clear error
+
 #include <optional>
 #include <string_view>
 
