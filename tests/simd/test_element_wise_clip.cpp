@@ -1,5 +1,6 @@
 // Differential test of ELEMENT_WISE_CLIP: random cases of all ten types, with
-// and without ScaleBias, Min > Max, in place, through the reference and the
+// and without ScaleBias, Min > Max, in place, in both profiles (exact and
+// directml: docs/semantics.md section 10), through the reference and the
 // SIMD path (stateless and compiled), identical bits required
 // (tests/support/differential.hpp).
 #include <catch2/catch.hpp>
@@ -63,13 +64,20 @@ void one_case(Rng& r, std::uint64_t seed) {
     } else {
         c.OutputTensor = pool.clone(d.OutputTensor);
     }
+    // Half the cases in the directml profile (which refuses ScaleBias on 64-bit integers).
+    const bool refused = d.ScaleBias && sizeof(T) == 8 && !std::is_floating_point_v<T>;
+    const auto fidelity = !refused && r.chance(50) ? qdml::Fidelity::DirectML : qdml::Fidelity::Exact;
     std::string path_s, path_c;  // the element-wise paths of the two runs (each path in turn, case by case)
-    const auto compiled = qdml::compile(d, elementwise_options(seed + 1, &path_c));
-    qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, elementwise_options(seed, &path_s));
+    qdml::RunOptions o_s = elementwise_options(seed, &path_s), o_c = elementwise_options(seed + 1, &path_c),
+                     o_r{qdml::Implementation::Reference};
+    o_s.fidelity = o_c.fidelity = o_r.fidelity = fidelity;
+    const auto compiled = qdml::compile(d, o_c);
+    qdml::run(d, o_r);
+    qdml::run(s, o_s);
     compiled.execute(c);
     std::ostringstream ctx;
-    ctx << "seed " << seed << "; input " << l_in << ", output " << l_out << "; Min " << d.Min << ", Max " << d.Max;
+    ctx << "seed " << seed << "; fidelity " << qdml::to_string(fidelity) << "; input " << l_in << ", output " << l_out
+        << "; Min " << d.Min << ", Max " << d.Max;
     if (d.ScaleBias) ctx << ", Scale " << d.ScaleBias->Scale << ", Bias " << d.ScaleBias->Bias;
     ctx << "\n" << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
     compare(pool, d.OutputTensor, s.OutputTensor, "path " + path_s + "; " + ctx.str());
@@ -94,7 +102,8 @@ namespace {
 /// An NHWC input or output (or both, or in place) viewed as NCHW: the loop
 /// plan's transposed tile form (1-, 2-, 4- and 8-byte elements) against the reference.
 template <class T>
-void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int out_form, bool in_place, bool scale_bias) {
+void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int out_form, bool in_place, bool scale_bias,
+                      qdml::Fidelity fidelity = qdml::Fidelity::Exact) {
     Rng r(case_seed(30, sizes[1] * 16 + in_form * 4 + out_form));
     GuardedPool pool;
     qdml::ElementWiseClipDesc d;
@@ -109,11 +118,15 @@ void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int 
         s.InputTensor = s.OutputTensor = pool.clone(d.InputTensor);
     else
         s.OutputTensor = pool.clone(d.OutputTensor);
-    qdml::run(d, {qdml::Implementation::Reference});
+    qdml::RunOptions o_r{qdml::Implementation::Reference};
+    o_r.fidelity = fidelity;
+    qdml::run(d, o_r);
     std::string path;
-    qdml::run(s, next_elementwise_options(&path));
+    qdml::RunOptions o_s = next_elementwise_options(&path);
+    o_s.fidelity = fidelity;
+    qdml::run(s, o_s);
     std::ostringstream ctx;
-    ctx << "interleaved: input form " << in_form << ", output form " << out_form << (in_place ? ", in place" : "")
+    ctx << "fidelity " << qdml::to_string(fidelity) << "; interleaved: input form " << in_form << ", output form " << out_form << (in_place ? ", in place" : "")
         << (scale_bias ? ", ScaleBias" : "") << "\n"
         << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
     compare(pool, d.OutputTensor, s.OutputTensor, "path " + path + "; " + ctx.str());
@@ -125,6 +138,9 @@ void interleaved_cases() {
         for (int in_form = 0; in_form < kInterleavedForms; ++in_form) {
             for (int out_form = 0; out_form < kInterleavedForms; ++out_form) interleaved_case<T>(sizes, in_form, out_form, false, in_form == 1);
             interleaved_case<T>(sizes, in_form, in_form, true, false);
+            if (!std::is_integral_v<T>)  // the float types' DirectML comparisons on the tile form
+                interleaved_case<T>(sizes, in_form, (in_form + 1) % kInterleavedForms, false, in_form == 1,
+                                    qdml::Fidelity::DirectML);
         }
 }
 }  // namespace

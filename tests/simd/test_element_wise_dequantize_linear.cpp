@@ -1,5 +1,6 @@
-// Differential test of ELEMENT_WISE_DEQUANTIZE_LINEAR: random cases through
-// the reference and the SIMD path (stateless and compiled), identical bits
+// Differential test of ELEMENT_WISE_DEQUANTIZE_LINEAR: random cases in both
+// profiles (exact and directml: docs/semantics.md section 10) through the
+// reference and the SIMD path (stateless and compiled), identical bits
 // required (tests/support/differential.hpp).
 #include <catch2/catch.hpp>
 
@@ -39,13 +40,17 @@ void one_case(Rng& r, std::uint64_t seed) {
     s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::ElementWiseDequantizeLinearDesc c = d;  // the compiled form: compiled on d, executed with its own output
     c.OutputTensor = pool.clone(d.OutputTensor);
+    const auto fidelity = r.chance(50) ? qdml::Fidelity::DirectML : qdml::Fidelity::Exact;
     std::string path_s, path_c;  // the element-wise paths of the two runs (each path in turn, case by case)
-    const auto compiled = qdml::compile(d, elementwise_options(seed + 1, &path_c));
-    qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, elementwise_options(seed, &path_s));
+    qdml::RunOptions o_s = elementwise_options(seed, &path_s), o_c = elementwise_options(seed + 1, &path_c),
+                     o_r{qdml::Implementation::Reference};
+    o_s.fidelity = o_c.fidelity = o_r.fidelity = fidelity;
+    const auto compiled = qdml::compile(d, o_c);
+    qdml::run(d, o_r);
+    qdml::run(s, o_s);
     compiled.execute(c);
     std::ostringstream ctx;
-    ctx << "seed " << seed << "; input " << l_in << ", scale " << l_scale << ", zero point " << l_zp << ", output "
+    ctx << "seed " << seed << "; fidelity " << qdml::to_string(fidelity) << "; input " << l_in << ", scale " << l_scale << ", zero point " << l_zp << ", output "
         << l_out << "\n"
         << describe("InputTensor", d.InputTensor) << describe("ScaleTensor", d.ScaleTensor)
         << (d.ZeroPointTensor ? describe("ZeroPointTensor", *d.ZeroPointTensor) : "")
@@ -73,7 +78,8 @@ namespace {
 /// along C: the repeated value of each row) and a per-tensor or NHWC zero
 /// point: the loop plan's transposed tile form against the reference.
 template <class TIn, class TOut>
-void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int out_form, int zp_form) {
+void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int out_form, int zp_form,
+                      qdml::Fidelity fidelity = qdml::Fidelity::Exact) {
     Rng r(case_seed(31, sizes[1] * 64 + in_form * 16 + out_form * 4 + zp_form));
     GuardedPool pool;
     qdml::ElementWiseDequantizeLinearDesc d;
@@ -87,11 +93,15 @@ void interleaved_case(const std::vector<std::uint32_t>& sizes, int in_form, int 
     fill<TIn>(*d.ZeroPointTensor, [&] { return r.value<TIn>(); });
     qdml::ElementWiseDequantizeLinearDesc s = d;
     s.OutputTensor = pool.clone(d.OutputTensor);
-    qdml::run(d, {qdml::Implementation::Reference});
+    qdml::RunOptions o_r{qdml::Implementation::Reference};
+    o_r.fidelity = fidelity;
+    qdml::run(d, o_r);
     std::string path;
-    qdml::run(s, next_elementwise_options(&path));
+    qdml::RunOptions o_s = next_elementwise_options(&path);
+    o_s.fidelity = fidelity;
+    qdml::run(s, o_s);
     std::ostringstream ctx;
-    ctx << "interleaved: input form " << in_form << ", output form " << out_form << ", zero point form " << zp_form << "\n"
+    ctx << "fidelity " << qdml::to_string(fidelity) << "; interleaved: input form " << in_form << ", output form " << out_form << ", zero point form " << zp_form << "\n"
         << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
     compare(pool, d.OutputTensor, s.OutputTensor, "path " + path + "; " + ctx.str());
 }
@@ -100,7 +110,12 @@ template <class TIn, class TOut>
 void interleaved_cases() {
     for (const auto& sizes : kInterleavedShapes)
         for (int in_form = 0; in_form < kInterleavedForms; ++in_form)
-            for (int out_form = 0; out_form < kInterleavedForms; ++out_form) interleaved_case<TIn, TOut>(sizes, in_form, out_form, (in_form + out_form) % 2);
+            for (int out_form = 0; out_form < kInterleavedForms; ++out_form) {
+                interleaved_case<TIn, TOut>(sizes, in_form, out_form, (in_form + out_form) % 2);
+                if (sizeof(TIn) == 4)  // DirectML's INT32/UINT32 form on the tile form
+                    interleaved_case<TIn, TOut>(sizes, in_form, out_form, (in_form + out_form + 1) % 2,
+                                                qdml::Fidelity::DirectML);
+            }
 }
 }  // namespace
 

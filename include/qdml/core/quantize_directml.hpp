@@ -62,7 +62,7 @@ inline T requantize_directml(std::int32_t acc, float s1, float s2, float scale_o
 /// bound (Max, then max(Min, Max)), and a value equal to a bound becomes
 /// the bound itself (-0.0 with Min = +0.0 gives +0.0).
 template <class V>
-V clamp_min_max_directml(V v, V lo, V hi) noexcept {
+QDML_ALWAYS_INLINE inline V clamp_min_max_directml(const V& v, const V& lo, const V& hi) noexcept {
     using O = VecOps<V>;
     const V t = O::select(v < hi, v, hi);
     return O::select(t > lo, t, lo);

@@ -125,7 +125,7 @@ std::shared_ptr<const Executor<ElementWiseQuantizedLinearAddDesc>> make_executor
 /// else the stateless call.
 template <class Desc>
 std::shared_ptr<const Executor<Desc>> compile_executor(const Desc& d, const RunOptions& o) {
-    const simd::GemmOptions gemm{o.isa};
+    const simd::GemmOptions gemm{o.isa, o.fidelity};
     if (o.implementation == Implementation::Simd && fast_path_honours(d, o.fidelity)) {
         if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>) {
             if (weights_owned_by_dml(d))

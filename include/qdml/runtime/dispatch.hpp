@@ -44,15 +44,12 @@ struct RunOptions {
 };
 
 /// Whether the fast path computes `d` in profile `f` (the exact profile:
-/// always). In the DirectML profile: the quantized add (one arithmetic in
-/// both profiles), dequantize of 8- and 16-bit inputs (where the two
-/// dequantize forms are equal) and clip of integer types; not yet matmul,
-/// convolution, dequantize of INT32/UINT32 and clip of float types, which
-/// qdml::run computes with the reference in that profile.
-inline bool fast_path_honours(const ElementWiseDequantizeLinearDesc& d, Fidelity f) noexcept {
-    const auto t = d.InputTensor.Desc.DataType;
-    return f == Fidelity::Exact || !(t == TensorDataType::Int32 || t == TensorDataType::UInt32);
-}
+/// always). In the DirectML profile: the element-wise operators (the
+/// quantized add has one arithmetic in both profiles; dequantize of INT32
+/// and UINT32 and clip of float types follow simd::GemmOptions::fidelity);
+/// not yet matmul and convolution, which qdml::run computes with the
+/// reference in that profile.
+inline bool fast_path_honours(const ElementWiseDequantizeLinearDesc&, Fidelity) noexcept { return true; }
 inline bool fast_path_honours(const ElementWiseQuantizedLinearAddDesc&, Fidelity) noexcept { return true; }
 inline bool fast_path_honours(const QuantizedLinearMatrixMultiplyDesc&, Fidelity f) noexcept {
     return f == Fidelity::Exact;
@@ -60,10 +57,7 @@ inline bool fast_path_honours(const QuantizedLinearMatrixMultiplyDesc&, Fidelity
 inline bool fast_path_honours(const QuantizedLinearConvolutionDesc&, Fidelity f) noexcept {
     return f == Fidelity::Exact;
 }
-inline bool fast_path_honours(const ElementWiseClipDesc& d, Fidelity f) noexcept {
-    const auto t = d.InputTensor.Desc.DataType;
-    return f == Fidelity::Exact || !(t == TensorDataType::Float32 || t == TensorDataType::Float16);
-}
+inline bool fast_path_honours(const ElementWiseClipDesc&, Fidelity) noexcept { return true; }
 
 namespace detail {
 // dispatch(d, impl, gemm, f): run() after validation, one switch over the
@@ -78,6 +72,7 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fideli
         reference::detail::compute(d, f);
         return;
     }
+    gemm.fidelity = f;
     visit_typed(d, [&](const auto& op) {
         if constexpr (std::is_same_v<Desc, ElementWiseDequantizeLinearDesc>)
             simd::element_wise_dequantize_linear(op, gemm);
@@ -119,7 +114,7 @@ inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::Gem
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>(), Implementation::Simd))>
 void run(const Desc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level, o.fidelity);
-    detail::compute(d, o.implementation, simd::GemmOptions{o.isa}, o.fidelity);
+    detail::compute(d, o.implementation, simd::GemmOptions{o.isa, o.fidelity}, o.fidelity);
 }
 
 /// Which implementation, ISA path and form compute `d` under `o`, as run()
@@ -133,7 +128,7 @@ std::string describe(const Desc& d, const RunOptions& o = {}) {
     if (o.implementation == Implementation::Reference) return "reference";
     if (!fast_path_honours(d, o.fidelity)) return "reference (the fast path does not compute fidelity directml yet)";
     std::string s;
-    visit_typed(d, [&](const auto& op) { s = "simd " + simd::path(op, simd::GemmOptions{o.isa}); });
+    visit_typed(d, [&](const auto& op) { s = "simd " + simd::path(op, simd::GemmOptions{o.isa, o.fidelity}); });
     return s;
 }
 

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "qdml/core/quantize.hpp"
+#include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/reference/element_wise_clip.hpp"
 #include "qdml/simd/arch.hpp"
@@ -27,15 +28,21 @@ namespace qdml::simd {
 
 namespace detail {
 
-/// The row kernel on ISA tag A (arch.hpp).
-template <class T, bool ScaleBias, class A>
+/// The row kernel on ISA tag A (arch.hpp); DirectML: float types compare as
+/// DirectML does (clamp_min_max_directml, docs/semantics.md section 10).
+template <class T, bool ScaleBias, bool DirectML, class A>
 struct ClipRow {
     ClipParams<T> p;
     bool stream = false;  ///< non-temporal stores (see streams())
 
     QDML_ALWAYS_INLINE void operator()(T* out, RowIn<T> x, std::size_t n) const noexcept {
         const ClipParams<T> prm = p;  // (the lambdas below copy what they use: no reloads after 8-bit stores)
-        const auto one = [=](std::size_t i) QDML_ALWAYS_INLINE { out[i] = clip_element(*x.at(i), prm); };
+        const auto one = [=](std::size_t i) QDML_ALWAYS_INLINE {
+            if constexpr (DirectML)
+                out[i] = clip_element_directml(*x.at(i), prm);
+            else
+                out[i] = clip_element(*x.at(i), prm);
+        };
         if constexpr (ClipParams<T>::is_float) {
             using F = kernel::fbatch<A>;
             constexpr std::size_t W = F::size;
@@ -43,7 +50,10 @@ struct ClipRow {
             const auto value = [=](std::size_t i) QDML_ALWAYS_INLINE {
                 F v = kernel::load_float<A>(x.at(i));
                 if constexpr (ScaleBias) v = scale_bias_step(v, prm.scale, prm.bias);
-                return kernel::clamp_float<A>(v, lo, hi);
+                if constexpr (DirectML)
+                    return clamp_min_max_directml(v, lo, hi);
+                else
+                    return kernel::clamp_float<A>(v, lo, hi);
             };
             row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
         } else if constexpr (!ScaleBias) {
@@ -74,13 +84,26 @@ struct ClipRow {
 };
 
 /// The rank-free part: every row of the plan (operands: output, input).
+/// (Integer types compute the same in both profiles.)
 template <class T>
-void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const ClipParams<T>& p, ElementWiseIsa isa) {
+void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const ClipParams<T>& p, ElementWiseIsa isa,
+               Fidelity f) {
     const bool stream = streams(plan.elements() * sizeof(T));
-    if (p.scale_bias)
-        run_rows_on<T, T>(isa, plan, base, [&](auto tag) { return ClipRow<T, true, typename decltype(tag)::type>{p, stream}; });
-    else
-        run_rows_on<T, T>(isa, plan, base, [&](auto tag) { return ClipRow<T, false, typename decltype(tag)::type>{p, stream}; });
+    const auto rows = [&](auto scale_bias, auto directml) {
+        run_rows_on<T, T>(isa, plan, base, [&](auto tag) {
+            return ClipRow<T, decltype(scale_bias)::value, decltype(directml)::value, typename decltype(tag)::type>{p, stream};
+        });
+    };
+    using Yes = std::true_type;
+    using No = std::false_type;
+    if constexpr (ClipParams<T>::is_float) {
+        if (f == Fidelity::DirectML)
+            p.scale_bias ? rows(Yes{}, Yes{}) : rows(No{}, Yes{});
+        else
+            p.scale_bias ? rows(Yes{}, No{}) : rows(No{}, No{});
+    } else {
+        p.scale_bias ? rows(Yes{}, No{}) : rows(No{}, No{});
+    }
     if (stream) kernel::stream_fence();
 }
 
@@ -100,29 +123,33 @@ template <class T>
 class PreparedElementWiseClip {
 public:
     explicit PreparedElementWiseClip(const ElementWiseClip<T>& op, const GemmOptions& o = {})
-        : plan_(detail::clip_plan(op)), params_(ClipParams<T>::derive(op)), isa_(select_elementwise_isa(o.isa)) {}
+        : plan_(detail::clip_plan(op)),
+          params_(ClipParams<T>::derive(op)),
+          isa_(select_elementwise_isa(o.isa)),
+          fidelity_(o.fidelity) {}
     void execute(void* out, const void* in) const {
         detail::clip_rows<T>(plan_, {static_cast<char*>(out), const_cast<char*>(static_cast<const char*>(in))}, params_,
-                             isa_);
+                             isa_, fidelity_);
     }
 
 private:
     LoopPlan<2> plan_;
     ClipParams<T> params_;
     ElementWiseIsa isa_;
+    Fidelity fidelity_;
 };
 
-/// Same signature and bits as reference::element_wise_clip; may run in
+/// The bits of reference::element_wise_clip(op, o.fidelity); may run in
 /// place; `o.isa` caps the path (select_elementwise_isa).
 template <class T>
 void element_wise_clip(const ElementWiseClip<T>& op, const GemmOptions& o = {}) {
     if constexpr (!kAvailable) {
-        reference::element_wise_clip(op);
+        reference::element_wise_clip(op, o.fidelity);
     } else {
         detail::clip_rows<T>(detail::clip_plan(op),
                              {reinterpret_cast<char*>(op.OutputTensor.data),
                               const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data))},
-                             ClipParams<T>::derive(op), select_elementwise_isa(o.isa));
+                             ClipParams<T>::derive(op), select_elementwise_isa(o.isa), o.fidelity);
     }
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "qdml/core/quantize.hpp"
+#include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 #include "qdml/reference/element_wise_dequantize_linear.hpp"
 #include "qdml/simd/arch.hpp"
@@ -33,8 +34,9 @@ QDML_ALWAYS_INLINE inline kernel::fbatch<A> diff_float(const TIn* x, const TIn* 
         return kernel::load_diff_float<A>(x, zp);
 }
 
-/// The row kernel on ISA tag A (arch.hpp).
-template <class TIn, class TOut, class A>
+/// The row kernel on ISA tag A (arch.hpp); DirectML (INT32/UINT32 inputs):
+/// DirectML's form (fp32(x) - fp32(zp)) * scale (docs/semantics.md section 10).
+template <class TIn, class TOut, class A, bool DirectML = false>
 struct DequantizeRow {
     bool stream = false;  ///< non-temporal stores (see streams())
 
@@ -42,9 +44,19 @@ struct DequantizeRow {
         using F = kernel::fbatch<A>;
         constexpr std::size_t W = F::size;
         const auto one = [=](std::size_t i) QDML_ALWAYS_INLINE {
-            out[i] = from_float<TOut>(dequantize(*x.at(i), *zp.at(i), to_float(*scale.at(i))));
+            if constexpr (DirectML)
+                out[i] = from_float<TOut>(dequantize_directml(*x.at(i), *zp.at(i), to_float(*scale.at(i))));
+            else
+                out[i] = from_float<TOut>(dequantize(*x.at(i), *zp.at(i), to_float(*scale.at(i))));
         };
-        if (x.step == 1 && scale.step == 0 && zp.step == 0) {  // per-tensor (or per-row) scale and zero point
+        if constexpr (DirectML) {
+            static_assert(sizeof(TIn) == 4, "INT32 or UINT32: for 8- and 16-bit inputs the two forms are equal");
+            const auto value = [=](std::size_t i) QDML_ALWAYS_INLINE {
+                const F d = kernel::load_int_float<A>(x.at(i)) - kernel::load_int_float<A>(zp.at(i));
+                return dequantize_step(d, kernel::load_float<A>(scale.at(i)));
+            };
+            row_blocks<W>(out, n, stream, kernel::vec4_block<A>(out, value), kernel::vec1_store<A>(out, value), one);
+        } else if (x.step == 1 && scale.step == 0 && zp.step == 0) {  // per-tensor (or per-row) scale and zero point
             const F vscale(to_float(*scale.p));
             [[maybe_unused]] const F vzp(static_cast<float>(*zp.p));
             const auto value = [=](std::size_t i) QDML_ALWAYS_INLINE {
@@ -64,9 +76,19 @@ struct DequantizeRow {
 };
 
 /// The rank-free part: every row of the plan (operands: output, input, scale, zero point).
+/// (8- and 16-bit inputs compute the same in both profiles.)
 template <class TIn, class TOut>
-void dequantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base, ElementWiseIsa isa) {
+void dequantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base, ElementWiseIsa isa, Fidelity f) {
     const bool stream = streams(plan.elements() * sizeof(TOut));
+    if constexpr (dequantize_directml_differs<TIn>) {
+        if (f == Fidelity::DirectML) {
+            run_rows_on<TOut, TIn, TOut, TIn>(isa, plan, base, [&](auto tag) {
+                return DequantizeRow<TIn, TOut, typename decltype(tag)::type, true>{stream};
+            });
+            if (stream) kernel::stream_fence();
+            return;
+        }
+    }
     run_rows_on<TOut, TIn, TOut, TIn>(isa, plan, base, [&](auto tag) {
         return DequantizeRow<TIn, TOut, typename decltype(tag)::type>{stream};
     });
@@ -98,25 +120,26 @@ class PreparedElementWiseDequantizeLinear {
 public:
     explicit PreparedElementWiseDequantizeLinear(const ElementWiseDequantizeLinear<TIn, TOut>& op,
                                                  const GemmOptions& o = {})
-        : plan_(detail::dequantize_plan(op)), isa_(select_elementwise_isa(o.isa)) {}
+        : plan_(detail::dequantize_plan(op)), isa_(select_elementwise_isa(o.isa)), fidelity_(o.fidelity) {}
     void execute(void* out, const void* in, const void* scale, const void* zero_point) const {
         const auto c = [](const void* p) { return const_cast<char*>(static_cast<const char*>(p)); };
         detail::dequantize_rows<TIn, TOut>(
             plan_, {static_cast<char*>(out), c(in), c(scale), c(zero_point ? zero_point : &detail::kNoZeroPoint<TIn>)},
-            isa_);
+            isa_, fidelity_);
     }
 
 private:
     LoopPlan<4> plan_;
     ElementWiseIsa isa_;
+    Fidelity fidelity_;
 };
 
-/// Same signature and bits as reference::element_wise_dequantize_linear;
+/// The bits of reference::element_wise_dequantize_linear(op, o.fidelity);
 /// `o.isa` caps the path (select_elementwise_isa).
 template <class TIn, class TOut>
 void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op, const GemmOptions& o = {}) {
     if constexpr (!kAvailable) {
-        reference::element_wise_dequantize_linear(op);
+        reference::element_wise_dequantize_linear(op, o.fidelity);
     } else {
         const TIn* zp_data = op.ZeroPointTensor ? op.ZeroPointTensor->data : &detail::kNoZeroPoint<TIn>;
         const auto plan = detail::dequantize_plan(op);
@@ -125,7 +148,7 @@ void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>
                    const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data)),
                    const_cast<char*>(reinterpret_cast<const char*>(op.ScaleTensor.data)),
                    const_cast<char*>(reinterpret_cast<const char*>(zp_data))},
-            select_elementwise_isa(o.isa));
+            select_elementwise_isa(o.isa), o.fidelity);
     }
 }
 

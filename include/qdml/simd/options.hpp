@@ -1,6 +1,7 @@
 // qdml/simd/options.hpp - the options of the typed SIMD calls.
 #pragma once
 
+#include "qdml/core/fidelity.hpp"
 #include "qdml/simd/isa.hpp"
 
 namespace qdml::simd {
@@ -11,6 +12,11 @@ struct GemmOptions {
     /// Caps the ISA path (as QDML_ISA does); Best: QDML_ISA, else the best
     /// the CPU runs. The element-wise loops map it with select_elementwise_isa.
     Isa isa = Isa::Best;
+    /// The profile (docs/semantics.md section 10) of the fast paths that
+    /// compute both: dequantize of INT32/UINT32 and clip of float types.
+    /// (Which fast paths compute the directml profile:
+    /// qdml::fast_path_honours; the others ignore it.)
+    Fidelity fidelity = Fidelity::Exact;
 };
 
 }  // namespace qdml::simd

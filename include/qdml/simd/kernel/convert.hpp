@@ -185,6 +185,33 @@ QDML_ALWAYS_INLINE inline fbatch<A> load_diff_float(const T* x, const T* zp) noe
     }
 }
 
+/// fp32(x) for W lanes of INT32 or UINT32, each rounded once to binary32,
+/// ties to even, as fp32(int64) rounds it (DirectML's dequantize converts
+/// the input and the zero point so: core/quantize_directml.hpp).
+template <class A, class T>
+QDML_ALWAYS_INLINE inline fbatch<A> load_int_float(const T* p) noexcept {
+    static_assert(std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t>, "32-bit integers");
+    if constexpr (is_region_v<A>) {
+        return A::load_int_float(p);
+    } else {
+#if XSIMD_WITH_SSE2
+        if constexpr (isa_of<A>() == Isa::Sse2) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+            if constexpr (std::is_same_v<T, std::int32_t>) {
+                return _mm_cvtepi32_ps(v);
+            } else {  // in binary64 (exact), offset by 2^31 after the flip, then rounded once
+                const __m128i u = _mm_xor_si128(v, _mm_set1_epi32(INT32_MIN));
+                const __m128d off = _mm_set1_pd(2147483648.0);
+                const __m128 lo = _mm_cvtpd_ps(_mm_add_pd(_mm_cvtepi32_pd(u), off));
+                const __m128 hi = _mm_cvtpd_ps(_mm_add_pd(_mm_cvtepi32_pd(_mm_srli_si128(u, 8)), off));
+                return _mm_movelh_ps(lo, hi);
+            }
+        }
+#endif
+        return detail::load_generic<A>(p, [](T x) { return fp32(std::int64_t{x}); });
+    }
+}
+
 /// Stores a vector at p (binary32 lanes to float or, rounded once RNE, to
 /// float16; or a vector of T itself); with Stream, non-temporally (around
 /// the caches), and `p` must be aligned to the store's width. The caller

@@ -116,6 +116,23 @@ struct ElementWise {
         return _mm256_set_m128(hi, lo);
     }
 
+    /// fp32(x) of INT32 or UINT32 lanes, each rounded once (ties to even) as
+    /// fp32(int64) rounds it: DirectML's dequantize converts the input and
+    /// the zero point so (UINT32 in binary64, offset by 2^31 after the flip).
+    template <class T>
+    static F load_int_float(const T* p) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        if constexpr (std::is_same_v<T, std::int32_t>) {
+            return _mm256_cvtepi32_ps(v);
+        } else {
+            const __m256i u = _mm256_xor_si256(v, _mm256_set1_epi32(INT32_MIN));
+            const __m256d off = _mm256_set1_pd(2147483648.0);
+            const __m128 lo = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(u)), off));
+            const __m128 hi = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(u, 1)), off));
+            return _mm256_set_m128(hi, lo);
+        }
+    }
+
     /// 32 bytes at p; with Stream non-temporally (p aligned to 32).
     template <bool Stream>
     static void store_bytes(void* p, __m256i r) {

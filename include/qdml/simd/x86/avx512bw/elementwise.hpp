@@ -119,6 +119,17 @@ struct ElementWise {
         return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
     }
 
+    /// fp32(x) of INT32 or UINT32 lanes, each rounded once (ties to even) as
+    /// fp32(int64) rounds it (DirectML's dequantize).
+    template <class T>
+    static F load_int_float(const T* p) {
+        const __m512i v = _mm512_loadu_si512(p);
+        if constexpr (std::is_same_v<T, std::int32_t>)
+            return _mm512_cvtepi32_ps(v);
+        else
+            return _mm512_cvtepu32_ps(v);
+    }
+
     /// 64 bytes at p; with Stream non-temporally (p aligned to 64).
     template <bool Stream>
     static void store_bytes(void* p, __m512i r) {
