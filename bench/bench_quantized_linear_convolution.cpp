@@ -4,7 +4,10 @@
 //   reference  qdml::run with Implementation::Reference;
 //   simd       validation, then qdml::simd::quantized_linear_convolution (the
 //              filter packed in every call, the implicit GEMM on the path
-//              QDML_ISA allows);
+//              QDML_ISA allows), in RunOptions' default profile
+//              (docs/semantics.md section 10);
+//   simd_exact / simd_directml  the same in the other profile (3x3_64_64_56,
+//              issue 32's speed criterion, and the depthwise shapes);
 //   simd_prepared  the filter flagged constant (DML_TENSOR_FLAG_OWNED_BY_DML)
 //              and packed once outside the timed loop
 //              (qdml::compile with constant weights); execute
@@ -21,15 +24,22 @@ namespace {
 
 using Desc = qdml::QuantizedLinearConvolutionDesc;
 
-void simd_conv(const Desc& d) {
-    qdml::validate(d);
-    qdml::visit_typed(d, [](const auto& op) { qdml::simd::quantized_linear_convolution(op); });
+/// The stateless typed call in profile `f`, after validation.
+Runner<Desc> simd_conv(qdml::Fidelity f) {
+    return [f](const Desc& d) {
+        qdml::validate(d, qdml::FeatureLevel::Latest, f);
+        qdml::visit_typed(d, [f](const auto& op) {
+            qdml::simd::quantized_linear_convolution(op, qdml::simd::GemmOptions{qdml::simd::Isa::Best, f});
+        });
+    };
 }
 
 [[maybe_unused]] const bool registered = [] {
     for (const ConvShape& nchw : conv_shapes()) for (const ConvShape& c : {nchw, nchw.with_layout(true)}) {
         auto runners = qdml_runners<Desc>(false);
-        runners.emplace_back("simd", simd_conv);
+        runners.emplace_back("simd", simd_conv(qdml::RunOptions{}.fidelity));
+        if ((c.kh == 3 && c.cin == 64 && c.cout == 64 && c.hw == 56) || c.groups > 1)  // (issue 32's rows; depthwise)
+            runners.emplace_back("simd" + profile_suffix(other_profile()), simd_conv(other_profile()));
         register_qdml_rows<ConvProblem>("conv", "u8s8u8", c.name(), benchmark::kMillisecond, runners, c);
         register_peer_row<ConvProblem>(
             "conv/simd_prepared/u8s8u8/" + c.name(), benchmark::kMillisecond,

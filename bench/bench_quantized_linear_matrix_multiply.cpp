@@ -3,10 +3,13 @@
 // (BATCHxMxNxK: 64 products of 64^3, a 3-D DML desc), and u8u8u8 and
 // s8s8s8 at 1024x1024x1024. OPS = 2*M*N*K.
 //   reference  qdml::run with Implementation::Reference;
-//   simd       the stateless call on the GEMM engine: validate, then
+//   simd       the stateless call on the GEMM engine, in RunOptions' default
+//              profile (docs/semantics.md section 10): validate, then
 //              qdml::simd::quantized_linear_matrix_multiply (B packed in
 //              every call), on the path QDML_ISA allows (the JSON context
 //              names it: qdml_gemm_isa).
+//   simd_exact / simd_directml  the same in the other profile (u8s8u8
+//              1024x1024x1024 only: issue 32's speed criterion).
 //   simd_prepared  B flagged constant (DML_TENSOR_FLAG_OWNED_BY_DML) and packed
 //              once outside the timed loop
 //              (qdml::compile with constant weights); execute
@@ -22,9 +25,14 @@ namespace {
 
 using Desc = qdml::QuantizedLinearMatrixMultiplyDesc;
 
-void simd_matmul(const Desc& d) {
-    qdml::validate(d);
-    qdml::visit_typed(d, [](const auto& op) { qdml::simd::quantized_linear_matrix_multiply(op); });
+/// The stateless typed call in profile `f`, after validation.
+Runner<Desc> simd_matmul(qdml::Fidelity f) {
+    return [f](const Desc& d) {
+        qdml::validate(d, qdml::FeatureLevel::Latest, f);
+        qdml::visit_typed(d, [f](const auto& op) {
+            qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{qdml::simd::Isa::Best, f});
+        });
+    };
 }
 
 [[maybe_unused]] const bool registered = [] {
@@ -32,9 +40,11 @@ void simd_matmul(const Desc& d) {
     benchmark::AddCustomContext("qdml_gemm_isa", std::string(simd::isa_name(simd::select_isa(simd::Isa::Best))));
     for_each_matmul_row([](auto problem, const MatmulShape& m) {
         using P = typename decltype(problem)::type;
-        auto runners = qdml_runners<Desc>(false);
-        runners.emplace_back("simd", simd_matmul);
         const std::string types = q8_types<typename P::A, typename P::B, typename P::Out>();
+        auto runners = qdml_runners<Desc>(false);
+        runners.emplace_back("simd", simd_matmul(qdml::RunOptions{}.fidelity));
+        if (m.batch == 1 && m.m == 1024 && m.n == 1024 && m.k == 1024 && types == "u8s8u8")  // (issue 32's row)
+            runners.emplace_back("simd" + profile_suffix(other_profile()), simd_matmul(other_profile()));
         register_qdml_rows<P>("matmul", types, m.name(), benchmark::kMicrosecond, runners, m.batch, m.m, m.n, m.k);
         register_peer_row<P>(
             "matmul/simd_prepared/" + types + "/" + m.name(), benchmark::kMicrosecond,

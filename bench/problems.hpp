@@ -371,7 +371,9 @@ void for_each_matmul_row(F&& f) {
 /// Registers `<op>/<impl>/<types>/<shape>` for each of `runners`, on
 /// problem P built from `args`; a row other than the reference counts, once
 /// before timing, the output elements that differ from the reference
-/// (`mismatches`, 0 when bit-identical).
+/// (`mismatches`, 0 when bit-identical): in the profile the row's
+/// implementation computes (profile_of: `simd_exact` against the exact
+/// reference).
 template <class P, class... Args>
 void register_qdml_rows(const std::string& op, const std::string& types, const std::string& shape,
                         benchmark::TimeUnit unit,
@@ -383,10 +385,19 @@ void register_qdml_rows(const std::string& op, const std::string& types, const s
         add_row(op + "/" + impl.first + "/" + types + "/" + shape, [=](benchmark::State& s) {
             auto& p = cached<P>(args...);
             if (check) {  // a fast path is bit-identical to the reference: count what is not
+                const qdml::Fidelity f = profile_of(impl.first);
+                auto expected = p.expected;
+                if (f != qdml::RunOptions{}.fidelity) {
+                    qdml::RunOptions o;
+                    o.implementation = qdml::Implementation::Reference;
+                    o.fidelity = f;
+                    qdml::run(p.desc, o);
+                    expected = p.output;
+                }
                 std::memset(static_cast<void*>(p.output.data()), 0xA5, p.output.size() * sizeof(p.output[0]));
                 run(p.desc);
                 s.counters["mismatches"] = static_cast<double>(
-                    count_mismatches(p.output.data(), p.expected.data(), p.output.size()));
+                    count_mismatches(p.output.data(), expected.data(), p.output.size()));
             }
             for (auto _ : s) {
                 run(p.desc);
@@ -414,11 +425,12 @@ void register_peer_row(const std::string& name, benchmark::TimeUnit unit, Make m
     }, unit);
 }
 
-/// The element-wise forms: shape from (n, layout), microseconds.
+/// The element-wise forms: shape from (n, layout), microseconds; the packed
+/// 2^24 rows in both profiles (qdml_runners' both_profiles).
 template <class P>
 void register_element_wise(const std::string& op, const std::string& types, std::uint32_t n, Layout l) {
     register_qdml_rows<P>(op, types, shape_name(n, l), benchmark::kMicrosecond,
-                          qdml_runners<decltype(P::desc)>(), n, l);
+                          qdml_runners<decltype(P::desc)>(true, n == 16777216 && l == Layout::packed), n, l);
 }
 template <class P, class Make>
 void register_element_wise_peer(const std::string& op, const std::string& impl, const std::string& types,

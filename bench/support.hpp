@@ -164,23 +164,46 @@ struct has_simd : std::false_type {};
 template <class E>
 struct has_simd<E, std::void_t<decltype(E::Simd)>> : std::true_type {};
 
-/// qdml::run with one Implementation.
+/// qdml::run with one Implementation, in profile `fidelity` (default: RunOptions').
 template <class Desc>
-Runner<Desc> run_with(qdml::Implementation implementation) {
+Runner<Desc> run_with(qdml::Implementation implementation, qdml::Fidelity fidelity = qdml::RunOptions{}.fidelity) {
     qdml::RunOptions options;
     options.implementation = implementation;
+    options.fidelity = fidelity;
     return [options](const Desc& d) { qdml::run(d, options); };
+}
+
+/// The profile other than RunOptions' default: the one `<impl>_<profile>` rows
+/// compute (the issue 32 rows: both profiles of the same call in one run).
+inline qdml::Fidelity other_profile() {
+    return qdml::RunOptions{}.fidelity == qdml::Fidelity::Exact ? qdml::Fidelity::DirectML : qdml::Fidelity::Exact;
+}
+
+/// The row-name suffix of a profile's rows: "_directml" or "_exact".
+inline std::string profile_suffix(qdml::Fidelity f) { return "_" + std::string(qdml::to_string(f)); }
+
+/// The profile that row implementation `impl` computes: the one its suffix
+/// names (profile_suffix), else RunOptions' default.
+inline qdml::Fidelity profile_of(const std::string& impl) {
+    for (const qdml::Fidelity f : {qdml::Fidelity::Exact, qdml::Fidelity::DirectML}) {
+        const std::string s = profile_suffix(f);
+        if (impl.size() > s.size() && impl.compare(impl.size() - s.size(), s.size(), s) == 0) return f;
+    }
+    return qdml::RunOptions{}.fidelity;
 }
 
 /// qdml's implementations through qdml::run, with their row names
 /// (`with_simd` false: the reference only, for an operator whose row
-/// registers its SIMD path itself or has none yet).
+/// registers its SIMD path itself or has none yet); `both_profiles`: also
+/// `simd_<profile>`, the SIMD path in the profile other than the default.
 template <class Desc, class E = qdml::Implementation>
-std::vector<std::pair<std::string, Runner<Desc>>> qdml_runners(bool with_simd = true) {
+std::vector<std::pair<std::string, Runner<Desc>>> qdml_runners(bool with_simd = true, bool both_profiles = false) {
     std::vector<std::pair<std::string, Runner<Desc>>> runners;
     runners.emplace_back("reference", run_with<Desc>(E::Reference));
     if constexpr (has_simd<E>::value) {
         if (with_simd) runners.emplace_back("simd", run_with<Desc>(E::Simd));
+        if (with_simd && both_profiles)
+            runners.emplace_back("simd" + profile_suffix(other_profile()), run_with<Desc>(E::Simd, other_profile()));
     }
     return runners;
 }

@@ -56,7 +56,7 @@ struct Clip {
     }
     std::vector<T> run() {
         build();
-        qdml::run(d);
+        qdml::run(d, qtest::exact());
         return pool.read<T>(d.OutputTensor);
     }
 };
@@ -292,7 +292,7 @@ TEST_CASE("clip: in place on the identical region; other overlaps rejected", "[c
         t.max = 4.0f;
         auto& d = t.build();
         d.OutputTensor = d.InputTensor;
-        qdml::run(d);
+        qdml::run(d, qtest::exact());
         CHECK(bits(t.pool.read<float>(d.InputTensor)) == bits(F{0, 4, 2, 3, 4, 0}));
     }
     SECTION("INT16 strided, with ScaleBias") {
@@ -306,7 +306,7 @@ TEST_CASE("clip: in place on the identical region; other overlaps rejected", "[c
         auto& d = t.build();
         d.OutputTensor = d.InputTensor;
         REQUIRE(rejected_member(d) == "<valid>");
-        qdml::run(d);
+        qdml::run(d, qtest::exact());
         const auto* raw = static_cast<const std::int16_t*>(d.InputTensor.Data);
         // {10, 20, 30, gap, 40, 45, 45}
         CHECK(std::vector<int>(raw, raw + 7) == std::vector<int>{10, 20, 30, 777, 40, 45, 45});
@@ -352,7 +352,7 @@ TEST_CASE("clip: 1-D to 8-D, padded input, column-major output", "[clip]") {
         auto& d = t.build();
         d.InputTensor = t.pool.logical(sizes, in, in_strides, std::int16_t{12345});
         d.OutputTensor = t.pool.output(DT::Int16, sizes, out_strides);
-        qdml::run(d);
+        qdml::run(d, qtest::exact());
         const auto got = t.pool.read<std::int16_t>(d.OutputTensor);
         REQUIRE(got.size() == count);
         for (std::uint32_t L = 0; L < count; ++L) {
@@ -405,7 +405,7 @@ TEST_CASE("clip: typed struct and every type through the runtime switch", "[clip
         t.max = 5.2f;
         t.build();
         qdml::validate(t.d);
-        qdml::reference::element_wise_clip(qdml::ElementWiseClip<T>::bind(t.d));
+        qdml::reference::element_wise_clip(qdml::ElementWiseClip<T>::bind(t.d), qdml::Fidelity::Exact);
         INFO(qdml::name(qdml::data_type_of<T>));
         I got;
         for (auto v : t.pool.template read<T>(t.d.OutputTensor)) got.push_back(static_cast<std::int64_t>(v));

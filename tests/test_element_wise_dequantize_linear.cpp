@@ -56,7 +56,7 @@ struct Dq {
     }
     std::vector<TOut> run(FeatureLevel level = FeatureLevel::Latest) {
         build();
-        qdml::run(d, qdml::RunOptions{qdml::Implementation::Reference, level});
+        qdml::run(d, qtest::exact(qdml::Implementation::Reference, level));
         return pool.read<TOut>(d.OutputTensor);
     }
 };
@@ -307,7 +307,7 @@ TEST_CASE("dequantize: 1-D to 8-D, padded input, column-major output", "[dequant
         t.build();
         t.d.InputTensor = t.pool.logical(sizes, in, in_strides, std::uint16_t{0xBEEF});
         t.d.OutputTensor = t.pool.output(DT::Float32, sizes, out_strides);
-        qdml::run(t.d);
+        qdml::run(t.d, qtest::exact());
         const auto got = t.pool.read<float>(t.d.OutputTensor);
         REQUIRE(got.size() == count);
         const std::uint32_t first_block = count / sizes[0];  // L / first_block = first index
@@ -350,7 +350,7 @@ TEST_CASE("dequantize: typed struct of a 2-D desc (right-aligned rank-8 views)",
     qdml::validate(t.d);
     const auto op = qdml::ElementWiseDequantizeLinear<std::uint8_t, float>::bind(t.d);
     CHECK(op.InputTensor.sizes == std::array<std::uint32_t, 8>{1, 1, 1, 1, 1, 1, 2, 2});
-    qdml::reference::element_wise_dequantize_linear(op);
+    qdml::reference::element_wise_dequantize_linear(op, qdml::Fidelity::Exact);
     CHECK(bits(t.pool.read<float>(t.d.OutputTensor)) == bits(F{1, 2, 3, 0}));
 }
 

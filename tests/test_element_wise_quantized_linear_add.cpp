@@ -42,7 +42,7 @@ struct Add {
     }
     Out run() {
         build();
-        qdml::run(d);
+        qdml::run(d, qtest::exact());
         return pool.read(d.OutputTensor);
     }
 };
@@ -277,7 +277,7 @@ TEST_CASE("add: 1-D to 8-D, padded A, packed B, column-major output", "[add]") {
         t.d.ATensor = t.pool.logical(DT::Int8, sizes, a, a_strides, /*filler=*/99);
         t.d.BTensor = t.pool.logical(DT::UInt8, sizes, b);
         t.d.OutputTensor = t.pool.output(DT::Int8, sizes, out_strides);
-        qdml::run(t.d);
+        qdml::run(t.d, qtest::exact());
         const Out got = t.pool.read(t.d.OutputTensor);
         REQUIRE(got.size() == count);
         for (std::uint32_t L = 0; L < count; ++L) {
@@ -339,7 +339,7 @@ TEST_CASE("add: output strides write only the addressed elements", "[add]") {
     SECTION("transposed {1, 2}") {
         t.out_strides = {1, 2};
         t.build();
-        qdml::run(t.d);
+        qdml::run(t.d, qtest::exact());
         const auto* raw = static_cast<const std::int8_t*>(t.d.OutputTensor.Data);
         // Output[i][j] at i + 2j: buffer = {1, 4, 2, 5, 3, 6}
         CHECK(std::vector<int>(raw, raw + 6) == std::vector<int>{1, 4, 2, 5, 3, 6});

@@ -37,9 +37,9 @@ struct Dot {
 
 TEST_CASE("exact: a binary32 one-step difference at a tie is reported and explained", "[exact]") {
     Dot t(1, 5, 1, 0.1, 0.3, 0.3);  // acc = 5
-    qdml::run(t.d);
+    qdml::run(t.d, qtest::exact());
     REQUIRE(t.out() == 0);  // binary32: 5 * mult == 0.5f exactly, ties to even -> 0
-    const auto r = qdml::exact::check_exact(t.d);
+    const auto r = qdml::exact::check_exact(t.d, qdml::Fidelity::Exact);
     CHECK(r.elements == 1);
     REQUIRE(r.differences.size() == 1);
     const auto& e = r.differences[0];
@@ -56,8 +56,8 @@ TEST_CASE("exact: a binary32 one-step difference at a tie is reported and explai
 
 TEST_CASE("exact: agreement away from ties reports nothing", "[exact]") {
     Dot t(3, 2, 3, 0.5, 0.25, 1);  // acc = 18, value 18 * 0.125 = 2.25 -> 2
-    qdml::run(t.d);
-    const auto r = qdml::exact::check_exact(t.d);
+    qdml::run(t.d, qtest::exact());
+    const auto r = qdml::exact::check_exact(t.d, qdml::Fidelity::Exact);
     CHECK(t.out() == 2);
     CHECK(r.differences.empty());
     CHECK(r.near_tie_elements == 0);
@@ -65,9 +65,9 @@ TEST_CASE("exact: agreement away from ties reports nothing", "[exact]") {
 
 TEST_CASE("exact: a wrong output is unexplained", "[exact]") {
     Dot t(3, 2, 3, 0.5, 0.25, 1);
-    qdml::run(t.d);
+    qdml::run(t.d, qtest::exact());
     static_cast<std::int8_t*>(t.d.OutputTensor.Data)[0] = 3;  // true result: 2
-    const auto r = qdml::exact::check_exact(t.d);
+    const auto r = qdml::exact::check_exact(t.d, qdml::Fidelity::Exact);
     REQUIRE(r.differences.size() == 1);
     CHECK_FALSE(r.differences[0].near_tie);
     CHECK(r.unexplained() == 1);
@@ -84,9 +84,9 @@ TEST_CASE("exact: an int32 accumulator that wraps is flagged", "[exact]") {
     d.BScaleTensor = pool.scalar(DT::Float32, 1, 2);
     d.OutputScaleTensor = pool.scalar(DT::Float32, 1e9, 2);  // exact 2.601 -> 3; wrapped -1.69 -> -2
     d.OutputTensor = pool.output(DT::Int8, {1, 1});
-    qdml::run(d);
+    qdml::run(d, qtest::exact());
     CHECK(pool.read(d.OutputTensor)[0] == -2);
-    const auto r = qdml::exact::check_exact(d);
+    const auto r = qdml::exact::check_exact(d, qdml::Fidelity::Exact);
     REQUIRE(r.differences.size() == 1);
     CHECK(r.differences[0].exact == 3);
     CHECK(r.differences[0].accumulator_wrapped);
@@ -105,8 +105,8 @@ TEST_CASE("exact: dequantize beyond 2^24 differs by at most one ulp, explained",
     d.ScaleTensor = pool.raw(DT::Float32, {2}, {1, 3});
     d.OutputTensor = pool.output(DT::Float32, {2});
     d.ZeroPointTensor = pool.raw(DT::Int32, {2}, {0, 0});
-    qdml::run(d);
-    const auto r = qdml::exact::check_exact(d);
+    qdml::run(d, qtest::exact());
+    const auto r = qdml::exact::check_exact(d, qdml::Fidelity::Exact);
     CHECK(r.elements == 2);
     REQUIRE(r.differences.size() == 1);
     CHECK(r.differences[0].index == std::vector<std::uint32_t>{1});
@@ -141,9 +141,9 @@ qdml::exact::Report add_case(double a, double b, double as, double bs, double os
     d.BScaleTensor = pool.scalar(DT::Float32, bs);
     d.OutputScaleTensor = pool.scalar(DT::Float32, os);
     d.OutputTensor = pool.output(DT::Int8, {1});
-    qdml::run(d);
+    qdml::run(d, qtest::exact());
     CHECK(pool.read(d.OutputTensor)[0] == expect_got);
-    return qdml::exact::check_exact(d);
+    return qdml::exact::check_exact(d, qdml::Fidelity::Exact);
 }
 
 }  // namespace
@@ -179,9 +179,9 @@ TEST_CASE("exact: clip with ScaleBias 3e38 * 2 - 3e38 overflows in binary32", "[
     c.ScaleBias = qdml::ScaleBiasDesc{2.0f, -3e38f};
     c.Min = -INFINITY;
     c.Max = INFINITY;
-    qdml::run(c);
+    qdml::run(c, qtest::exact());
     CHECK(std::isinf(out));
-    const auto d = only_difference(qdml::exact::check_exact(c));
+    const auto d = only_difference(qdml::exact::check_exact(c, qdml::Fidelity::Exact));
     CHECK(d.exact == static_cast<double>(3e38f));
     CHECK(d.reason == Reason::Overflow);
 }
@@ -192,9 +192,9 @@ TEST_CASE("exact: matmul whose AScale * BScale underflows to 0", "[exact]") {
     // Exact: 127 * 127 * 1e-46 / 1e-44 ~ 1.6e2 (OutputScale 1e-44f is the subnormal
     // 7 * 2^-149 ~ 9.8e-45) -> saturates to 127.
     Dot t(1, 127, 127, 1e-23, 1e-23, 1e-44);
-    qdml::run(t.d);
+    qdml::run(t.d, qtest::exact());
     CHECK(t.out() == 0);
-    const auto d = only_difference(qdml::exact::check_exact(t.d));
+    const auto d = only_difference(qdml::exact::check_exact(t.d, qdml::Fidelity::Exact));
     CHECK(d.exact == 127);
     CHECK(d.reason == Reason::Underflow);
 }
@@ -209,9 +209,9 @@ TEST_CASE("exact: INT32 dequantize whose exact value overflows binary32 (ulp at 
     d.InputTensor = {qdml::TensorDesc::make(DT::Int32, {1}), &in};
     d.ScaleTensor = {qdml::TensorDesc::make(DT::Float32, {1}), &scale};
     d.OutputTensor = {qdml::TensorDesc::make(DT::Float32, {1}), &out};
-    qdml::run(d);
+    qdml::run(d, qtest::exact());
     CHECK(out == FLT_MAX);
-    const auto e = only_difference(qdml::exact::check_exact(d));
+    const auto e = only_difference(qdml::exact::check_exact(d, qdml::Fidelity::Exact));
     CHECK(std::isinf(e.exact));
     CHECK(e.reason == Reason::Overflow);
     CHECK(qdml::exact::detail::ulp_at<float>(FLT_MAX) == std::ldexp(1.0, 104));
@@ -232,9 +232,9 @@ TEST_CASE("exact: FLOAT16 dequantize that rounds to inf in binary16", "[exact]")
     d.InputTensor = {qdml::TensorDesc::make(DT::Int32, {1}), &in};
     d.ScaleTensor = {qdml::TensorDesc::make(DT::Float16, {1}), &scale};
     d.OutputTensor = {qdml::TensorDesc::make(DT::Float16, {1}), &out};
-    qdml::run(d);
+    qdml::run(d, qtest::exact());
     CHECK(std::isinf(static_cast<float>(out)));
-    const auto e = only_difference(qdml::exact::check_exact(d));
+    const auto e = only_difference(qdml::exact::check_exact(d, qdml::Fidelity::Exact));
     CHECK(e.exact == 65504);
     CHECK(e.reason == Reason::Overflow);
 }

@@ -139,8 +139,8 @@ TEST_CASE("fidelity: matmul and convolution through every entry, both implementa
     Matmul m;
     qdml::reference::run(m.d, qdml::FeatureLevel::Latest, Fidelity::DirectML);
     CHECK(m.out == -87);
-    CHECK(qdml::describe(m.d, options(qdml::Implementation::Simd, Fidelity::DirectML)).rfind("reference (", 0) == 0);
-    CHECK(qdml::describe(m.d, options(qdml::Implementation::Simd, Fidelity::Exact)).rfind("simd", 0) == 0);
+    CHECK(qdml::describe(m.d, options(qdml::Implementation::Simd, Fidelity::DirectML)).rfind("simd gemm", 0) == 0);
+    CHECK(qdml::describe(m.d, options(qdml::Implementation::Simd, Fidelity::Exact)).rfind("simd gemm", 0) == 0);
 }
 
 TEST_CASE("fidelity: dequantize and clip through qdml::run, both implementations", "[fidelity]") {
@@ -221,10 +221,13 @@ TEST_CASE("fidelity: the DirectML profile refuses what DirectML refuses", "[fide
     DML_ELEMENT_WISE_CLIP_OPERATOR_DESC cd = {&td, &td, &sb, -10.0f, 10.0f};
     DML_OPERATOR_DESC od = {DML_OPERATOR_ELEMENT_WISE_CLIP, &cd};
     qdml::dml::ExecuteOptions eo;
+    eo.fidelity = Fidelity::Exact;
     CHECK(qdml::dml::try_execute(od, {qdml::dml::Binding{x, sizeof x}, qdml::dml::Binding{y, sizeof y}}, eo).hr == qdml::dml::kOk);
     eo.fidelity = Fidelity::DirectML;
     CHECK(qdml::dml::try_execute(od, {qdml::dml::Binding{x, sizeof x}, qdml::dml::Binding{y, sizeof y}}, eo).hr == qdml::dml::kInvalidArg);
-    CHECK(qdml::RunOptions{}.fidelity == Fidelity::Exact);
+    CHECK(qdml::kDefaultFidelity == Fidelity::DirectML);  // DirectML's answer unless told otherwise
+    CHECK(qdml::RunOptions{}.fidelity == qdml::kDefaultFidelity);
+    CHECK(qdml::simd::GemmOptions{}.fidelity == qdml::kDefaultFidelity);
     CHECK(qdml::dml::ExecuteOptions{}.fidelity == qdml::RunOptions{}.fidelity);
     CHECK(qdml::to_string(Fidelity::DirectML) == "directml");
     CHECK(qdml::parse_fidelity("exact") == Fidelity::Exact);

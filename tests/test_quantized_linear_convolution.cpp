@@ -71,7 +71,7 @@ struct Conv {
     }
     Out run() {
         build();
-        qdml::run(d);
+        qdml::run(d, qtest::exact());
         return pool.read(d.OutputTensor);
     }
 };

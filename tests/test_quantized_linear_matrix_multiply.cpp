@@ -59,7 +59,7 @@ struct MatMul {
     }
     Out run() {
         build();
-        qdml::run(d, qdml::RunOptions{qdml::Implementation::Reference, level});
+        qdml::run(d, qtest::exact(qdml::Implementation::Reference, level));
         return pool.read(d.OutputTensor);
     }
 };

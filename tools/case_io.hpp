@@ -495,7 +495,7 @@ AnyDesc build_desc(Case& c, Bind&& bind) {
 
 }  // namespace detail
 
-inline void validate_desc(const AnyDesc& d, FeatureLevel level, Fidelity fidelity = Fidelity::Exact) {
+inline void validate_desc(const AnyDesc& d, FeatureLevel level, Fidelity fidelity = kDefaultFidelity) {
     std::visit([&](const auto& x) { qdml::validate(x, level, fidelity); }, d);
 }
 
@@ -504,7 +504,7 @@ inline void validate_desc(const AnyDesc& d, FeatureLevel level, Fidelity fidelit
 /// address past the end of every input buffer, never dereferenced: the
 /// runner's buffers are separate allocations, so validation answers as it
 /// will for the real buffer (run validates again, on the real one).
-inline void validate_case(Case& c, FeatureLevel level, Fidelity fidelity = Fidelity::Exact) {
+inline void validate_case(Case& c, FeatureLevel level, Fidelity fidelity = kDefaultFidelity) {
     std::uintptr_t end = 64;
     for (auto& [name, b] : c.tensors)
         if (!b.storage.empty())
@@ -587,7 +587,7 @@ inline std::string describe_desc(const AnyDesc& d, const RunOptions& o) {
     return std::visit([&](const auto& x) { return qdml::describe(x, o); }, d);
 }
 
-inline exact::Report check_exact_desc(const AnyDesc& d, Fidelity fidelity = Fidelity::Exact) {
+inline exact::Report check_exact_desc(const AnyDesc& d, Fidelity fidelity = kDefaultFidelity) {
     return std::visit([&](const auto& x) { return exact::check_exact(x, fidelity); }, d);
 }
 

@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
         c->add_option("--feature-level", level, "target DML_FEATURE_LEVEL for validation, e.g. 6.2 (default: latest)");
         c->add_option("--fidelity", fidelity,
                       "profile: directml (DirectML's own bits and refusals) or exact (docs/semantics.md sections 0-9); "
-                      "default: the case's expected.fidelity, else exact")
+                      "default: the case's expected.fidelity, else directml")
             ->check(CLI::IsMember({"directml", "exact"}));
     };
 

@@ -144,9 +144,12 @@ def test_convolution_padding_and_bias():
 
 def test_clip_scale_bias_nan_and_in_place():
     x = np.array([[-2.0, 0.5, np.nan], [0.3, 1.0, np.inf]], f32)
-    out = qdml.element_wise_clip(InputTensor=x, Min=-1.0, Max=2.5, ScaleBias=(3.0, 0.1))
     g = x * f32(3.0) + f32(0.1)                      # two binary32 roundings, no FMA
+    # The exact profile passes NaN; the default, directml, makes it Max (docs/semantics.md section 10).
+    out = qdml.element_wise_clip(InputTensor=x, Min=-1.0, Max=2.5, ScaleBias=(3.0, 0.1), fidelity="exact")
     same_bits(out, np.where(np.isnan(g), g, np.maximum(f32(-1), np.minimum(g, f32(2.5)))).astype(f32))
+    out = qdml.element_wise_clip(InputTensor=x, Min=-1.0, Max=2.5, ScaleBias=(3.0, 0.1))
+    same_bits(out, np.where(np.isnan(g), f32(2.5), np.maximum(f32(-1), np.minimum(g, f32(2.5)))).astype(f32))
     y = x.copy()
     assert qdml.element_wise_clip(InputTensor=y, Min=0.0, Max=0.4, OutputTensor=y) is y
     same_bits(y[0, :2], np.array([0.0, 0.4], f32))
@@ -258,7 +261,8 @@ def test_write_case_round_trip_agrees_with_the_cli(tmp_path):
     b = np.broadcast_to(rng.integers(0, 256, (6, 5), dtype=np.uint8), (2, 6, 5))
     tensors = dict(ATensor=a, AScaleTensor=per_tensor(0.01, f32, 3), BTensor=b,
                    BScaleTensor=np.broadcast_to(np.array([0.02, 0.03, 0.04, 0.05, np.nan], f32), (1, 1, 5)),
-                   BZeroPointTensor=per_tensor(128, np.uint8, 3), OutputScaleTensor=per_tensor(0.3, f32, 3),
+                   BZeroPointTensor=np.broadcast_to(per_tensor(128, np.uint8, 3), (1, 1, 5)),  # shaped as its scale
+                   OutputScaleTensor=per_tensor(0.3, f32, 3),
                    OutputZeroPointTensor=per_tensor(-5, np.int8, 3))
     direct = qdml.quantized_linear_matrix_multiply(**tensors)
     path = qdml.write_case(str(tmp_path / "mm.json"), "quantized_linear_matrix_multiply", tensors,
@@ -336,7 +340,7 @@ def test_every_implementation_gives_the_references_bits():
             ATensor=x, AScaleTensor=one, BTensor=x[::-1].copy(), BScaleTensor=one,
             OutputScaleTensor=per_tensor(0.1, f32, 2), OutputTensor=np.uint8, **i),
         lambda **i: qdml.quantized_linear_matrix_multiply(
-            ATensor=a, AScaleTensor=row_scale, AZeroPointTensor=per_tensor(128, np.uint8, 2),
+            ATensor=a, AScaleTensor=row_scale, AZeroPointTensor=np.broadcast_to(per_tensor(128, np.uint8, 2), (67, 1)),
             BTensor=b, BScaleTensor=per_tensor(0.02, f32, 2), OutputScaleTensor=per_tensor(0.5, f32, 2),
             OutputZeroPointTensor=per_tensor(-3, np.int8, 2), **i),
         lambda **i: qdml.quantized_linear_convolution(
@@ -483,7 +487,8 @@ def test_fidelity_chooses_the_profile():
              OutputScaleTensor=one(0.09), OutputZeroPointTensor=one(0, np.int8))
     assert qdml.quantized_linear_matrix_multiply(**t, fidelity="directml")[0, 0] == -87
     assert qdml.quantized_linear_matrix_multiply(**t, fidelity="exact")[0, 0] == -88
-    assert qdml.quantized_linear_matrix_multiply(**t)[0, 0] == (-88 if qdml.DEFAULT_FIDELITY == "exact" else -87)
+    assert qdml.DEFAULT_FIDELITY == "directml"
+    assert qdml.quantized_linear_matrix_multiply(**t)[0, 0] == -87
     assert sorted(qdml.FIDELITIES) == ["directml", "exact"]
     with pytest.raises(qdml.Error, match="fidelity"):
         qdml.quantized_linear_matrix_multiply(**t, fidelity="fast")

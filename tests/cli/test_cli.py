@@ -153,9 +153,9 @@ def example_cases():
     return sorted(found)
 
 
-def run_and_read(case_path, tmp, out_name="out.npy"):
+def run_and_read(case_path, tmp, out_name="out.npy", *args):
     out = os.path.join(tmp, out_name)
-    p = qdml("run", case_path, "--out", out)
+    p = qdml("run", case_path, "--out", out, *args)
     expect_exit(p, 0)
     assert os.path.isfile(out), "run exited 0 but wrote no %s" % out
     return Npy(out)
@@ -321,19 +321,21 @@ def run_verbose_names_the_path(tmp):
              "conv_padding_groups": "simd depthwise-rows generic"}  # one input channel per group
     for name, want in cases.items():
         c = os.path.join(CASES, name, "case.json")
-        p = qdml("run", "--impl", "simd", "--isa", "generic", "--verbose", c)
+        p = qdml("run", "--impl", "simd", "--isa", "generic", "--fidelity", "exact", "--verbose", c)
         expect_exit(p, 0)
         assert "%s: computed by %s, fidelity exact\n" % (c, want) in p.stdout, describe(p)
-        p = qdml("run", "--verbose", c)
+        p = qdml("run", "--verbose", c)  # the default profile: directml
         expect_exit(p, 0)
-        assert "%s: computed by reference, fidelity exact\n" % c in p.stdout, describe(p)
-    # In the directml profile the GEMM paths do not compute DirectML's
-    # requantization yet: the reference computes it, and -v says so.
+        assert "%s: computed by reference, fidelity directml\n" % c in p.stdout, describe(p)
+    # The GEMM engine and the depthwise path compute the directml profile too.
     c = os.path.join(CASES, "matmul_u8_per_column", "case.json")
-    p = qdml("run", "--impl", "simd", "--fidelity", "directml", "-v", c)
+    p = qdml("run", "--impl", "simd", "--isa", "generic", "-v", c)
     expect_exit(p, 0)
-    assert ("%s: computed by reference (the fast path does not compute fidelity directml yet), fidelity directml\n"
-            % c) in p.stdout, describe(p)
+    assert "%s: computed by simd gemm generic, fidelity directml\n" % c in p.stdout, describe(p)
+    c = os.path.join(CASES, "conv_padding_groups", "case.json")
+    p = qdml("run", "--impl", "simd", "--isa", "generic", "-v", c)
+    expect_exit(p, 0)
+    assert "%s: computed by simd depthwise-rows generic, fidelity directml\n" % c in p.stdout, describe(p)
     c = os.path.join(CASES, "add_i8_u8_ties", "case.json")
     p = qdml("run", "--impl", "simd", "-v", c)
     expect_exit(p, 0)
@@ -343,7 +345,7 @@ def run_verbose_names_the_path(tmp):
     p = qdml("run", "--impl", "simd", "--isa", "generic", "-v", c)
     expect_exit(p, 0)
     portable = "arm64+neon" if platform.machine() in ("aarch64", "arm64") else "sse2"  # xsimd 8.1's arch names
-    assert "%s: computed by simd element-wise %s, fidelity exact\n" % (c, portable) in p.stdout, describe(p)
+    assert "%s: computed by simd element-wise %s, fidelity directml\n" % (c, portable) in p.stdout, describe(p)
     p = qdml("run", "--impl", "simd", "--isa", "avx9000", c)
     expect_exit(p, 2)
     assert "--isa: unknown path 'avx9000'" in p.stderr, describe(p)
@@ -752,12 +754,15 @@ def all_integer_output_dtypes(tmp):
 
 @test
 def float_special_values(tmp):
-    # "NaN", "Infinity", "-Infinity" inline; clip to [-1, 2]: NaN stays NaN,
-    # +inf -> 2, -inf -> -1
+    # "NaN", "Infinity", "-Infinity" inline; clip to [-1, 2] in the exact
+    # profile: NaN stays NaN, +inf -> 2, -inf -> -1; in the default,
+    # directml, NaN becomes Max (docs/semantics.md section 10)
     case, files = base_clip("FLOAT32", ["NaN", "Infinity", "-Infinity", 0.5], [4], lo=-1, hi=2, data=False)
-    got = run_and_read(write_case(tmp, case, files), tmp)
-    v = got.values("FLOAT32")
+    path = write_case(tmp, case, files)
+    v = run_and_read(path, tmp, "out.npy", "--fidelity", "exact").values("FLOAT32")
     assert math.isnan(v[0]) and v[1:] == [2.0, -1.0, 0.5], v
+    v = run_and_read(path, tmp, "dml.npy").values("FLOAT32")
+    assert v == [2.0, 2.0, -1.0, 0.5], v
     # the same bounds given as strings
     case, files = base_clip("FLOAT32", [5.0, -5.0], [2], lo="-Infinity", hi="Infinity", data=False)
     check_output(run_and_read(write_case(os.path.join(tmp, "b"), case, files), tmp, "b.npy"),

@@ -236,18 +236,21 @@ void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
     d.GroupCount = c.cin;
     qdml::validate(d);
 
+    // Every other case in the directml profile (docs/semantics.md section 10).
+    const qdml::Fidelity fidelity = (seed ^ (seed >> 3)) % 2 ? qdml::Fidelity::DirectML : qdml::Fidelity::Exact;
     const qdml::Tensor out = d.OutputTensor;
-    qdml::visit_typed(d, [](const auto& op) {
+    qdml::visit_typed(d, [&](const auto& op) {
         REQUIRE(qdml::simd::conv::is_depthwise(op));
         ++(qdml::simd::conv::prepare_depthwise(op).quads ? forms.quads : forms.pairs);
-        qdml::reference::quantized_linear_convolution(op);
+        qdml::reference::quantized_linear_convolution(op, fidelity);
     });
     for (Isa isa : depthwise_paths()) {
         d.OutputTensor = pool.clone(out);
         std::memset(d.OutputTensor.Data, qtest::kSentinel, static_cast<std::size_t>(out.Desc.TotalTensorSizeInBytes));
-        qdml::visit_typed(d, [&](const auto& op) { qdml::simd::conv::depthwise(op, isa); });
+        qdml::visit_typed(d, [&](const auto& op) { qdml::simd::conv::depthwise(op, isa, fidelity); });
         REQUIRE(diff::compare(pool, out, d.OutputTensor,
-                              context + " path " + std::string(qdml::simd::isa_name(isa))));
+                              context + " path " + std::string(qdml::simd::isa_name(isa)) + " fidelity " +
+                                  std::string(qdml::to_string(fidelity))));
     }
 }
 

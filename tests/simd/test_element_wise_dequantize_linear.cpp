@@ -42,13 +42,7 @@ void one_case(Rng& r, std::uint64_t seed) {
     c.OutputTensor = pool.clone(d.OutputTensor);
     const auto fidelity = r.chance(50) ? qdml::Fidelity::DirectML : qdml::Fidelity::Exact;
     std::string path_s, path_c;  // the element-wise paths of the two runs (each path in turn, case by case)
-    qdml::RunOptions o_s = elementwise_options(seed, &path_s), o_c = elementwise_options(seed + 1, &path_c),
-                     o_r{qdml::Implementation::Reference};
-    o_s.fidelity = o_c.fidelity = o_r.fidelity = fidelity;
-    const auto compiled = qdml::compile(d, o_c);
-    qdml::run(d, o_r);
-    qdml::run(s, o_s);
-    compiled.execute(c);
+    run_three(d, s, c, seed, fidelity, path_s, path_c);
     std::ostringstream ctx;
     ctx << "seed " << seed << "; fidelity " << qdml::to_string(fidelity) << "; input " << l_in << ", scale " << l_scale << ", zero point " << l_zp << ", output "
         << l_out << "\n"

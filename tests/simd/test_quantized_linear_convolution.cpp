@@ -78,6 +78,7 @@ struct Problem {
     std::uint32_t stride[2] = {1, 1}, dilation[2] = {1, 1}, start[2] = {0, 0}, end[2] = {0, 0};
     Layout lin = Layout::Nchw, lf = Layout::Nchw, lout = Layout::Nchw;
     bool per_channel = false, bias = true, zps = true;
+    qdml::Fidelity fidelity = qdml::Fidelity::Exact;  ///< the profile of the prepared test's runs
     std::vector<std::uint8_t> x, f, x_zp, f_zp, out_zp;
     qtest::GuardedBuffer out;  ///< the output's buffer, between guards
     std::vector<std::int32_t> b;
@@ -94,7 +95,8 @@ struct Problem {
            << " G" << groups << " " << H << "x" << W << " k" << kH << "x" << kW << " s" << stride[0] << "," << stride[1]
            << " d" << dilation[0] << "," << dilation[1] << " pad " << start[0] << "," << start[1] << "," << end[0] << ","
            << end[1] << " in " << layout_name(lin) << " filter " << layout_name(lf) << " out " << layout_name(lout)
-           << " per_channel " << per_channel << " bias " << bias << " zps " << zps;
+           << " per_channel " << per_channel << " bias " << bias << " zps " << zps << " fidelity "
+           << qdml::to_string(fidelity);
         return os.str();
     }
 
@@ -146,18 +148,23 @@ struct Problem {
     }
 };
 
-/// Runs the reference, then every path; requires identical output buffers.
+/// Runs the reference, then every path, in both profiles (exact and
+/// directml: docs/semantics.md section 10); requires identical output buffers.
 void check_all_paths(Problem& p) {
     p.build();
     INFO(p.describe());
     qdml::validate(p.d);
-    qtest::gemm_paths::require_same_on_every_path(
-        p.out, [&] { qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_convolution(op); }); },
-        [&](Isa isa) {
-            qdml::visit_typed(p.d, [&](const auto& op) {
-                qdml::simd::quantized_linear_convolution(op, qdml::simd::GemmOptions{isa});
+    for (const qdml::Fidelity f : {qdml::Fidelity::Exact, qdml::Fidelity::DirectML}) {
+        INFO("fidelity " << qdml::to_string(f));
+        qtest::gemm_paths::require_same_on_every_path(
+            p.out,
+            [&] { qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::quantized_linear_convolution(op, f); }); },
+            [&](Isa isa) {
+                qdml::visit_typed(p.d, [&](const auto& op) {
+                    qdml::simd::quantized_linear_convolution(op, qdml::simd::GemmOptions{isa, f});
+                });
             });
-        });
+    }
 }
 
 constexpr DT kQ8[] = {DT::UInt8, DT::Int8};
@@ -484,7 +491,8 @@ TEST_CASE("simd conv prepared: filter packed once, execute with new inputs and i
             random_scales(p, rng);
             p.build();
             p.d.FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-            const qdml::simd::PreparedQuantizedLinearConvolution prepared(p.d, qdml::simd::GemmOptions{isa});
+            p.fidelity = (iter + static_cast<int>(isa)) % 2 ? qdml::Fidelity::DirectML : qdml::Fidelity::Exact;
+            const qdml::simd::PreparedQuantizedLinearConvolution prepared(p.d, qdml::simd::GemmOptions{isa, p.fidelity});
             REQUIRE(prepared.isa() == (prepared.depthwise() ? qdml::simd::conv::depthwise_isa(isa) : isa));
             const std::uint64_t packed_before = packed_hash(prepared);
             const std::vector<std::uint8_t> f_at_initialize = p.f, f_zp_at_initialize = p.f_zp;
@@ -505,7 +513,9 @@ TEST_CASE("simd conv prepared: filter packed once, execute with new inputs and i
                 p.out.reset();
                 p.build();
                 p.d.FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-                qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_convolution(op); });
+                qdml::visit_typed(p.d, [&](const auto& op) {
+                    qdml::reference::quantized_linear_convolution(op, p.fidelity);
+                });
                 const std::vector<std::uint8_t> expected = p.out.with_guards();
                 p.out.reset();
                 std::fill(p.f.begin(), p.f.end(), std::uint8_t{0x5a});

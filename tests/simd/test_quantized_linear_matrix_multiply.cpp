@@ -78,6 +78,7 @@ struct Problem {
     DT ta = DT::UInt8, tb = DT::Int8, tout = DT::UInt8;
     std::uint32_t rank = 2, batch = 1, channels = 1, M = 1, N = 1, K = 1;
     Layout la, lb, lout;
+    qdml::Fidelity fidelity = qdml::Fidelity::Exact;  ///< the profile of the prepared test's runs
     bool per_row_a = false, per_col_b = false, per_row_out = false, zps = true;
     std::vector<std::uint8_t> a, b, a_zp, b_zp, out_zp;
     qtest::GuardedBuffer out;  ///< the output's buffer, between guards
@@ -90,7 +91,8 @@ struct Problem {
            << channels << "x" << M << "x" << N << "x" << K << " A{T" << la.transposed << " pad" << la.pad << " bb"
            << la.bcast_batch << " bc" << la.bcast_channel << "} B{T" << lb.transposed << " pad" << lb.pad << " bb"
            << lb.bcast_batch << " bc" << lb.bcast_channel << "} Out{T" << lout.transposed << " pad" << lout.pad
-           << "} rowA " << per_row_a << " colB " << per_col_b << " rowOut " << per_row_out << " zps " << zps;
+           << "} rowA " << per_row_a << " colB " << per_col_b << " rowOut " << per_row_out << " zps " << zps
+           << " fidelity " << qdml::to_string(fidelity);
         return os.str();
     }
 
@@ -132,19 +134,25 @@ struct Problem {
     }
 };
 
-/// Runs the reference, then every path; requires identical output buffers.
+/// Runs the reference, then every path, in both profiles (exact and
+/// directml: docs/semantics.md section 10); requires identical output buffers.
 void check_all_paths(Problem& p) {
     p.build();
     INFO(p.describe());
     qdml::validate(p.d);
-    qtest::gemm_paths::require_same_on_every_path(
-        p.out,
-        [&] { qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); }); },
-        [&](Isa isa) {
-            qdml::visit_typed(p.d, [&](const auto& op) {
-                qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{isa});
+    for (const qdml::Fidelity f : {qdml::Fidelity::Exact, qdml::Fidelity::DirectML}) {
+        INFO("fidelity " << qdml::to_string(f));
+        qtest::gemm_paths::require_same_on_every_path(
+            p.out,
+            [&] {
+                qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op, f); });
+            },
+            [&](Isa isa) {
+                qdml::visit_typed(p.d, [&](const auto& op) {
+                    qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{isa, f});
+                });
             });
-        });
+    }
 }
 
 constexpr DT kQ8[] = {DT::UInt8, DT::Int8};
@@ -193,6 +201,7 @@ Problem random_problem(Rng& rng, int mix, bool big) {
     p.per_col_b = rng.coin(2);
     p.per_row_out = rng.coin(2);
     p.zps = !rng.coin(5);
+    p.fidelity = mix % 2 ? qdml::Fidelity::DirectML : qdml::Fidelity::Exact;
     p.fill([&] { return rng.byte(); });
     random_scales(p, rng);
     return p;
@@ -217,16 +226,19 @@ void check_prepared_all_paths(Problem& p) {
     p.build();
     p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
     INFO(p.describe());
-    p.out.reset();
-    qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); });
-    const std::vector<std::uint8_t> expected = p.out.with_guards();
-    for (Isa isa : runnable_isas()) {
-        INFO("path " << qdml::simd::isa_name(isa));
-        const qdml::simd::PreparedQuantizedLinearMatrixMultiply prepared(p.d, qdml::simd::GemmOptions{isa});
-        for (int run = 0; run < 2; ++run) {
-            p.out.reset();
-            prepared.execute_unchecked(p.d);
-            REQUIRE(p.out.with_guards() == expected);
+    for (const qdml::Fidelity f : {qdml::Fidelity::Exact, qdml::Fidelity::DirectML}) {
+        INFO("fidelity " << qdml::to_string(f));
+        p.out.reset();
+        qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op, f); });
+        const std::vector<std::uint8_t> expected = p.out.with_guards();
+        for (Isa isa : runnable_isas()) {
+            INFO("path " << qdml::simd::isa_name(isa));
+            const qdml::simd::PreparedQuantizedLinearMatrixMultiply prepared(p.d, qdml::simd::GemmOptions{isa, f});
+            for (int run = 0; run < 2; ++run) {
+                p.out.reset();
+                prepared.execute_unchecked(p.d);
+                REQUIRE(p.out.with_guards() == expected);
+            }
         }
     }
 }
@@ -597,7 +609,8 @@ TEST_CASE("simd matmul prepared: B packed once, execute with new A many times, s
             p.fill([&] { return rng.byte(); });
             p.build();
             p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-            const qdml::simd::PreparedQuantizedLinearMatrixMultiply prepared(p.d, qdml::simd::GemmOptions{isa});
+            const qdml::simd::PreparedQuantizedLinearMatrixMultiply prepared(p.d,
+                                                                             qdml::simd::GemmOptions{isa, p.fidelity});
             REQUIRE(prepared.isa() == isa);
             const std::uint64_t packed_before = packed_hash(prepared);
             const std::vector<std::uint8_t> b_at_initialize = p.b;
@@ -610,7 +623,9 @@ TEST_CASE("simd matmul prepared: B packed once, execute with new A many times, s
                 p.b = b_at_initialize;
                 p.build();
                 p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-                qdml::visit_typed(p.d, [](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op); });
+                qdml::visit_typed(p.d, [&](const auto& op) {
+                    qdml::reference::quantized_linear_matrix_multiply(op, p.fidelity);
+                });
                 const std::vector<std::uint8_t> expected = p.out.with_guards();
                 p.out.reset();
                 std::fill(p.b.begin(), p.b.end(), std::uint8_t{0x5a});

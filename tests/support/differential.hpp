@@ -66,6 +66,21 @@ inline qdml::RunOptions elementwise_options(std::uint64_t k, std::string* path =
     return o;
 }
 
+/// One random case's three runs in profile `f`: the reference on `d`, the
+/// SIMD path on `s` (elementwise_options(seed)) and qdml::compile(d) (the
+/// next path) executed on `c`; `path_s` and `path_c` receive the paths.
+template <class Desc>
+void run_three(const Desc& d, const Desc& s, const Desc& c, std::uint64_t seed, qdml::Fidelity f, std::string& path_s,
+               std::string& path_c) {
+    qdml::RunOptions o_s = elementwise_options(seed, &path_s), o_c = elementwise_options(seed + 1, &path_c),
+                     o_r{qdml::Implementation::Reference};
+    o_s.fidelity = o_c.fidelity = o_r.fidelity = f;
+    const auto compiled = qdml::compile(d, o_c);
+    qdml::run(d, o_r);
+    qdml::run(s, o_s);
+    compiled.execute(c);
+}
+
 /// elementwise_options for the targeted cases: each call the next path in turn.
 inline qdml::RunOptions next_elementwise_options(std::string* path) {
     static std::uint64_t k = 0;

@@ -16,6 +16,18 @@
 
 namespace qtest {
 
+/// RunOptions in the exact profile (docs/semantics.md sections 0-9, which
+/// the operator tests' hand-derived values follow; the default profile is
+/// directml, section 10, tested by test_fidelity.cpp and tests/data/directml).
+inline qdml::RunOptions exact(qdml::Implementation impl = qdml::RunOptions{}.implementation,
+                              qdml::FeatureLevel level = qdml::FeatureLevel::Latest) {
+    qdml::RunOptions o;
+    o.implementation = impl;
+    o.feature_level = level;
+    o.fidelity = qdml::Fidelity::Exact;
+    return o;
+}
+
 using qdml::Tensor;
 using qdml::TensorDesc;
 using DT = qdml::TensorDataType;

@@ -422,7 +422,7 @@ void check(const ElementWiseClip<T>& op, Report& r, Fidelity f) {
 /// DirectML profile: a difference they explain names the DirectML step).
 /// Validates `desc` first (throws qdml::Error). Reads only.
 template <class Desc>
-Report check_exact(const Desc& desc, Fidelity fidelity = Fidelity::Exact) {
+Report check_exact(const Desc& desc, Fidelity fidelity = kDefaultFidelity) {
     validate(desc, FeatureLevel::Latest, fidelity);
     Report r;
     r.operator_name = Desc::OperatorName;

@@ -17,6 +17,11 @@ enum class Fidelity {
     DirectML,  ///< DirectML's bits and refusals (docs/semantics.md section 10)
 };
 
+/// The profile every entry computes unless told otherwise (qdml::RunOptions,
+/// qdml::dml::ExecuteOptions, the typed reference and SIMD calls, the runner,
+/// Python): DirectML's answer, which is what qdml's users ask for.
+inline constexpr Fidelity kDefaultFidelity = Fidelity::DirectML;
+
 inline constexpr std::string_view to_string(Fidelity f) noexcept {
     return f == Fidelity::DirectML ? "directml" : "exact";
 }

@@ -16,7 +16,7 @@
 namespace qdml::reference {
 
 template <class T>
-void element_wise_clip(const ElementWiseClip<T>& op, Fidelity f = Fidelity::Exact) {
+void element_wise_clip(const ElementWiseClip<T>& op, Fidelity f = kDefaultFidelity) {
     const auto p = ClipParams<T>::derive(op);  // bounds as T (FLOAT16: rounded to binary16 first)
     if (f == Fidelity::DirectML)
         for_each_index(op.OutputTensor.sizes,

@@ -14,7 +14,7 @@
 namespace qdml::reference {
 
 template <class TIn, class TOut>
-void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op, Fidelity f = Fidelity::Exact) {
+void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op, Fidelity f = kDefaultFidelity) {
     for_each_index(op.OutputTensor.sizes, [&](const auto& i) {
         const std::int64_t x = op.InputTensor[i];
         const std::int64_t zp = op.ZeroPointTensor ? std::int64_t{(*op.ZeroPointTensor)[i]} : 0;

@@ -14,7 +14,7 @@
 namespace qdml::reference {
 
 template <class TA, class TB, class TOut>
-void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, Fidelity = Fidelity::Exact) {
+void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, Fidelity = kDefaultFidelity) {
     const AddParams p = AddParams::derive(op);  // scales and zero points: per tensor
     for_each_index(op.OutputTensor.sizes, [&](const auto& i) {
         const float a_diff = fp32(std::int64_t{op.ATensor[i]} - p.a_zp);  // va = a_diff * AScale, ...

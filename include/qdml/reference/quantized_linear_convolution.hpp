@@ -16,7 +16,7 @@
 namespace qdml::reference {
 
 template <class TIn, class TFilter, class TOut>
-void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Fidelity f = Fidelity::Exact) {
+void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Fidelity f = kDefaultFidelity) {
     const auto& X = op.InputTensor;
     const auto& F = op.FilterTensor;
     const auto& Out = op.OutputTensor;

@@ -18,7 +18,7 @@
 namespace qdml::reference {
 
 template <class TA, class TB, class TOut>
-void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, Fidelity f = Fidelity::Exact) {
+void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, Fidelity f = kDefaultFidelity) {
     const auto& A = op.ATensor;
     const auto& B = op.BTensor;
     const auto& Out = op.OutputTensor;

@@ -20,19 +20,19 @@ namespace qdml::reference {
 namespace detail {
 // compute(d, f): run() after validation (qdml::run's Reference implementation calls it too).
 
-inline void compute(const ElementWiseDequantizeLinearDesc& d, Fidelity f = Fidelity::Exact) {
+inline void compute(const ElementWiseDequantizeLinearDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { element_wise_dequantize_linear(op, f); });
 }
-inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Fidelity f = Fidelity::Exact) {
+inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { element_wise_quantized_linear_add(op, f); });
 }
-inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Fidelity f = Fidelity::Exact) {
+inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { quantized_linear_matrix_multiply(op, f); });
 }
-inline void compute(const QuantizedLinearConvolutionDesc& d, Fidelity f = Fidelity::Exact) {
+inline void compute(const QuantizedLinearConvolutionDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { quantized_linear_convolution(op, f); });
 }
-inline void compute(const ElementWiseClipDesc& d, Fidelity f = Fidelity::Exact) {
+inline void compute(const ElementWiseClipDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { element_wise_clip(op, f); });
 }
 
@@ -43,7 +43,7 @@ inline void compute(const ElementWiseClipDesc& d, Fidelity f = Fidelity::Exact) 
 /// (any of the five operator descs): what qdml::run gives with
 /// Implementation::Reference.
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>()))>
-void run(const Desc& d, FeatureLevel level = FeatureLevel::Latest, Fidelity fidelity = Fidelity::Exact) {
+void run(const Desc& d, FeatureLevel level = FeatureLevel::Latest, Fidelity fidelity = kDefaultFidelity) {
     validate(d, level, fidelity);
     detail::compute(d, fidelity);
 }

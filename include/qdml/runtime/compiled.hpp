@@ -126,7 +126,7 @@ std::shared_ptr<const Executor<ElementWiseQuantizedLinearAddDesc>> make_executor
 template <class Desc>
 std::shared_ptr<const Executor<Desc>> compile_executor(const Desc& d, const RunOptions& o) {
     const simd::GemmOptions gemm{o.isa, o.fidelity};
-    if (o.implementation == Implementation::Simd && fast_path_honours(d, o.fidelity)) {
+    if (o.implementation == Implementation::Simd) {
         if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>) {
             if (weights_owned_by_dml(d))
                 return std::make_shared<WeightsExecutor<Desc, simd::PreparedQuantizedLinearMatrixMultiply>>(
@@ -209,8 +209,7 @@ private:
     static constexpr std::size_t kMembers = std::tuple_size_v<decltype(detail::members(std::declval<const Desc&>()))>;
 
     bool constant_weights() const noexcept {
-        return options_.implementation == Implementation::Simd && fast_path_honours(desc_, options_.fidelity) &&
-               detail::weights_owned_by_dml(desc_);
+        return options_.implementation == Implementation::Simd && detail::weights_owned_by_dml(desc_);
     }
 
     [[noreturn]] static void mismatch(std::string_view member) {

@@ -36,39 +36,22 @@ struct RunOptions {
     /// best the CPU runs): the GEMM engine's path (matrix multiplication and
     /// convolution) and the element-wise loops' (simd::select_elementwise_isa).
     simd::Isa isa = simd::Isa::Best;
-    /// The profile (docs/semantics.md section 10): Exact (the default for
-    /// now) or DirectML, DirectML's own bits and refusals. Where a fast path
-    /// does not compute the DirectML profile yet, Simd computes it with the
-    /// reference (fast_path_honours); describe() says so.
-    Fidelity fidelity = Fidelity::Exact;
+    /// The profile (docs/semantics.md section 10): DirectML (the default,
+    /// kDefaultFidelity), DirectML's own bits and refusals, or Exact, the
+    /// exactly rounded arithmetic and documented rules; the reference and
+    /// every fast path compute both.
+    Fidelity fidelity = kDefaultFidelity;
 };
-
-/// Whether the fast path computes `d` in profile `f` (the exact profile:
-/// always). In the DirectML profile: the element-wise operators (the
-/// quantized add has one arithmetic in both profiles; dequantize of INT32
-/// and UINT32 and clip of float types follow simd::GemmOptions::fidelity);
-/// not yet matmul and convolution, which qdml::run computes with the
-/// reference in that profile.
-inline bool fast_path_honours(const ElementWiseDequantizeLinearDesc&, Fidelity) noexcept { return true; }
-inline bool fast_path_honours(const ElementWiseQuantizedLinearAddDesc&, Fidelity) noexcept { return true; }
-inline bool fast_path_honours(const QuantizedLinearMatrixMultiplyDesc&, Fidelity f) noexcept {
-    return f == Fidelity::Exact;
-}
-inline bool fast_path_honours(const QuantizedLinearConvolutionDesc&, Fidelity f) noexcept {
-    return f == Fidelity::Exact;
-}
-inline bool fast_path_honours(const ElementWiseClipDesc&, Fidelity) noexcept { return true; }
 
 namespace detail {
 // dispatch(d, impl, gemm, f): run() after validation, one switch over the
 // types and one typed call (qdml::Compiled's stateless executions call it
-// too); in a profile the fast path does not compute, the reference. A
-// template, not five inline functions, so that a program can compile it once
+// too). A template, not five inline functions, so that a program can compile it once
 // (QDML_EXTERN_DISPATCH below); compute() names the five descs for run()'s
 // and describe()'s overload checks.
 template <class Desc>
 void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fidelity f) {
-    if (impl != Implementation::Simd || !fast_path_honours(d, f)) {
+    if (impl != Implementation::Simd) {
         reference::detail::compute(d, f);
         return;
     }
@@ -88,23 +71,23 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fideli
 }
 
 inline void compute(const ElementWiseDequantizeLinearDesc& d, Implementation impl, simd::GemmOptions gemm = {},
-                    Fidelity f = Fidelity::Exact) {
+                    Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
 inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Implementation impl, simd::GemmOptions gemm = {},
-                    Fidelity f = Fidelity::Exact) {
+                    Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
 inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Implementation impl, simd::GemmOptions gemm = {},
-                    Fidelity f = Fidelity::Exact) {
+                    Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
 inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation impl, simd::GemmOptions gemm = {},
-                    Fidelity f = Fidelity::Exact) {
+                    Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
 inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::GemmOptions gemm = {},
-                    Fidelity f = Fidelity::Exact) {
+                    Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
 }  // namespace detail
@@ -126,7 +109,6 @@ template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>
 std::string describe(const Desc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level, o.fidelity);
     if (o.implementation == Implementation::Reference) return "reference";
-    if (!fast_path_honours(d, o.fidelity)) return "reference (the fast path does not compute fidelity directml yet)";
     std::string s;
     visit_typed(d, [&](const auto& op) { s = "simd " + simd::path(op, simd::GemmOptions{o.isa, o.fidelity}); });
     return s;

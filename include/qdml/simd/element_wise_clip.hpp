@@ -51,7 +51,7 @@ struct ClipRow {
                 F v = kernel::load_float<A>(x.at(i));
                 if constexpr (ScaleBias) v = scale_bias_step(v, prm.scale, prm.bias);
                 if constexpr (DirectML)
-                    return clamp_min_max_directml(v, lo, hi);
+                    return kernel::clamp_float_directml<A>(v, lo, hi);
                 else
                     return kernel::clamp_float<A>(v, lo, hi);
             };

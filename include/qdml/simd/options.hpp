@@ -12,11 +12,8 @@ struct GemmOptions {
     /// Caps the ISA path (as QDML_ISA does); Best: QDML_ISA, else the best
     /// the CPU runs. The element-wise loops map it with select_elementwise_isa.
     Isa isa = Isa::Best;
-    /// The profile (docs/semantics.md section 10) of the fast paths that
-    /// compute both: dequantize of INT32/UINT32 and clip of float types.
-    /// (Which fast paths compute the directml profile:
-    /// qdml::fast_path_honours; the others ignore it.)
-    Fidelity fidelity = Fidelity::Exact;
+    /// The profile (docs/semantics.md section 10): every path computes both.
+    Fidelity fidelity = kDefaultFidelity;
 };
 
 }  // namespace qdml::simd

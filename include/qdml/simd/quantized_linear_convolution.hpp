@@ -91,6 +91,7 @@ struct Filter {
     std::vector<std::uint32_t> bias;     ///< Bias per output channel (0 without one)
     ConvForm form = ConvForm::GemmNchw;  ///< select_form(): AmxNhwc, GemmNhwc (from `input_left`) or GemmNchw
     NhwcFilter input_left;               ///< the filter as the NHWC forms' right operand
+    bool directml = false;               ///< the DirectML profile's requantize (GemmOptions::fidelity)
 };
 
 /// Packs the filter for `isa`.
@@ -141,6 +142,8 @@ void prepare_group(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, con
     s.out_scale.assign(1, op.OutputScaleTensor[zero]);
     s.out_lo = std::numeric_limits<TOut>::min();
     s.out_hi = std::numeric_limits<TOut>::max();
+    s.directml = f.directml;  // ((acc * FilterScale[oc]) * InputScale) / OutputScale: the row's scale first
+    s.col_scale_first = false;
     // The row constants need the epilogue's mode and flags, which the spec alone fixes.
     gemm::prepare_columns(s, gemm::PackedRight{}, e);
     gemm::prepare_rows(s, pa, e);
@@ -295,11 +298,11 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
     switch (f.form) {
         case ConvForm::AmxNhwc:
 #if QDML_X86
-            return run_nhwc(op, f.input_left);
+            return run_nhwc(op, f.input_left, f.directml);
 #else
             [[fallthrough]];  // (never selected off x86)
 #endif
-        case ConvForm::GemmNhwc: return run_nhwc_vector(op, f.input_left, f.isa);
+        case ConvForm::GemmNhwc: return run_nhwc_vector(op, f.input_left, f.isa, f.directml);
         case ConvForm::Depthwise:  // (prepare_filter never selects it: quantized_linear_convolution dispatches it first)
         case ConvForm::GemmNchw: break;
     }
@@ -403,9 +406,11 @@ template <class TIn, class TFilter, class TOut>
 void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op,
                                   const GemmOptions& options = {}) {
     const Isa isa = simd::select_isa(options.isa);
-    if (conv::select_form(op, isa) == conv::ConvForm::Depthwise) return conv::depthwise(op, options.isa);
+    if (conv::select_form(op, isa) == conv::ConvForm::Depthwise)
+        return conv::depthwise(op, options.isa, options.fidelity);
     conv::Filter f;
     conv::prepare_filter(op, isa, f);
+    f.directml = options.fidelity == Fidelity::DirectML;
     conv::run(op, f);
 }
 

@@ -46,9 +46,11 @@ public:
                     for (std::uint32_t oc = 0; oc < op.OutputTensor.sizes[1]; ++oc)
                         bias_.push_back((*op.BiasTensor)[{0, oc, 0, 0}]);
                 cap_ = options.isa;
+                fidelity_ = options.fidelity;
                 filter_.isa = conv::depthwise_isa(options.isa);
             } else {
                 conv::prepare_filter(op, simd::select_isa(options.isa), filter_);
+                filter_.directml = options.fidelity == Fidelity::DirectML;
             }
         });
     }
@@ -68,7 +70,7 @@ public:
                     bound.BiasTensor->data = bias_.data();
                     bound.BiasTensor->strides = {0, 1, 0, 0};
                 }
-                conv::depthwise(bound, *depthwise_, cap_);
+                conv::depthwise(bound, *depthwise_, cap_, fidelity_);
             } else {
                 conv::run(op, filter_);
             }
@@ -88,6 +90,7 @@ private:
     std::optional<conv::DepthwiseFilter> depthwise_;  // the depthwise path's filter side, when it computes the desc
     std::vector<std::int32_t> bias_;                  // the depthwise path's bias, per output channel
     simd::Isa cap_ = simd::Isa::Best;
+    Fidelity fidelity_ = kDefaultFidelity;  // the depthwise path's profile
 };
 
 }  // namespace qdml::simd

@@ -143,6 +143,7 @@ void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB
     gemm::RequantSpec s;
     detail::left_params(op, s);
     detail::right_params(op, s);
+    s.directml = options.fidelity == Fidelity::DirectML;  // ((acc * AScale[m]) * BScale[n]) / OutputScale[m]
     const std::uint32_t M = op.OutputTensor.sizes[2], N = op.OutputTensor.sizes[3], K = op.ATensor.sizes[3];
     gemm::PackedRight& pb = detail::workspace<TA>().right;
     const TB* packed = nullptr;

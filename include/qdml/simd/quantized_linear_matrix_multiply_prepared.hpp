@@ -31,7 +31,7 @@ public:
     explicit PreparedQuantizedLinearMatrixMultiply(const QuantizedLinearMatrixMultiplyDesc& desc,
                                                    const GemmOptions& options = {},
                                                    FeatureLevel level = FeatureLevel::Latest)
-        : desc_(desc), isa_(simd::select_isa(options.isa)) {
+        : desc_(desc), isa_(simd::select_isa(options.isa)), directml_(options.fidelity == Fidelity::DirectML) {
         validate(desc, level);
         if (!(desc.BTensor.Desc.Flags & kTensorFlagOwnedByDml))
             throw Error(std::string(QuantizedLinearMatrixMultiplyDesc::OperatorName), "BTensor",
@@ -85,6 +85,7 @@ private:
         detail::left_params(op, s);
         s.b_zp = b_zp_;
         s.b_scale = b_scale_;
+        s.directml = directml_;
         const std::uint32_t channels = op.OutputTensor.sizes[1];
         detail::run_products(op, isa_, s,
                              [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
@@ -96,6 +97,7 @@ private:
 
     QuantizedLinearMatrixMultiplyDesc desc_;
     simd::Isa isa_;
+    bool directml_;  // the DirectML profile's requantize (GemmOptions::fidelity)
     std::deque<gemm::PackedRight> slices_;  // one per distinct B slice (a deque: packed in place)
     std::vector<std::size_t> slice_of_;     // slice index of each (batch, channel)
     std::vector<std::int32_t> b_zp_;        // BZP' per column

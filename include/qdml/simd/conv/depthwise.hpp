@@ -363,18 +363,26 @@ void depthwise_plane(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
 namespace detail {
 
 /// Per output channel: the bias with the input zero point folded in
-/// (`zp_form`: XZP in the word form), the multiplier and Q's bounds.
+/// (`zp_form`: XZP in the word form), the multiplier and Q's bounds (the
+/// DirectML profile: its three scales instead of the multiplier).
 template <class TIn, class TFilter, class TOut>
 std::vector<DepthwiseChannel> channel_constants(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op,
-                                                const DepthwiseFilter& f, std::int32_t zp_form) {
+                                                const DepthwiseFilter& f, std::int32_t zp_form, bool directml) {
     const std::int32_t out_zp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[{0, 0, 0, 0}] : 0;
     std::vector<DepthwiseChannel> channels(f.cout);
     for (std::uint32_t oc = 0; oc < f.cout; ++oc) {
         DepthwiseChannel& c = channels[oc];
         const std::uint32_t bias = op.BiasTensor ? static_cast<std::uint32_t>((*op.BiasTensor)[{0, oc, 0, 0}]) : 0u;
         c.bias = bias - static_cast<std::uint32_t>(zp_form) * f.sum[oc];
-        c.mult = requantize_multiplier(op.InputScaleTensor[{0, 0, 0, 0}], f.scale[oc], op.OutputScaleTensor[{0, 0, 0, 0}]);
         c.q = QuantizeParams::make<TOut>(out_zp);
+        c.directml = directml;
+        if (directml) {
+            c.s1 = f.scale[oc];
+            c.s2 = op.InputScaleTensor[{0, 0, 0, 0}];
+            c.so = op.OutputScaleTensor[{0, 0, 0, 0}];
+        } else {
+            c.mult = requantize_multiplier(op.InputScaleTensor[{0, 0, 0, 0}], f.scale[oc], op.OutputScaleTensor[{0, 0, 0, 0}]);
+        }
     }
     return channels;
 }
@@ -388,7 +396,8 @@ std::vector<DepthwiseChannel> channel_constants(const QuantizedLinearConvolution
 /// first, (0, w'0, w'1, w'2) for the second); no transposition, outputs in
 /// order.
 template <class TIn, class TFilter, class TOut>
-void depthwise_nhwc_quads(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f) {
+void depthwise_nhwc_quads(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                          bool directml) {
 #if QDML_X86
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
@@ -399,14 +408,14 @@ void depthwise_nhwc_quads(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
     const std::uint8_t flip = std::is_signed_v<TIn> ? 0x80 : 0;
     const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
     const std::uint8_t zp_byte = static_cast<std::uint8_t>(static_cast<std::uint8_t>(x_zp) ^ flip);
-    const std::vector<DepthwiseChannel> channels = channel_constants(op, f, zp_byte);
+    const std::vector<DepthwiseChannel> channels = channel_constants(op, f, zp_byte, directml);
     // Weights [kx][c] as quads over the rows of each output row of the pair, bias and multiplier [c].
     std::vector<std::uint32_t> w0(kw * C, 0u), w1(kw * C, 0u), bias(C);
     std::vector<float> mult(C);
     const std::size_t words = (kw + 3) / 4;
     for (std::size_t c = 0; c < C; ++c) {
         bias[c] = channels[c].bias;
-        mult[c] = channels[c].mult;
+        mult[c] = directml ? channels[c].s1 : channels[c].mult;
         for (std::size_t kx = 0; kx < kw; ++kx)
             for (std::size_t ky = 0; ky < kh; ++ky) {
                 const std::uint32_t w = f.quad_weights[(c * kh + ky) * words + kx / 4] >> (8 * (kx % 4)) & 0xffu;
@@ -429,8 +438,11 @@ void depthwise_nhwc_quads(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
     a.mult = mult.data();
     a.hi = channels[0].q.hi;
     a.zp = channels[0].q.zp;
+    a.directml = directml;
+    a.in_scale = channels[0].s2;
+    a.out_scale = channels[0].so;
     const auto right = static_cast<std::ptrdiff_t>(std::min((pl + Wi) * C, v.size()));
-    const bool capped = !std::all_of(mult.begin(), mult.end(), requantize_fits_int32);
+    const bool capped = !directml && !std::all_of(mult.begin(), mult.end(), requantize_fits_int32);
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t oy = 0; oy < oH; oy += 2) {
             const std::uint8_t* rows[4];
@@ -473,7 +485,8 @@ inline std::uint32_t* align64(std::uint32_t* p) noexcept {
 /// not a multiple of 16 takes the quads plane form through transposed
 /// planes instead: 3 vpdpbusd per 16 outputs against 6 vpmaddwd per 8.)
 template <class TIn, class TFilter, class TOut>
-void depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f) {
+void depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                          bool directml) {
 #if QDML_X86
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
@@ -482,7 +495,7 @@ void depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
     const std::size_t N = g.N, C = g.C, H = g.H, W = g.W, oH = g.oH, oW = g.oW, kh = g.kh, kw = g.kw, dx = g.dx;
     const std::size_t pt = g.pt, pl = g.pl, Wp = g.Wp, Wi = g.Wi;
     const TIn x_zp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[{0, 0, 0, 0}] : TIn{0};
-    const std::vector<DepthwiseChannel> channels = channel_constants(op, f, x_zp);
+    const std::vector<DepthwiseChannel> channels = channel_constants(op, f, x_zp, directml);
     // Weights [kx][c / 8][4][c % 8]: (w'0, w'1), (w'2, 0) for the first row of
     // the pair, (0, w'0), (w'1, w'2) for the second (w' = 0 for ky >= kH).
     const std::size_t pairs = (kw + 1) / 2;
@@ -493,7 +506,7 @@ void depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
     std::vector<float> mult(C);
     for (std::size_t c = 0; c < C; ++c) {
         bias[c] = channels[c].bias;
-        mult[c] = channels[c].mult;
+        mult[c] = directml ? channels[c].s1 : channels[c].mult;
         for (std::size_t kx = 0; kx < kw; ++kx) {
             std::uint32_t* e = w.data() + kx * C * 4 + c / 8 * 32 + c % 8;
             e[0] = kernel::pair_word(wt(c, 0, kx), wt(c, 1, kx));
@@ -517,7 +530,10 @@ void depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
     a.mult = mult.data();
     a.hi = channels[0].q.hi;
     a.zp = channels[0].q.zp;
-    const bool capped = !std::all_of(mult.begin(), mult.end(), requantize_fits_int32);
+    a.directml = directml;
+    a.in_scale = channels[0].s2;
+    a.out_scale = channels[0].so;
+    const bool capped = !directml && !std::all_of(mult.begin(), mult.end(), requantize_fits_int32);
     for (std::size_t n = 0; n < N; ++n) {
         const auto row = [&](std::size_t r) {  // padded row r
             return r >= pt && r - pt < H ? &X[{static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(r - pt), 0}]
@@ -566,7 +582,7 @@ TensorView<T, 4> planes(const TensorView<T, 4>& t, T* data) noexcept {
 namespace detail {
 template <class TIn, class TFilter, class TOut>
 void depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                        simd::Isa isa, DepthwiseForm form);
+                        simd::Isa isa, DepthwiseForm form, bool directml);
 
 /// The Plane and Rows forms with NHWC by strides (depthwise_transposes): the
 /// input transposed into channel planes and, for an NHWC output, the planes
@@ -575,7 +591,7 @@ void depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op
 /// every element.
 template <class TIn, class TFilter, class TOut>
 void depthwise_transposed(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                          simd::Isa isa, DepthwiseForm form, DepthwiseTransposes t) {
+                          simd::Isa isa, DepthwiseForm form, DepthwiseTransposes t, bool directml) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const std::size_t N = X.sizes[0], C = X.sizes[1], HW = std::size_t{X.sizes[2]} * X.sizes[3];
@@ -593,7 +609,7 @@ void depthwise_transposed(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
         out_planes.resize(N * Cout * oHW);
         planar.OutputTensor = planes(Out, reinterpret_cast<TOut*>(out_planes.data()));
     }
-    depthwise_channels(planar, f, isa, form);
+    depthwise_channels(planar, f, isa, form, directml);
     if (t.output)
         for (std::size_t n = 0; n < N; ++n)
             transpose_bytes(out_planes.data() + n * Cout * oHW, oHW, reinterpret_cast<std::uint8_t*>(Out.data + n * Out.strides[0]),
@@ -603,22 +619,23 @@ void depthwise_transposed(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
 
 /// Computes a validated depthwise `op` (is_depthwise) with the filter `f`
 /// prepared from it (or from a filter with the same descs and data); same
-/// bits as the reference. `cap` caps the ISA path as QDML_ISA does. The form
-/// is select_depthwise_form()'s (depthwise_form.hpp).
+/// bits as the reference in profile `fidelity`. `cap` caps the ISA path as
+/// QDML_ISA does. The form is select_depthwise_form()'s (depthwise_form.hpp).
 template <class TIn, class TFilter, class TOut>
 void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-               simd::Isa cap = simd::Isa::Best) {
+               simd::Isa cap = simd::Isa::Best, Fidelity fidelity = kDefaultFidelity) {
     const simd::Isa isa = depthwise_isa(cap);
     const DepthwiseForm form = select_depthwise_form(op, f.quads, isa);
+    const bool directml = fidelity == Fidelity::DirectML;
     switch (form) {
-        case DepthwiseForm::NhwcQuads: return detail::depthwise_nhwc_quads(op, f);
-        case DepthwiseForm::NhwcPairs: return detail::depthwise_nhwc_pairs(op, f);
-        case DepthwiseForm::Reference: return reference::quantized_linear_convolution(op);
+        case DepthwiseForm::NhwcQuads: return detail::depthwise_nhwc_quads(op, f, directml);
+        case DepthwiseForm::NhwcPairs: return detail::depthwise_nhwc_pairs(op, f, directml);
+        case DepthwiseForm::Reference: return reference::quantized_linear_convolution(op, fidelity);
         case DepthwiseForm::Plane:
         case DepthwiseForm::Rows: {
             const DepthwiseTransposes t = depthwise_transposes(op, form, f.quads, isa);
-            if (t.input || t.output) return detail::depthwise_transposed(op, f, isa, form, t);
-            return detail::depthwise_channels(op, f, isa, form);
+            if (t.input || t.output) return detail::depthwise_transposed(op, f, isa, form, t, directml);
+            return detail::depthwise_channels(op, f, isa, form, directml);
         }
     }
 }
@@ -627,7 +644,7 @@ void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const D
 /// NHWC input or output only when depthwise_plane stages or stores it).
 template <class TIn, class TFilter, class TOut>
 void detail::depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
-                                simd::Isa isa, DepthwiseForm form) {
+                                simd::Isa isa, DepthwiseForm form, bool directml) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const auto k = detail::depthwise_kernels<TIn, TOut>(isa, f.quads);
@@ -652,7 +669,7 @@ void detail::depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, T
     const std::uint8_t zp_byte = static_cast<std::uint8_t>(static_cast<std::uint8_t>(x_zp) ^ flip);
     const std::int32_t zp_form = G == 4 ? std::int32_t{zp_byte} : std::int32_t{x_zp};
 
-    const std::vector<DepthwiseChannel> channels = detail::channel_constants(op, f, zp_form);
+    const std::vector<DepthwiseChannel> channels = detail::channel_constants(op, f, zp_form, directml);
     if (form == DepthwiseForm::Plane) return detail::depthwise_plane(op, f, k, channels, zp_byte, flip);
 
     std::vector<std::uint8_t> xrow(row_len + 64, zp_byte);
@@ -736,8 +753,9 @@ void detail::depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, T
 
 /// Computes a validated depthwise `op` (is_depthwise), preparing its filter on the way.
 template <class TIn, class TFilter, class TOut>
-void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, simd::Isa cap = simd::Isa::Best) {
-    depthwise(op, prepare_depthwise(op), cap);
+void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, simd::Isa cap = simd::Isa::Best,
+               Fidelity fidelity = kDefaultFidelity) {
+    depthwise(op, prepare_depthwise(op), cap, fidelity);
 }
 
 }  // namespace qdml::simd::conv

@@ -153,7 +153,7 @@ std::size_t plane_length(const QuantizedLinearConvolution<TIn, TFilter, TOut>& o
 /// The form that computes the validated depthwise `op` (is_depthwise) on
 /// depthwise path `isa` (depthwise_isa's result) with a filter whose F - FZP
 /// all fit int8 or not (`quads`: DepthwiseFilter::quads). Reads the descs
-/// only.
+/// only (every form computes both profiles).
 template <class TIn, class TFilter, class TOut>
 DepthwiseForm select_depthwise_form(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, bool quads,
                                     simd::Isa isa) noexcept {

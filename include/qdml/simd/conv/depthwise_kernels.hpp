@@ -16,7 +16,9 @@
 // One output is then
 //   acc = bias' + sum over words of the element products   (mod 2^32)
 // with bias' = Bias - XZP' * sum(w') folding the zero point, and
-//   out = Q(fp32(acc) * mult, OutputZP).
+//   out = Q(fp32(acc) * mult, OutputZP),
+// or, in the DirectML profile (docs/semantics.md section 10),
+//   out = quantize_directml(((fp32(acc) * FilterScale[oc]) * InputScale) / OutputScale, OutputZP).
 //
 // Ranges (why nothing saturates): pairs: |x| <= 255 and |w'| <= 255 fit
 // int16, each product |x * w'| <= 65025, a pair sum <= 130050 in int32
@@ -35,6 +37,7 @@
 #include <type_traits>
 
 #include "qdml/core/quantize.hpp"
+#include "qdml/core/quantize_directml.hpp"
 #include "qdml/simd/isa.hpp"
 
 namespace qdml::simd::conv {
@@ -42,8 +45,12 @@ namespace qdml::simd::conv {
 /// The requantize constants of one output channel.
 struct DepthwiseChannel {
     std::uint32_t bias = 0;  ///< Bias[oc] - XZP * sum(w') (mod 2^32)
-    float mult = 0;          ///< fp32(InputScale * FilterScale[oc]) / OutputScale
+    float mult = 0;          ///< fp32(InputScale * FilterScale[oc]) / OutputScale (DirectML: 0)
     QuantizeParams q;        ///< Q's bounds and OutputZP
+    /// The DirectML profile: requantize_directml(acc, s1, s2, so, OutputZP)
+    /// with s1 = FilterScale[oc], s2 = InputScale, so = OutputScale.
+    bool directml = false;
+    float s1 = 0, s2 = 0, so = 0;
 };
 
 /// One output row's inputs: `taps` pair-row pointers (each readable for the
@@ -112,7 +119,8 @@ void row_generic(const DepthwiseTaps& t, const DepthwiseChannel& c, TOut* out, s
             acc += static_cast<std::uint32_t>(half(p, false) * half(w, false));
             acc += static_cast<std::uint32_t>(half(p, true) * half(w, true));
         }
-        out[o] = requantize<TOut>(wrap_int32(acc), c.mult, c.q.zp);
+        out[o] = c.directml ? requantize_directml<TOut>(wrap_int32(acc), c.s1, c.s2, c.so, c.q.zp)
+                            : requantize<TOut>(wrap_int32(acc), c.mult, c.q.zp);
     }
 }
 
@@ -131,9 +139,11 @@ struct NhwcRows {
     const std::uint32_t* w0 = nullptr;    ///< [kx][cb][16] quad weights of the first row
     const std::uint32_t* w1 = nullptr;    ///< [kx][cb][16] of the second
     const std::uint32_t* bias = nullptr;  ///< [cb][16]
-    const float* mult = nullptr;          ///< [cb][16]
+    const float* mult = nullptr;          ///< [cb][16] (DirectML: FilterScale)
     float hi = 0;
     std::int32_t zp = 0;
+    bool directml = false;                ///< DirectML: ((acc * mult[c]) * in_scale) / out_scale, quantize_directml
+    float in_scale = 0, out_scale = 0;
     TOut* out0 = nullptr;
     TOut* out1 = nullptr;                 ///< null: one row
 };
@@ -152,9 +162,11 @@ struct NhwcPairRows {
     std::size_t tap_step = 0, taps = 0, cblocks = 0;
     const std::uint32_t* w = nullptr;     ///< [kx][cb][4][8]: the first row's two weight pairs, then the second's
     const std::uint32_t* bias = nullptr;  ///< [cb][8]
-    const float* mult = nullptr;          ///< [cb][8]
+    const float* mult = nullptr;          ///< [cb][8] (DirectML: FilterScale)
     float hi = 0;
     std::int32_t zp = 0;
+    bool directml = false;                ///< DirectML: ((acc * mult[c]) * in_scale) / out_scale, quantize_directml
+    float in_scale = 0, out_scale = 0;
     TOut* out0 = nullptr;
     TOut* out1 = nullptr;                 ///< null: one row
 };

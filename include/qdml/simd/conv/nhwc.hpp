@@ -183,7 +183,7 @@ struct NhwcWorkspace {
     std::vector<std::uint32_t> pixel_sum;
     std::vector<std::size_t> steps;
     bool rows_valid = false;                ///< epilogue.rows hold the rows of rows_key (no patch sums)
-    std::array<std::uint32_t, 7> rows_key{};
+    std::array<std::uint32_t, 8> rows_key{};
 };
 
 /// The bits of a 32-bit value (the row constants' cache key).
@@ -294,7 +294,8 @@ inline void group_columns(const NhwcFilter& f, std::uint32_t group, std::uint32_
 // The epilogue's per-tensor side: the input as the left operand (zero point
 // shifted as the kernels read it), the output's scale, zero point and range.
 template <class TIn, class TFilter, class TOut>
-void per_tensor_spec(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, TIn x_zp, gemm::RequantSpec& s) {
+void per_tensor_spec(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, TIn x_zp, bool directml,
+                     gemm::RequantSpec& s) {
     const std::array<std::uint32_t, 4> zero{0, 0, 0, 0};
     s.a_zp.assign(1, std::int32_t{x_zp} + gemm::left_shift<TIn>());
     s.a_scale.assign(1, op.InputScaleTensor[zero]);
@@ -302,6 +303,8 @@ void per_tensor_spec(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, T
     s.out_scale.assign(1, op.OutputScaleTensor[zero]);
     s.out_lo = std::numeric_limits<TOut>::min();
     s.out_hi = std::numeric_limits<TOut>::max();
+    s.directml = directml;  // ((acc * FilterScale[oc]) * InputScale) / OutputScale: the column's scale first
+    s.col_scale_first = true;
 }
 
 #if QDML_X86
@@ -309,7 +312,7 @@ void per_tensor_spec(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, T
 /// as the reference: per image and group, the padded copy, then blocks of up
 /// to 32 pixels of one output row against pairs of 16-channel panels.
 template <class TIn, class TFilter, class TOut>
-void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f) {
+void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f, bool directml) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const std::uint32_t batch = X.sizes[0], G = op.GroupCount, C = op.FilterTensor.sizes[1];
@@ -335,14 +338,15 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
     // The epilogue: the input as the left operand (per tensor), the filter as the right one (per column).
     gemm::RequantSpec& s = w.spec;
     gemm::Epilogue& e = w.epilogue;
-    per_tensor_spec(op, x_zp, s);
+    per_tensor_spec(op, x_zp, directml, s);
     gemm::PackedLeft& sums = w.sums;
     sums.M = P;
     sums.row_sum.resize(P);
     // Without patch sums every pixel's row constants are the same, and they
     // depend only on these values: the last call's rows serve while they repeat.
-    const std::array<std::uint32_t, 7> rows_key{static_cast<std::uint32_t>(P), bits(s.a_zp[0]), bits(s.out_zp[0]),
-                                                bits(s.out_lo), bits(s.out_hi), bits(s.a_scale[0]), bits(s.out_scale[0])};
+    const std::array<std::uint32_t, 8> rows_key{static_cast<std::uint32_t>(P), bits(s.a_zp[0]), bits(s.out_zp[0]),
+                                                bits(s.out_lo), bits(s.out_hi), bits(s.a_scale[0]), bits(s.out_scale[0]),
+                                                s.directml};
     const bool rows_kept = !f.row_sums && w.rows_valid && w.rows_key == rows_key;
     w.rows_valid = false;
     if (!f.row_sums && !rows_kept) std::memset(sums.row_sum.data(), 0, P * 4);
@@ -434,7 +438,8 @@ inline std::size_t nhwc_block_pixels(std::size_t Kp) noexcept {
 /// Output rows are pixels: NHWC outputs are stored by the epilogue in place,
 /// others through a [pixel][channel] scratch (store_pixels).
 template <class TIn, class TFilter, class TOut>
-void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f, simd::Isa isa) {
+void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f, simd::Isa isa,
+                     bool directml) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const std::uint32_t batch = X.sizes[0], G = op.GroupCount, C = op.FilterTensor.sizes[1];
@@ -480,7 +485,7 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     // The epilogue: the input as the left operand (per tensor), the filter as the right one (per column).
     gemm::RequantSpec& s = w.spec;
     gemm::Epilogue& e = w.epilogue;
-    per_tensor_spec(op, x_zp, s);
+    per_tensor_spec(op, x_zp, directml, s);
     std::uint64_t pixel_stride = 0;
     const bool direct = Out.strides[1] == 1 && flat_stride(Out.sizes[2], oW, Out.strides[2], Out.strides[3], pixel_stride);
     if (!direct) w.scratch.resize(P * Ng);

@@ -7,6 +7,12 @@
 // same for every row (column) is folded into a per-column (per-row) bias.
 // The multiplier is precomputed once per call where one factor is uniform,
 // else formed per element in the same binary32 order.
+// In the DirectML profile (RequantSpec::directml, docs/semantics.md section
+// 10) the scales apply one at a time and the quantize step is DirectML's:
+//   out  = quantize_directml(((fp32(acc) * s1) * s2) / OutputScale[m], OutputZP[m])
+// with (s1, s2) = (AScale[m], BScale[n]), or (BScale[n], AScale[m]) when
+// col_scale_first (the NHWC convolution, whose columns are the filter's).
+// Every store then takes its per-element form (MultMode::PerElement).
 #pragma once
 
 #include <algorithm>
@@ -19,6 +25,7 @@
 #include <vector>
 
 #include "qdml/core/quantize.hpp"
+#include "qdml/core/quantize_directml.hpp"
 #include "qdml/simd/gemm/types.hpp"
 
 namespace qdml::simd::gemm {
@@ -43,6 +50,8 @@ struct RequantSpec {
     std::vector<std::int32_t> a_zp, b_zp, out_zp;  ///< a_zp, b_zp already shifted (azp', bzp')
     std::vector<float> a_scale, b_scale, out_scale;
     std::int32_t out_lo = 0, out_hi = 255;         ///< output type range
+    bool directml = false;         ///< the DirectML profile's requantize (see the top of this file)
+    bool col_scale_first = false;  ///< DirectML: BScale[n] before AScale[m] (the NHWC convolution)
 };
 
 /// Everything the epilogue reads, derived once per call (columns: once per
@@ -65,6 +74,8 @@ struct Epilogue {
     /// then store_rows32 needs no clamp at all.
     bool cols_small = false, rows_small = false;
     bool same_zp = false;  ///< every row's OutputZP is the same (prepare_rows)
+    bool directml = false;   ///< RequantSpec::directml (mode is then PerElement)
+    bool col_first = false;  ///< RequantSpec::col_scale_first
 
     const RowParams& row(std::size_t m) const noexcept { return rows[m]; }
     /// Whether the left operand's row sums enter the result (BZP' not all 0;
@@ -96,7 +107,12 @@ inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue
     e.var_b = !detail::uniform(s.b_zp);
     e.bzp0 = static_cast<std::uint32_t>(s.b_zp[0]);
     const bool rows_uniform = detail::uniform(s.a_scale) && detail::uniform(s.out_scale);
-    e.mode = rows_uniform ? MultMode::PerColumn : detail::uniform(s.b_scale) ? MultMode::PerRow : MultMode::PerElement;
+    e.directml = s.directml;
+    e.col_first = s.col_scale_first;
+    e.mode = s.directml       ? MultMode::PerElement
+             : rows_uniform   ? MultMode::PerColumn
+             : detail::uniform(s.b_scale) ? MultMode::PerRow
+                                          : MultMode::PerElement;
     e.col_bias.resize(width);
     e.col_zp.resize(width);
     e.col_sum.resize(width);
@@ -205,11 +221,15 @@ inline float multiplier(const Epilogue& e, const RowParams& r, std::size_t n) no
     return requantize_multiplier(r.a_scale, e.col_scale[n], r.out_scale);
 }
 
-/// Scalar store of one element (the generic kernel): Q through core's requantize.
+/// Scalar store of one element (the generic kernel): Q through core's
+/// requantize, or DirectML's requantize_directml.
 template <class TOut>
 inline void store_one(const Epilogue& e, std::size_t m, std::size_t n, std::uint32_t dot) noexcept {
     const RowParams& r = e.row(m);
-    const TOut q = requantize<TOut>(corrected(e, r, n, dot), multiplier(e, r, n), r.zp);
+    const std::int32_t acc = corrected(e, r, n, dot);
+    const TOut q = !e.directml ? requantize<TOut>(acc, multiplier(e, r, n), r.zp)
+                   : e.col_first ? requantize_directml<TOut>(acc, e.col_scale[n], r.a_scale, r.out_scale, r.zp)
+                                 : requantize_directml<TOut>(acc, r.a_scale, e.col_scale[n], r.out_scale, r.zp);
     std::memcpy(e.out + m * e.out_rs + n * e.out_cs, &q, 1);
 }
 

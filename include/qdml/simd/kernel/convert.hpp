@@ -17,6 +17,7 @@
 
 #include "qdml/core/float16.hpp"
 #include "qdml/core/quantize.hpp"
+#include "qdml/core/quantize_directml.hpp"
 
 #if XSIMD_WITH_SSE2
 #include <immintrin.h>
@@ -91,6 +92,24 @@ QDML_ALWAYS_INLINE inline fbatch<A> clamp_float(const fbatch<A>& v, const fbatch
         if constexpr (std::is_base_of_v<xsimd::sse2, A>) return xsimd::max(lo, xsimd::min(hi, v));
 #endif
         return clamp_min_max(v, lo, hi);
+    }
+}
+
+/// clamp_min_max_directml(v, lo, hi) (core/quantize_directml.hpp: t = v < hi
+/// ? v : hi, then t > lo ? t : lo) on binary32 lanes: on x86 min(v, hi)
+/// then max(t, lo), the operands the other way round from clamp_float
+/// (minps / maxps return the second operand when the compare is false, NaN
+/// included); elsewhere the selects.
+template <class A>
+QDML_ALWAYS_INLINE inline fbatch<A> clamp_float_directml(const fbatch<A>& v, const fbatch<A>& lo,
+                                                         const fbatch<A>& hi) noexcept {
+    if constexpr (is_region_v<A>) {
+        return A::clamp_float_directml(v, lo, hi);
+    } else {
+#if XSIMD_WITH_SSE2
+        if constexpr (std::is_base_of_v<xsimd::sse2, A>) return xsimd::max(xsimd::min(v, hi), lo);
+#endif
+        return clamp_min_max_directml(v, lo, hi);
     }
 }
 

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "qdml/simd/conv/depthwise_kernels.hpp"
+#include "qdml/simd/x86/avx2/store.hpp"
 
 #if QDML_X86
 QDML_REGION_AVX2
@@ -34,12 +35,33 @@ void pair_row_avx2(const std::uint8_t* x, std::size_t dx, std::uint32_t* p, std:
     }
 }
 
-/// Q of 8 accumulators, as bytes in the low 8 bytes of the result.
+/// The DirectML profile's lanes (DepthwiseChannel::directml,
+/// NhwcPairRows::directml): wrap32(int32_directml8(((fp32(acc) * s1) * s2)
+/// / so) + zp); the callers' saturating packs then clamp them to the output
+/// type as quantize_directml does (their int16 zero point add is 0).
+struct DirectMLLanesAvx2 {
+    __m256 s2, so;
+    __m256i zp;
+};
+inline __m256i directml_lanes_avx2(__m256i acc, __m256 s1, const DirectMLLanesAvx2& d) noexcept {
+    const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), s1);
+    return _mm256_add_epi32(gemm::int32_directml8(_mm256_div_ps(_mm256_mul_ps(v, d.s2), d.so)), d.zp);
+}
+
+/// Q of 8 accumulators (DirectML: quantize_directml), as bytes in the low 8 bytes of the result.
 inline std::uint64_t requantize8_avx2(__m256i acc, const DepthwiseChannel& c) noexcept {
-    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_set1_ps(c.mult));
-    v = _mm256_max_ps(v, _mm256_set1_ps(c.q.lo));  // max(NaN, lo) is lo: Q maps NaN to lo - zp
-    v = _mm256_min_ps(v, _mm256_set1_ps(c.q.hi));
-    __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(c.q.zp));  // rne (MXCSR)
+    __m256i q;
+    if (c.directml) {
+        const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_set1_ps(c.s1));
+        q = gemm::quantize8_directml(_mm256_div_ps(_mm256_mul_ps(v, _mm256_set1_ps(c.s2)), _mm256_set1_ps(c.so)),
+                                     _mm256_set1_epi32(c.q.zp), _mm256_set1_epi32(static_cast<int>(c.q.lo) + c.q.zp),
+                                     _mm256_set1_epi32(static_cast<int>(c.q.hi) + c.q.zp));
+    } else {
+        __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_set1_ps(c.mult));
+        v = _mm256_max_ps(v, _mm256_set1_ps(c.q.lo));  // max(NaN, lo) is lo: Q maps NaN to lo - zp
+        v = _mm256_min_ps(v, _mm256_set1_ps(c.q.hi));
+        q = _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(c.q.zp));  // rne (MXCSR)
+    }
     q = _mm256_and_si256(q, _mm256_set1_epi32(0xff));  // the output byte (values are in range)
     q = _mm256_packus_epi16(_mm256_packus_epi32(q, q), q);
     return static_cast<std::uint32_t>(_mm256_cvtsi256_si32(q)) |
@@ -84,14 +106,21 @@ void row_avx2(const DepthwiseTaps& t, const DepthwiseChannel& c, TOut* out,
 /// form of requantize64_avx512 (min(hi, v) keeps NaN, vcvtps2dq, int16 and
 /// int8 saturation; Capped false leaves the min out where
 /// requantize_fits_int32 says it cannot matter).
+/// With `d` (the DirectML profile) the lanes are directml_lanes_avx2's
+/// (`mult` then holds s1, and `zp` must be 0).
 template <class TOut, bool Capped>
 inline __m256i requantize32_packed_avx2(__m256i a0, __m256i a1, __m256i a2, __m256i a3, __m256 mult,
-                                                         __m256 hi, __m256i zp) noexcept {
+                                                         __m256 hi, __m256i zp,
+                                                         const DirectMLLanesAvx2* d = nullptr) noexcept {
     const __m256i acc[4] = {a0, a1, a2, a3};
     __m256i q[4];
-    QDML_UNROLL for (int u = 0; u < 4; ++u) {
-        const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[u]), mult);
-        q[u] = _mm256_cvtps_epi32(Capped ? _mm256_min_ps(hi, v) : v);  // min(hi, NaN) is NaN
+    if (d) {
+        QDML_UNROLL for (int u = 0; u < 4; ++u) q[u] = directml_lanes_avx2(acc[u], mult, *d);
+    } else {
+        QDML_UNROLL for (int u = 0; u < 4; ++u) {
+            const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[u]), mult);
+            q[u] = _mm256_cvtps_epi32(Capped ? _mm256_min_ps(hi, v) : v);  // min(hi, NaN) is NaN
+        }
     }
     (void)hi;
     const __m256i w0 = _mm256_adds_epi16(_mm256_packs_epi32(q[0], q[1]), zp);
@@ -103,9 +132,10 @@ inline __m256i requantize32_packed_avx2(__m256i a0, __m256i a1, __m256i a2, __m2
 /// output 2i, of o0: 2i + 1; e1, o1: outputs 16 + the same), as 32 bytes in order.
 template <class TOut, bool Capped>
 inline __m256i requantize32_phased_avx2(__m256i e0, __m256i o0, __m256i e1, __m256i o1, __m256 mult,
-                                                         __m256 hi, __m256i zp) noexcept {
+                                                         __m256 hi, __m256i zp,
+                                                         const DirectMLLanesAvx2* d = nullptr) noexcept {
     // Per 128-bit lane k: outputs 8k + 0, 2, 4, 6, 1, 3, 5, 7, then 16 + the same.
-    const __m256i b = requantize32_packed_avx2<TOut, Capped>(e0, o0, e1, o1, mult, hi, zp);
+    const __m256i b = requantize32_packed_avx2<TOut, Capped>(e0, o0, e1, o1, mult, hi, zp, d);
     return _mm256_permute4x64_epi64(
         _mm256_shuffle_epi8(b, _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5, 2, 6,
                                                 3, 7, 8, 12, 9, 13, 10, 14, 11, 15)),
@@ -144,8 +174,11 @@ void plane_pairs_body_avx2(const PlaneArgs<TOut>& a, const DepthwiseChannel& c) 
             wt[i] = _mm256_set1_epi32(static_cast<int>(a.weights[i]));
         }
     // (Locals: the stores could alias c, and the compiler would reload them per block.)
-    const __m256 mult = _mm256_set1_ps(c.mult), hi = _mm256_set1_ps(c.q.hi);
-    const __m256i zp = _mm256_set1_epi16(static_cast<short>(c.q.zp)), bias = _mm256_set1_epi32(static_cast<int>(c.bias));
+    const __m256 mult = _mm256_set1_ps(c.directml ? c.s1 : c.mult), hi = _mm256_set1_ps(c.q.hi);
+    const __m256i zp = _mm256_set1_epi16(static_cast<short>(c.directml ? 0 : c.q.zp));
+    const __m256i bias = _mm256_set1_epi32(static_cast<int>(c.bias));
+    const DirectMLLanesAvx2 dml{_mm256_set1_ps(c.s2), _mm256_set1_ps(c.so), _mm256_set1_epi32(c.q.zp)};
+    const DirectMLLanesAvx2* const d = c.directml ? &dml : nullptr;
     TOut* const out = a.out;
     const std::size_t count = a.oh * a.pitch;
     for (std::size_t f = 0; f < count; f += 32) {
@@ -157,7 +190,7 @@ void plane_pairs_body_avx2(const PlaneArgs<TOut>& a, const DepthwiseChannel& c) 
                 pair_tap_avx2(acc, in + f + a.offsets[i], _mm256_set1_epi32(static_cast<int>(a.weights[i])));
         }
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + f),
-                            requantize32_phased_avx2<TOut, Capped>(acc[0], acc[1], acc[2], acc[3], mult, hi, zp));
+                            requantize32_phased_avx2<TOut, Capped>(acc[0], acc[1], acc[2], acc[3], mult, hi, zp, d));
     }
 }
 
@@ -289,7 +322,9 @@ inline void nhwc_pair_column_avx2(__m256i (&r)[4], const std::uint32_t* p, const
 template <class TOut, bool Two, bool Capped, int Taps = 0>
 void nhwc_pair_rows_avx2(const NhwcPairRows<TOut>& a) noexcept {
     const __m256 hi = _mm256_set1_ps(a.hi);
-    const __m256i zp = _mm256_set1_epi16(static_cast<short>(a.zp));
+    const __m256i zp = _mm256_set1_epi16(static_cast<short>(a.directml ? 0 : a.zp));
+    const DirectMLLanesAvx2 dml{_mm256_set1_ps(a.in_scale), _mm256_set1_ps(a.out_scale), _mm256_set1_epi32(a.zp)};
+    const DirectMLLanesAvx2* const d = a.directml ? &dml : nullptr;
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  // dword 4 * (k / 4) + u to qword u
     const std::size_t C = a.cblocks * 8, wstep = a.cblocks * 32, ow = a.ow, step = a.tap_step;
     TOut* const out0 = a.out0;
@@ -310,7 +345,7 @@ void nhwc_pair_rows_avx2(const NhwcPairRows<TOut>& a) noexcept {
             } else {
                 for (std::size_t kx = 0; kx < a.taps; ++kx) nhwc_pair_column_avx2<Two>(r, p + kx * step, q + kx * step, w + kx * wstep, C);
             }
-            const __m256i b = _mm256_permutevar8x32_epi32(requantize32_packed_avx2<TOut, Capped>(r[0], r[1], r[2], r[3], m, hi, zp), order);
+            const __m256i b = _mm256_permutevar8x32_epi32(requantize32_packed_avx2<TOut, Capped>(r[0], r[1], r[2], r[3], m, hi, zp, d), order);
             const __m128i lo = _mm256_castsi256_si128(b), up = _mm256_extracti128_si256(b, 1);
             const bool both = ow - x > 1;
             _mm_storel_epi64(reinterpret_cast<__m128i*>(out0 + at), lo);

@@ -184,6 +184,8 @@ struct ElementWise {
     /// second operand when the compare is false (NaN, equal zeros), which is
     /// clamp_min_max's select order exactly.
     static F clamp_float(F v, F lo, F hi) { return _mm256_max_ps(lo.v, _mm256_min_ps(hi.v, v.v)); }
+    /// clamp_min_max_directml: min(v, hi) then max(t, lo), v and t first (minps / maxps return the second operand).
+    static F clamp_float_directml(F v, F lo, F hi) { return _mm256_max_ps(_mm256_min_ps(v.v, hi.v), lo.v); }
 
     /// Each lane truncated toward zero (cvttps); lanes within int32's range.
     static I truncate_to_int(F v) { return _mm256_cvttps_epi32(v.v); }

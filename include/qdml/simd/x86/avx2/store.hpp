@@ -13,6 +13,20 @@
 QDML_REGION_AVX2
 namespace qdml::simd::gemm {
 
+/// DirectML's conversion of 8 lanes to int32 (core/quantize_directml.hpp):
+/// rne(v) saturating, NaN -> 0 (cvtps2dq gives 0x80000000 for NaN and out
+/// of range: flipped to INT32_MAX where v >= 2^31, zeroed where v is NaN).
+inline __m256i int32_directml8(__m256 v) noexcept {
+    __m256i i = _mm256_cvtps_epi32(v);  // rne (MXCSR)
+    i = _mm256_xor_si256(i, _mm256_castps_si256(_mm256_cmp_ps(v, _mm256_set1_ps(2147483648.0f), _CMP_GE_OQ)));
+    return _mm256_and_si256(i, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_ORD_Q)));
+}
+
+/// quantize_directml of 8 lanes: int32_directml8(v) plus zp wrapping, clamped to [lo, hi].
+inline __m256i quantize8_directml(__m256 v, __m256i zp, __m256i lo, __m256i hi) noexcept {
+    return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(int32_directml8(v), zp), lo), hi);
+}
+
 /// 8 columns n0.. of row m from a 256-bit dot product (AVX2 and AVX-VNNI).
 inline void store8(const Epilogue& e, std::size_t m, std::size_t n0, __m256i dot) noexcept {
     const RowParams& r = e.row(m);
@@ -26,18 +40,26 @@ inline void store8(const Epilogue& e, std::size_t m, std::size_t n0, __m256i dot
         acc = _mm256_add_epi32(
             acc, _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(r.neg_azp)),
                                     _mm256_load_si256(reinterpret_cast<const __m256i*>(e.col_sum.data() + n0))));
-    __m256 mult;
-    if (e.mode == MultMode::PerColumn)
-        mult = _mm256_load_ps(e.col_mult.data() + n0);
-    else if (e.mode == MultMode::PerRow)
-        mult = _mm256_set1_ps(r.mult);
-    else
-        mult = _mm256_div_ps(_mm256_mul_ps(_mm256_set1_ps(r.a_scale), _mm256_load_ps(e.col_scale.data() + n0)),
-                             _mm256_set1_ps(r.out_scale));
-    __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), mult);
-    v = _mm256_max_ps(v, _mm256_set1_ps(r.lo));  // max(NaN, lo) is lo
-    v = _mm256_min_ps(v, _mm256_set1_ps(r.hi));
-    __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(r.zp));
+    __m256i q;
+    if (e.directml) {  // ((fp32(acc) * s1) * s2) / OutputScale, then DirectML's quantize step
+        const __m256 sa = _mm256_set1_ps(r.a_scale), sb = _mm256_load_ps(e.col_scale.data() + n0);
+        __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), e.col_first ? sb : sa);
+        v = _mm256_div_ps(_mm256_mul_ps(v, e.col_first ? sa : sb), _mm256_set1_ps(r.out_scale));
+        q = quantize8_directml(v, _mm256_set1_epi32(r.zp), _mm256_set1_epi32(e.out_lo), _mm256_set1_epi32(e.out_hi));
+    } else {
+        __m256 mult;
+        if (e.mode == MultMode::PerColumn)
+            mult = _mm256_load_ps(e.col_mult.data() + n0);
+        else if (e.mode == MultMode::PerRow)
+            mult = _mm256_set1_ps(r.mult);
+        else
+            mult = _mm256_div_ps(_mm256_mul_ps(_mm256_set1_ps(r.a_scale), _mm256_load_ps(e.col_scale.data() + n0)),
+                                 _mm256_set1_ps(r.out_scale));
+        __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), mult);
+        v = _mm256_max_ps(v, _mm256_set1_ps(r.lo));  // max(NaN, lo) is lo
+        v = _mm256_min_ps(v, _mm256_set1_ps(r.hi));
+        q = _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(r.zp));
+    }
     // Low byte of each lane (values are in the output range): mask, then two
     // non-saturating packs (every value is <= 255), then the two 128-bit halves.
     q = _mm256_and_si256(q, _mm256_set1_epi32(0xff));

@@ -175,6 +175,8 @@ struct ElementWise {
 
     /// max(lo, min(hi, v)) of binary32 lanes (see x86/avx2/elementwise.hpp).
     static F clamp_float(F v, F lo, F hi) { return _mm512_max_ps(lo.v, _mm512_min_ps(hi.v, v.v)); }
+    /// clamp_min_max_directml: min(v, hi) then max(t, lo), v and t first (minps / maxps return the second operand).
+    static F clamp_float_directml(F v, F lo, F hi) { return _mm512_max_ps(_mm512_min_ps(v.v, hi.v), lo.v); }
 
     /// Each lane truncated toward zero (cvttps); lanes within int32's range.
     static I truncate_to_int(F v) { return _mm512_cvttps_epi32(v.v); }

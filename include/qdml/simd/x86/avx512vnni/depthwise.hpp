@@ -12,6 +12,7 @@
 
 #include "qdml/simd/conv/depthwise_kernels.hpp"
 #include "qdml/simd/x86/avx2/depthwise.hpp"
+#include "qdml/simd/x86/avx512vnni/store.hpp"
 
 #if QDML_X86
 QDML_REGION_AVX512VNNI
@@ -94,21 +95,37 @@ inline void quad_row_direct_avx512(const std::uint8_t* src, std::size_t pad, std
 /// Capped false leaves the min out, for multipliers where it cannot change
 /// the result (requantize_fits_int32: a seventh of the depthwise kernels'
 /// vector work; requantize multipliers are << 1).
+/// With `d` (the DirectML profile: `mult` holds FilterScale, s1) each lane
+/// is wrap32(int32_directml16(((fp32(acc) * s1) * s2) / so) + zp) and the
+/// saturating packs clamp it to the type, as quantize_directml does (no
+/// int16 zero point add).
+struct DirectMLLanes512 {
+    __m512 s2, so;
+};
 template <class TOut, bool Phased = false, bool Capped = true>
 inline __m512i requantize64_lanes_avx512(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
-                                                            __m512 mult, __m512 hi, std::int32_t out_zp) noexcept {
+                                                            __m512 mult, __m512 hi, std::int32_t out_zp,
+                                                            const DirectMLLanes512* d = nullptr) noexcept {
     constexpr __mmask16 all = 0xffff;
     const __m512i acc[4] = {a0, a1, a2, a3};  // (by value: a pointer would keep the caller's accumulators in memory)
     __m512i q[4];
-    QDML_UNROLL for (int u = 0; u < 4; ++u) {
-        const __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[u]), mult);
-        if constexpr (Capped)
-            q[u] = _mm512_maskz_cvtps_epi32(all, _mm512_maskz_min_ps(all, hi, v));  // min(hi, NaN) is NaN
-        else
-            q[u] = _mm512_maskz_cvtps_epi32(all, v);
+    if (d) {
+        const __m512i zp32 = _mm512_set1_epi32(out_zp);
+        QDML_UNROLL for (int u = 0; u < 4; ++u) {
+            const __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[u]), mult);
+            q[u] = _mm512_add_epi32(gemm::int32_directml16(_mm512_div_ps(_mm512_mul_ps(v, d->s2), d->so)), zp32);
+        }
+    } else {
+        QDML_UNROLL for (int u = 0; u < 4; ++u) {
+            const __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc[u]), mult);
+            if constexpr (Capped)
+                q[u] = _mm512_maskz_cvtps_epi32(all, _mm512_maskz_min_ps(all, hi, v));  // min(hi, NaN) is NaN
+            else
+                q[u] = _mm512_maskz_cvtps_epi32(all, v);
+        }
     }
     (void)hi;
-    const __m512i zp = _mm512_set1_epi16(static_cast<short>(out_zp));
+    const __m512i zp = _mm512_set1_epi16(static_cast<short>(d ? 0 : out_zp));
     const __m512i w01 = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), zp);
     const __m512i w23 = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), zp);
     // Per 128-bit lane k, dwords: acc[0] lanes 4k..4k+3, acc[1] .., acc[2] .., acc[3] ...
@@ -119,10 +136,15 @@ inline __m512i requantize64_lanes_avx512(__m512i a0, __m512i a1, __m512i a2, __m
         return _mm512_maskz_permutexvar_epi32(all, _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), b);
 }
 
-/// requantize64_lanes_avx512 with one channel's multiplier in every lane.
+/// requantize64_lanes_avx512 with one channel's multiplier (DirectML: scales) in every lane.
 template <class TOut, bool Phased = false, bool Capped = true>
 inline __m512i requantize64_avx512(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
                                                       const DepthwiseChannel& c) noexcept {
+    if (c.directml) {
+        const DirectMLLanes512 d{_mm512_set1_ps(c.s2), _mm512_set1_ps(c.so)};
+        return requantize64_lanes_avx512<TOut, Phased, Capped>(a0, a1, a2, a3, _mm512_set1_ps(c.s1),
+                                                               _mm512_set1_ps(c.q.hi), c.q.zp, &d);
+    }
     const __m512 m = _mm512_set1_ps(c.mult);
     return requantize64_lanes_avx512<TOut, Phased, Capped>(a0, a1, a2, a3, m, _mm512_set1_ps(c.q.hi), c.q.zp);
 }
@@ -301,6 +323,8 @@ inline void store_lanes_avx512(TOut* out, std::size_t pitch, __m512i q, std::siz
 template <class TOut, bool Two, bool Capped = true>
 void nhwc_rows_avx512(const NhwcRows<TOut>& a) noexcept {
     const __m512 hi = _mm512_set1_ps(a.hi);
+    const DirectMLLanes512 dml{_mm512_set1_ps(a.in_scale), _mm512_set1_ps(a.out_scale)};
+    const DirectMLLanes512* const d = a.directml ? &dml : nullptr;
     const std::size_t C = a.cblocks * 16;
     for (std::size_t cb = 0; cb < a.cblocks; ++cb) {
         const __m512i bias = _mm512_loadu_si512(a.bias + cb * 16);
@@ -321,9 +345,9 @@ void nhwc_rows_avx512(const NhwcRows<TOut>& a) noexcept {
                 }
             }
             const std::size_t count = std::min<std::size_t>(4, a.ow - x), at = x * C + cb * 16;
-            store_lanes_avx512(a.out0 + at, C, requantize64_lanes_avx512<TOut, false, Capped>(x0[0], x0[1], x0[2], x0[3], m, hi, a.zp), count);
+            store_lanes_avx512(a.out0 + at, C, requantize64_lanes_avx512<TOut, false, Capped>(x0[0], x0[1], x0[2], x0[3], m, hi, a.zp, d), count);
             if constexpr (Two)
-                store_lanes_avx512(a.out1 + at, C, requantize64_lanes_avx512<TOut, false, Capped>(x1[0], x1[1], x1[2], x1[3], m, hi, a.zp), count);
+                store_lanes_avx512(a.out1 + at, C, requantize64_lanes_avx512<TOut, false, Capped>(x1[0], x1[1], x1[2], x1[3], m, hi, a.zp, d), count);
         }
     }
 }

@@ -29,6 +29,24 @@ inline __m512i requantize16(__m512i acc, __m512 mult, __m512 lo, __m512 hi, __m5
     return _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, v), zp);  // rne (MXCSR)
 }
 
+/// DirectML's conversion of 16 lanes to int32 (core/quantize_directml.hpp):
+/// rne(v) saturating, NaN -> 0 (cvtps2dq gives 0x80000000 for NaN and out
+/// of range: INT32_MAX where v >= 2^31, 0 where v is NaN).
+inline __m512i int32_directml16(__m512 v) noexcept {
+    constexpr __mmask16 all = 0xffff;
+    const __m512i i = _mm512_maskz_cvtps_epi32(all, v);  // rne (MXCSR)
+    return _mm512_maskz_mov_epi32(_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q),
+                                  _mm512_mask_mov_epi32(i, _mm512_cmp_ps_mask(v, _mm512_set1_ps(2147483648.0f), _CMP_GE_OQ),
+                                                        _mm512_set1_epi32(0x7fffffff)));
+}
+
+/// quantize_directml of 16 lanes: int32_directml16(v) plus zp wrapping, clamped to [lo, hi].
+inline __m512i quantize16_directml(__m512 v, __m512i zp, __m512i lo, __m512i hi) noexcept {
+    constexpr __mmask16 all = 0xffff;
+    const __m512i i = _mm512_add_epi32(int32_directml16(v), zp);
+    return _mm512_maskz_min_epi32(all, _mm512_maskz_max_epi32(all, i, lo), hi);  // (maskz: see requantize16)
+}
+
 inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i dot) noexcept {
     const RowParams& r = e.row(m);
     __m512i acc = _mm512_add_epi32(dot, _mm512_set1_epi32(static_cast<int>(r.bias)));
@@ -39,15 +57,24 @@ inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i do
     if (e.var_a)
         acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(r.neg_azp)),
                                                        _mm512_load_si512(e.col_sum.data() + n0)));
-    __m512 mult;
-    if (e.mode == MultMode::PerColumn)
-        mult = _mm512_load_ps(e.col_mult.data() + n0);
-    else if (e.mode == MultMode::PerRow)
-        mult = _mm512_set1_ps(r.mult);
-    else
-        mult = _mm512_div_ps(_mm512_mul_ps(_mm512_set1_ps(r.a_scale), _mm512_load_ps(e.col_scale.data() + n0)),
-                             _mm512_set1_ps(r.out_scale));
-    const __m512i q = requantize16(acc, mult, _mm512_set1_ps(r.lo), _mm512_set1_ps(r.hi), _mm512_set1_epi32(r.zp));
+    __m512i q;
+    if (e.directml) {  // ((fp32(acc) * s1) * s2) / OutputScale, then DirectML's quantize step
+        constexpr __mmask16 all = 0xffff;
+        const __m512 sa = _mm512_set1_ps(r.a_scale), sb = _mm512_load_ps(e.col_scale.data() + n0);
+        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), e.col_first ? sb : sa);
+        v = _mm512_div_ps(_mm512_mul_ps(v, e.col_first ? sa : sb), _mm512_set1_ps(r.out_scale));
+        q = quantize16_directml(v, _mm512_set1_epi32(r.zp), _mm512_set1_epi32(e.out_lo), _mm512_set1_epi32(e.out_hi));
+    } else {
+        __m512 mult;
+        if (e.mode == MultMode::PerColumn)
+            mult = _mm512_load_ps(e.col_mult.data() + n0);
+        else if (e.mode == MultMode::PerRow)
+            mult = _mm512_set1_ps(r.mult);
+        else
+            mult = _mm512_div_ps(_mm512_mul_ps(_mm512_set1_ps(r.a_scale), _mm512_load_ps(e.col_scale.data() + n0)),
+                                 _mm512_set1_ps(r.out_scale));
+        q = requantize16(acc, mult, _mm512_set1_ps(r.lo), _mm512_set1_ps(r.hi), _mm512_set1_epi32(r.zp));
+    }
     const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
     if (e.out_cs == 1) {
         _mm512_mask_cvtepi32_storeu_epi8(e.out + m * e.out_rs + n0, static_cast<__mmask16>((1u << count) - 1u), q);
