@@ -155,18 +155,21 @@ struct RowIn {
 inline constexpr std::size_t kRepeat = 64;
 
 namespace detail {
-template <class T>
+/// An operand's chunk of N elements (a gathered strided chunk, or kRepeat
+/// copies of a repeated value).
+template <class T, std::size_t N = kChunk>
 struct alignas(64) Staging {
+    static_assert(N >= kRepeat, "a repeated operand needs kRepeat copies");
     Staging() noexcept {}  // (not value-initialized in a std::tuple: no memset per row)
-    T v[kChunk];
+    T v[N];
     bool repeats = false;  // v holds kRepeat copies of v[0] (a stride-0 operand)
 };
 }  // namespace detail
 
 namespace detail {
-/// Operand k of type T, elements [start, start + count) of the row, as a RowIn.
-template <class T, std::size_t K>
-RowIn<T> prepare_operand(Staging<T>& buf, const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st,
+/// Operand k of type T, elements [start, start + count <= N) of the row, as a RowIn.
+template <class T, std::size_t N, std::size_t K>
+RowIn<T> prepare_operand(Staging<T, N>& buf, const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st,
                          std::size_t k, std::uint64_t start, std::uint64_t count) noexcept {
     const char* src = ptrs[k] + static_cast<std::int64_t>(start) * st[k];
     if (st[k] == 0) {  // the same value along the row: kRepeat copies (made again only for other bits)
@@ -250,12 +253,13 @@ void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std:
 #if defined(__GNUC__)
     if (rows > kTileRows) __builtin_unreachable();  // (g++ 12 -Warray-bounds: the transposition's wider blocks never run)
 #endif
-    // (At most kChunk: a row's other strided operands are staged that many at a time.)
-    constexpr std::size_t Chunk = std::min(kChunk, kTileBytes / kTileRows / std::max({sizeof(TOut), sizeof(TIn)...}));
-    std::tuple<Tile<TIn, Chunk>...> tiles;  // interleaved inputs: the chunk of every row
-    std::tuple<Staging<TIn>...> stage;      // the others: one row's repeated value or gathered chunk
+    // (The other operands' staging is Chunk elements too: a row kernel call
+    // gets 512 elements of 8-bit operands, 64 of 64-bit ones.)
+    constexpr std::size_t Chunk = kTileBytes / kTileRows / std::max({sizeof(TOut), sizeof(TIn)...});
+    std::tuple<Tile<TIn, Chunk>...> tiles;     // interleaved inputs: the chunk of every row
+    std::tuple<Staging<TIn, Chunk>...> stage;  // the others: one row's repeated value or gathered chunk
     Tile<TOut, Chunk> out_tile;
-    Staging<TOut> out_stage;
+    Staging<TOut, Chunk> out_stage;
     const bool out_direct = st[0] == static_cast<std::int64_t>(sizeof(TOut));
     for (std::uint64_t start = 0; start < n; start += Chunk) {
         const std::size_t count = static_cast<std::size_t>(n - start < Chunk ? n - start : Chunk);

@@ -63,8 +63,8 @@ inline constexpr std::size_t kChunk = 256;
 
 /// Rows per tile of the transposed form (run_rows), and the bytes of a tile
 /// of the widest operand (its rows' chunk: 8 KiB / 16 / element size elements,
-/// at most kChunk, so a call's tiles stay in L1 while each row kernel call
-/// gets 64-256 elements).
+/// so a call's tiles stay in L1 while each row kernel call gets 64-512
+/// elements).
 inline constexpr std::size_t kTileRows = 16;
 inline constexpr std::size_t kTileBytes = 8192;
 
