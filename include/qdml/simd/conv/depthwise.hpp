@@ -468,6 +468,7 @@ void depthwise_nhwc_quads(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
 #else
     (void)op;
     (void)f;
+    (void)directml;
 #endif
 }
 
@@ -561,6 +562,7 @@ void depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
 #else
     (void)op;
     (void)f;
+    (void)directml;
 #endif
 }
 
