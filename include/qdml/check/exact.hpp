@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "qdml/core/fidelity.hpp"
+#include "qdml/core/fp_env.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/operators/fidelity.hpp"
 #include "qdml/operators/visit.hpp"
@@ -423,6 +424,7 @@ void check(const ElementWiseClip<T>& op, Report& r, Fidelity f) {
 /// Validates `desc` first (throws qdml::Error). Reads only.
 template <class Desc>
 Report check_exact(const Desc& desc, Fidelity fidelity = kDefaultFidelity) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     validate(desc, FeatureLevel::Latest, fidelity);
     Report r;
     r.operator_name = Desc::OperatorName;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "qdml/core/fidelity.hpp"
+#include "qdml/core/fp_env.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
@@ -17,6 +18,7 @@ namespace qdml::reference {
 
 template <class T>
 void element_wise_clip(const ElementWiseClip<T>& op, Fidelity f = kDefaultFidelity) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     const auto p = ClipParams<T>::derive(op);  // bounds as T (FLOAT16: rounded to binary16 first)
     if (f == Fidelity::DirectML)
         for_each_index(op.OutputTensor.sizes,

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "qdml/core/fidelity.hpp"
+#include "qdml/core/fp_env.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -15,6 +16,7 @@ namespace qdml::reference {
 
 template <class TIn, class TOut>
 void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op, Fidelity f = kDefaultFidelity) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     for_each_index(op.OutputTensor.sizes, [&](const auto& i) {
         const std::int64_t x = op.InputTensor[i];
         const std::int64_t zp = op.ZeroPointTensor ? std::int64_t{(*op.ZeroPointTensor)[i]} : 0;

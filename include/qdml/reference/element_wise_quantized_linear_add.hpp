@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "qdml/core/fidelity.hpp"
+#include "qdml/core/fp_env.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 
@@ -15,6 +16,7 @@ namespace qdml::reference {
 
 template <class TA, class TB, class TOut>
 void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, Fidelity = kDefaultFidelity) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     const AddParams p = AddParams::derive(op);  // scales and zero points: per tensor
     for_each_index(op.OutputTensor.sizes, [&](const auto& i) {
         const float a_diff = fp32(std::int64_t{op.ATensor[i]} - p.a_zp);  // va = a_diff * AScale, ...

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "qdml/core/fidelity.hpp"
+#include "qdml/core/fp_env.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
@@ -17,6 +18,7 @@ namespace qdml::reference {
 
 template <class TIn, class TFilter, class TOut>
 void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Fidelity f = kDefaultFidelity) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     const auto& X = op.InputTensor;
     const auto& F = op.FilterTensor;
     const auto& Out = op.OutputTensor;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "qdml/core/fidelity.hpp"
+#include "qdml/core/fp_env.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
@@ -19,6 +20,7 @@ namespace qdml::reference {
 
 template <class TA, class TB, class TOut>
 void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, Fidelity f = kDefaultFidelity) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     const auto& A = op.ATensor;
     const auto& B = op.BTensor;
     const auto& Out = op.OutputTensor;

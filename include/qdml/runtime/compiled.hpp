@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "qdml/core/fp_env.hpp"
 #include "qdml/runtime/dispatch.hpp"
 #include "qdml/operators/members.hpp"
 #include "qdml/simd/quantized_linear_convolution_prepared.hpp"
@@ -161,6 +162,7 @@ public:
     /// BZeroPointTensor (the filter, its scale and zero point, and the bias)
     /// are read and packed here, once, and never again.
     explicit Compiled(const Desc& desc, const RunOptions& options = {}) : desc_(desc), options_(options) {
+        const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         path_ = describe(desc, options);  // (validates)
         exec_ = detail::compile_executor(desc, options);
         const auto m = detail::members(desc);
@@ -186,6 +188,7 @@ public:
     /// message. With constant weights, the weight members' Data are not read
     /// (they may be null).
     void execute(const Desc& desc) const {
+        const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         const auto got = detail::members(desc);
         const auto want = detail::members(desc_);
         for (std::size_t i = 0; i < kMembers; ++i) {

@@ -11,6 +11,7 @@
 #include "qdml/core/data_type.hpp"
 #include "qdml/core/feature_level.hpp"
 #include "qdml/core/fidelity.hpp"
+#include "qdml/core/fp_env.hpp"
 #include "qdml/operators/fidelity.hpp"
 #include "qdml/operators/visit.hpp"
 #include "qdml/reference/run.hpp"
@@ -51,6 +52,7 @@ namespace detail {
 // and describe()'s overload checks.
 template <class Desc>
 void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fidelity f) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     if (impl != Implementation::Simd) {
         reference::detail::compute(d, f);
         return;

@@ -14,6 +14,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "qdml/core/fp_env.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
@@ -128,6 +129,7 @@ public:
           isa_(select_elementwise_isa(o.isa)),
           fidelity_(o.fidelity) {}
     void execute(void* out, const void* in) const {
+        const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         detail::clip_rows<T>(plan_, {static_cast<char*>(out), const_cast<char*>(static_cast<const char*>(in))}, params_,
                              isa_, fidelity_);
     }
@@ -143,6 +145,7 @@ private:
 /// place; `o.isa` caps the path (select_elementwise_isa).
 template <class T>
 void element_wise_clip(const ElementWiseClip<T>& op, const GemmOptions& o = {}) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     if constexpr (!kAvailable) {
         reference::element_wise_clip(op, o.fidelity);
     } else {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "qdml/core/fp_env.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -122,6 +123,7 @@ public:
                                                  const GemmOptions& o = {})
         : plan_(detail::dequantize_plan(op)), isa_(select_elementwise_isa(o.isa)), fidelity_(o.fidelity) {}
     void execute(void* out, const void* in, const void* scale, const void* zero_point) const {
+        const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         const auto c = [](const void* p) { return const_cast<char*>(static_cast<const char*>(p)); };
         detail::dequantize_rows<TIn, TOut>(
             plan_, {static_cast<char*>(out), c(in), c(scale), c(zero_point ? zero_point : &detail::kNoZeroPoint<TIn>)},
@@ -138,6 +140,7 @@ private:
 /// `o.isa` caps the path (select_elementwise_isa).
 template <class TIn, class TOut>
 void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>& op, const GemmOptions& o = {}) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     if constexpr (!kAvailable) {
         reference::element_wise_dequantize_linear(op, o.fidelity);
     } else {

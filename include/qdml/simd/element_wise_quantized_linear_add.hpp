@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "qdml/core/fp_env.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/reference/element_wise_quantized_linear_add.hpp"
@@ -173,6 +174,7 @@ public:
                                                    const GemmOptions& o = {})
         : plan_(detail::add_plan(op)), isa_(select_elementwise_isa(o.isa)) {}
     void execute(void* out, const void* a, const void* b, const AddParams& p) const {
+        const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         const auto c = [](const void* q) { return const_cast<char*>(static_cast<const char*>(q)); };
         detail::add_rows<TA, TB, TOut>(plan_, {static_cast<char*>(out), c(a), c(b)}, p, isa_);
     }
@@ -186,6 +188,7 @@ private:
 /// `o.isa` caps the path (select_elementwise_isa).
 template <class TA, class TB, class TOut>
 void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, const GemmOptions& o = {}) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     if constexpr (!kAvailable) {
         reference::element_wise_quantized_linear_add(op);
     } else {

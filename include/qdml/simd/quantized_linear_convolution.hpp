@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "qdml/core/fp_env.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/simd/conv/depthwise.hpp"
 #include "qdml/simd/conv/nhwc.hpp"
@@ -405,6 +406,7 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
 template <class TIn, class TFilter, class TOut>
 void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op,
                                   const GemmOptions& options = {}) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     const Isa isa = simd::select_isa(options.isa);
     if (conv::select_form(op, isa) == conv::ConvForm::Depthwise)
         return conv::depthwise(op, options.isa, options.fidelity);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "qdml/core/fp_env.hpp"
 #include "qdml/operators/members.hpp"
 #include "qdml/operators/visit.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
@@ -34,6 +35,7 @@ public:
                                                 const GemmOptions& options = {},
                                                 FeatureLevel level = FeatureLevel::Latest)
         : desc_(desc) {
+        const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         validate(desc, level);
         if (!(desc.FilterTensor.Desc.Flags & kTensorFlagOwnedByDml))
             throw Error(std::string(QuantizedLinearConvolutionDesc::OperatorName), "FilterTensor",
@@ -61,6 +63,7 @@ public:
     /// (by comparisons); the filter's, its parameters' and the bias's Data
     /// are not read.
     void execute_unchecked(const QuantizedLinearConvolutionDesc& desc) const {
+        const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         QuantizedLinearConvolutionDesc d = desc;
         qdml::detail::copy_weights(desc_, d);
         visit_typed(d, [&](const auto& op) {

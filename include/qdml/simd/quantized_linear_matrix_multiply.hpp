@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 
+#include "qdml/core/fp_env.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
 #include "qdml/simd/options.hpp"
@@ -139,6 +140,7 @@ void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, simd::I
 template <class TA, class TB, class TOut>
 void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op,
                                       const GemmOptions& options = {}) {
+    const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     const simd::Isa isa = simd::select_isa(options.isa);
     gemm::RequantSpec s;
     detail::left_params(op, s);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "qdml/core/fp_env.hpp"
 #include "qdml/operators/members.hpp"
 #include "qdml/operators/visit.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
@@ -32,6 +33,7 @@ public:
                                                    const GemmOptions& options = {},
                                                    FeatureLevel level = FeatureLevel::Latest)
         : desc_(desc), isa_(simd::select_isa(options.isa)), directml_(options.fidelity == Fidelity::DirectML) {
+        const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         validate(desc, level);
         if (!(desc.BTensor.Desc.Flags & kTensorFlagOwnedByDml))
             throw Error(std::string(QuantizedLinearMatrixMultiplyDesc::OperatorName), "BTensor",
@@ -45,6 +47,7 @@ public:
     /// qdml::Compiled, the one compile -> execute entry, makes both checks
     /// (by comparisons); B's, BScale's and BZeroPoint's Data are not read.
     void execute_unchecked(const QuantizedLinearMatrixMultiplyDesc& desc) const {
+        const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         QuantizedLinearMatrixMultiplyDesc d = desc;
         qdml::detail::copy_weights(desc_, d);
         visit_typed(d, [&](const auto& op) { run(op); });
