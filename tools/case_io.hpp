@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "npy.hpp"
+#include "qdml/core/fp_env.hpp"
 #include "qdml/qdml.hpp"
 
 namespace qdml::cli {
@@ -322,6 +323,7 @@ inline const OperatorSpec& find_operator(const std::string& name, const std::str
 /// Parses JSON text, rejecting an object that repeats a key (JSON leaves
 /// duplicates undefined; a case must say each thing once).
 inline json parse_json(const std::string& text, const std::string& file) {
+    const FpEnvironment fp_env;  // numbers read in qdml's floating-point state (docs/semantics.md section 0)
     std::vector<std::vector<std::string>> keys;  // keys seen, per open object
     auto callback = [&](int, json::parse_event_t ev, json& parsed) {
         if (ev == json::parse_event_t::object_start) keys.emplace_back();
@@ -360,6 +362,7 @@ inline bool case_expects_error(const json& j) {
 
 /// Builds a case from its parsed JSON; .npy paths are relative to `dir`.
 inline Case parse_case(const json& j, const std::string& file, const std::filesystem::path& dir) {
+    const FpEnvironment fp_env;  // numbers read in qdml's floating-point state (docs/semantics.md section 0)
     if (!j.is_object()) throw InputError(file, "the case must be a JSON object, got " + detail::json_kind(j));
     for (auto it = j.begin(); it != j.end(); ++it) {
         const auto& k = it.key();
@@ -438,6 +441,7 @@ inline void param_pair(const Case& c, const char* key, std::array<std::uint32_t,
 /// The desc of a loaded case, each tensor bound by `bind(Buffer&)`.
 template <class Bind>
 AnyDesc build_desc(Case& c, Bind&& bind) {
+    const FpEnvironment fp_env;  // numbers read in qdml's floating-point state (docs/semantics.md section 0)
     auto req = [&](const char* m) -> Tensor { return bind(c.tensors.at(m)); };
     auto opt = [&](const char* m) -> std::optional<Tensor> {
         auto it = c.tensors.find(m);
