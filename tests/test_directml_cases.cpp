@@ -4,11 +4,12 @@
 // `qdml run` does (tools/case_io.hpp: make_desc, validate, run), the others
 // are rebuilt as DirectML structs (tests/support/dml_structs.hpp) and go
 // through qdml::dml::execute, with the reference and with the default
-// implementation. Outputs must be identical bit for bit, rejections
-// identical message for message. Then every validation rule: each case at
-// every feature level, and mutated member by member (type, rank, sizes,
-// strides, sizes in bytes, flags, alignment, binding, overlap, parameters), must get
-// the same verdict and message from qdml::validate and qdml::dml::validate.
+// implementation. Outputs must be identical bit for bit and equal the
+// case's expected output, rejections identical message for message. Then
+// every validation rule: each case at every feature level, and mutated
+// member by member (type, rank, sizes, strides, sizes in bytes, flags,
+// alignment, binding, overlap, parameters), must get the same verdict and
+// message from qdml::validate and qdml::dml::validate.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -78,7 +79,7 @@ constexpr FeatureLevel kLevels[] = {
     FeatureLevel::L4_0, FeatureLevel::L4_1, FeatureLevel::L5_0, FeatureLevel::L5_1, FeatureLevel::L5_2,
     FeatureLevel::L6_0, FeatureLevel::L6_1, FeatureLevel::L6_2, FeatureLevel::L6_3, FeatureLevel::L6_4};
 
-TEST_CASE("every case: the case-file runner and qdml::dml::execute give identical bits", "[directml][cases]") {
+TEST_CASE("every case: the case-file runner and qdml::dml::execute give identical bits", "[directml][cases][compute]") {
     std::map<std::string, int> computed, rejected;
     for (const auto& file : case_files()) {
         INFO(file);
@@ -114,6 +115,10 @@ TEST_CASE("every case: the case-file runner and qdml::dml::execute give identica
         }
         (runner_error.empty() ? computed : rejected)[runner_case.operator_name] += 1;
         if (runner_case.expected.kind == qdml::cli::Expectation::Kind::Error) CHECK_FALSE(runner_error.empty());
+        // ... and the expected output, as `qdml check` compares it (whatever
+        // floating-point state main() left the thread in: QDML_TEST_FP_ENV).
+        if (runner_error.empty() && runner_case.expected.kind == qdml::cli::Expectation::Kind::Data)
+            CHECK(qdml::cli::compare(runner_case.tensors.at("OutputTensor"), runner_case.expected) == "");
     }
     for (const auto* op : {"ELEMENT_WISE_DEQUANTIZE_LINEAR", "ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
                            "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION", "ELEMENT_WISE_CLIP"}) {
