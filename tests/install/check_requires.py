@@ -20,7 +20,10 @@ KNOWN = {"xsimd/": "xsimd"}
 # The GEMM engine's ISA seam (qdml/simd/isa.hpp) includes compiler and
 # OS headers: <cpuid.h>, <immintrin.h> (x86-64 with GCC/Clang only), <arm_neon.h> (AArch64) and
 # <sys/syscall.h>, <unistd.h> (Linux, for the AMX tile permission).
-PLATFORM = {"DirectML.h", "arm_neon.h", "cpuid.h", "immintrin.h", "sys/syscall.h", "unistd.h"}
+# qdml/core/fp_env.hpp reads and sets the floating-point control register:
+# <xmmintrin.h> (x86-64's MXCSR), <intrin.h> (MSVC on ARM64: FPCR).
+PLATFORM = {"DirectML.h", "arm_neon.h", "cpuid.h", "immintrin.h", "intrin.h", "sys/syscall.h", "unistd.h",
+            "xmmintrin.h"}
 
 
 def header_requires(include_dir):
