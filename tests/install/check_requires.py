@@ -26,9 +26,17 @@ PLATFORM = {"DirectML.h", "arm_neon.h", "cpuid.h", "immintrin.h", "intrin.h", "s
             "xmmintrin.h"}
 
 
+# The executor adapters (qdml/exec/*.hpp) are opt-in: each includes its
+# engine (<omp.h>, oneTBB, <pthreadpool.h>), which a program that includes
+# it brings itself; the package requires none of them.
+OPT_IN_DIR = "exec"
+
+
 def header_requires(include_dir):
     found, problems = {}, []
     for h in sorted(include_dir.rglob("*.hpp")):
+        if h.parent.name == OPT_IN_DIR:
+            continue
         for line in h.read_text().splitlines():
             m = re.match(r'\s*#\s*include\s*<([^>]+)>', line)
             if not m:
