@@ -67,6 +67,7 @@ struct ExecuteOptions {
     DML_FEATURE_LEVEL feature_level = static_cast<DML_FEATURE_LEVEL>(qdml::FeatureLevel::Latest);
     Implementation implementation = RunOptions{}.implementation;  ///< as qdml::run's default
     Fidelity fidelity = RunOptions{}.fidelity;                    ///< the profile, as qdml::run's default
+    Executor executor = {};  ///< the caller's thread pool (RunOptions::executor); default: the calling thread
 };
 
 namespace detail {
@@ -75,6 +76,7 @@ inline RunOptions run_options(const ExecuteOptions& o) {
     r.implementation = o.implementation;
     r.feature_level = feature_level(o.feature_level);
     r.fidelity = o.fidelity;
+    r.executor = o.executor;
     return r;
 }
 }  // namespace detail

@@ -29,38 +29,44 @@ namespace detail {
 
 /// How one compiled operator computes a desc that passed execute()'s checks.
 template <class Desc>
-struct Executor {
-    virtual ~Executor() = default;
-    virtual void run(const Desc& d) const = 0;
+struct Form {
+    virtual ~Form() = default;
+    virtual void run(const Desc& d, const qdml::Executor& ex) const = 0;
 };
 
 /// run() without validation: one switch over the types, one typed call on
 /// every execute (the reference; the fast path where nothing is derived
 /// ahead: matmul and convolution without constant weights).
 template <class Desc>
-struct StatelessExecutor final : Executor<Desc> {
+struct StatelessForm final : Form<Desc> {
     Implementation impl;
     simd::GemmOptions gemm;
     Fidelity fidelity;
-    StatelessExecutor(Implementation i, simd::GemmOptions g, Fidelity f) : impl(i), gemm(g), fidelity(f) {}
-    void run(const Desc& d) const override { compute(d, impl, gemm, fidelity); }
+    StatelessForm(Implementation i, simd::GemmOptions g, Fidelity f) : impl(i), gemm(g), fidelity(f) {}
+    void run(const Desc& d, const qdml::Executor& ex) const override {
+        simd::GemmOptions g = gemm;
+        g.executor = ex;
+        compute(d, impl, g, fidelity);
+    }
 };
 
 /// The element-wise operators' prepared forms (plan and constants derived at compile).
 template <class T>
-struct ClipExecutor final : Executor<ElementWiseClipDesc> {
+struct ClipForm final : Form<ElementWiseClipDesc> {
     simd::PreparedElementWiseClip<T> prepared;
-    ClipExecutor(const ElementWiseClip<T>& op, simd::GemmOptions g) : prepared(op, g) {}
-    void run(const ElementWiseClipDesc& d) const override { prepared.execute(d.OutputTensor.Data, d.InputTensor.Data); }
+    ClipForm(const ElementWiseClip<T>& op, simd::GemmOptions g) : prepared(op, g) {}
+    void run(const ElementWiseClipDesc& d, const qdml::Executor& ex) const override {
+        prepared.execute(d.OutputTensor.Data, d.InputTensor.Data, ex);
+    }
 };
 
 template <class TIn, class TOut>
-struct DequantizeExecutor final : Executor<ElementWiseDequantizeLinearDesc> {
+struct DequantizeForm final : Form<ElementWiseDequantizeLinearDesc> {
     simd::PreparedElementWiseDequantizeLinear<TIn, TOut> prepared;
-    DequantizeExecutor(const ElementWiseDequantizeLinear<TIn, TOut>& op, simd::GemmOptions g) : prepared(op, g) {}
-    void run(const ElementWiseDequantizeLinearDesc& d) const override {
+    DequantizeForm(const ElementWiseDequantizeLinear<TIn, TOut>& op, simd::GemmOptions g) : prepared(op, g) {}
+    void run(const ElementWiseDequantizeLinearDesc& d, const qdml::Executor& ex) const override {
         prepared.execute(d.OutputTensor.Data, d.InputTensor.Data, d.ScaleTensor.Data,
-                         d.ZeroPointTensor ? d.ZeroPointTensor->Data : nullptr);
+                         d.ZeroPointTensor ? d.ZeroPointTensor->Data : nullptr, ex);
     }
 };
 
@@ -80,10 +86,10 @@ std::int32_t zero_point_at(const OptionalTensor& t) noexcept {
 /// data, so AddParams is derived on every execute (six loads), as
 /// AddParams::derive does from the typed views.
 template <class TA, class TB, class TOut>
-struct AddExecutor final : Executor<ElementWiseQuantizedLinearAddDesc> {
+struct AddForm final : Form<ElementWiseQuantizedLinearAddDesc> {
     simd::PreparedElementWiseQuantizedLinearAdd<TA, TB, TOut> prepared;
-    AddExecutor(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, simd::GemmOptions g) : prepared(op, g) {}
-    void run(const ElementWiseQuantizedLinearAddDesc& d) const override {
+    AddForm(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, simd::GemmOptions g) : prepared(op, g) {}
+    void run(const ElementWiseQuantizedLinearAddDesc& d, const qdml::Executor& ex) const override {
         AddParams p;
         p.a_scale = scalar_at<float>(d.AScaleTensor.Data);
         p.b_scale = scalar_at<float>(d.BScaleTensor.Data);
@@ -91,33 +97,33 @@ struct AddExecutor final : Executor<ElementWiseQuantizedLinearAddDesc> {
         p.a_zp = zero_point_at<TA>(d.AZeroPointTensor);
         p.b_zp = zero_point_at<TB>(d.BZeroPointTensor);
         p.out = QuantizeParams::make<TOut>(zero_point_at<TOut>(d.OutputZeroPointTensor));
-        prepared.execute(d.OutputTensor.Data, d.ATensor.Data, d.BTensor.Data, p);
+        prepared.execute(d.OutputTensor.Data, d.ATensor.Data, d.BTensor.Data, p, ex);
     }
 };
 
 /// Matmul and convolution with constant weights: packed at compile
 /// (DirectML's initialize), `Prepared` the simd state that holds them.
 template <class Desc, class Prepared>
-struct WeightsExecutor final : Executor<Desc> {
+struct WeightsForm final : Form<Desc> {
     Prepared prepared;
-    WeightsExecutor(const Desc& d, simd::GemmOptions g, FeatureLevel level) : prepared(d, g, level) {}
-    void run(const Desc& d) const override { prepared.execute_unchecked(d); }
+    WeightsForm(const Desc& d, simd::GemmOptions g, FeatureLevel level) : prepared(d, g, level) {}
+    void run(const Desc& d, const qdml::Executor& ex) const override { prepared.execute_unchecked(d, ex); }
 };
 
-// make_executor(op): the executor of an element-wise typed operator (types deduced).
+// make_form(op): the executor of an element-wise typed operator (types deduced).
 template <class T>
-std::shared_ptr<const Executor<ElementWiseClipDesc>> make_executor(const ElementWiseClip<T>& op, simd::GemmOptions g) {
-    return std::make_shared<ClipExecutor<T>>(op, g);
+std::shared_ptr<const Form<ElementWiseClipDesc>> make_form(const ElementWiseClip<T>& op, simd::GemmOptions g) {
+    return std::make_shared<ClipForm<T>>(op, g);
 }
 template <class TIn, class TOut>
-std::shared_ptr<const Executor<ElementWiseDequantizeLinearDesc>> make_executor(
+std::shared_ptr<const Form<ElementWiseDequantizeLinearDesc>> make_form(
     const ElementWiseDequantizeLinear<TIn, TOut>& op, simd::GemmOptions g) {
-    return std::make_shared<DequantizeExecutor<TIn, TOut>>(op, g);
+    return std::make_shared<DequantizeForm<TIn, TOut>>(op, g);
 }
 template <class TA, class TB, class TOut>
-std::shared_ptr<const Executor<ElementWiseQuantizedLinearAddDesc>> make_executor(
+std::shared_ptr<const Form<ElementWiseQuantizedLinearAddDesc>> make_form(
     const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, simd::GemmOptions g) {
-    return std::make_shared<AddExecutor<TA, TB, TOut>>(op, g);
+    return std::make_shared<AddForm<TA, TB, TOut>>(op, g);
 }
 
 /// The executor of a validated desc: with Implementation::Simd, an
@@ -125,24 +131,24 @@ std::shared_ptr<const Executor<ElementWiseQuantizedLinearAddDesc>> make_executor
 /// B (Filter) is flagged OWNED_BY_DML its weights packed here; everything
 /// else the stateless call.
 template <class Desc>
-std::shared_ptr<const Executor<Desc>> compile_executor(const Desc& d, const RunOptions& o) {
+std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& o) {
     const simd::GemmOptions gemm{o.isa, o.fidelity};
     if (o.implementation == Implementation::Simd) {
         if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>) {
             if (weights_owned_by_dml(d))
-                return std::make_shared<WeightsExecutor<Desc, simd::PreparedQuantizedLinearMatrixMultiply>>(
+                return std::make_shared<WeightsForm<Desc, simd::PreparedQuantizedLinearMatrixMultiply>>(
                     d, gemm, o.feature_level);
         } else if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc>) {
             if (weights_owned_by_dml(d))
-                return std::make_shared<WeightsExecutor<Desc, simd::PreparedQuantizedLinearConvolution>>(
+                return std::make_shared<WeightsForm<Desc, simd::PreparedQuantizedLinearConvolution>>(
                     d, gemm, o.feature_level);
         } else if constexpr (simd::kAvailable) {
-            std::shared_ptr<const Executor<Desc>> e;
-            visit_typed(d, [&](const auto& op) { e = make_executor(op, gemm); });
+            std::shared_ptr<const Form<Desc>> e;
+            visit_typed(d, [&](const auto& op) { e = make_form(op, gemm); });
             return e;
         }
     }
-    return std::make_shared<StatelessExecutor<Desc>>(o.implementation, gemm, o.fidelity);
+    return std::make_shared<StatelessForm<Desc>>(o.implementation, gemm, o.fidelity);
 }
 
 }  // namespace detail
@@ -164,7 +170,7 @@ public:
     explicit Compiled(const Desc& desc, const RunOptions& options = {}) : desc_(desc), options_(options) {
         const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         path_ = describe(desc, options);  // (validates)
-        exec_ = detail::compile_executor(desc, options);
+        exec_ = detail::compile_form(desc, options);
         const auto m = detail::members(desc);
         for (std::size_t i = 0; i < kMembers; ++i) {
             if (m[i].tensor == nullptr || (constant_weights() && detail::is_weight<Desc>(m[i].name))) {
@@ -186,8 +192,10 @@ public:
     /// set and aligned, DataSizeInBytes, a writable output that overlaps no
     /// input), by comparisons only; a failing binding throws validation's
     /// message. With constant weights, the weight members' Data are not read
-    /// (they may be null).
-    void execute(const Desc& desc) const {
+    /// (they may be null). The work runs on options().executor (the
+    /// compile's RunOptions), or on `executor`; the bits are the same.
+    void execute(const Desc& desc) const { execute(desc, options_.executor); }
+    void execute(const Desc& desc, const Executor& executor) const {
         const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         const auto got = detail::members(desc);
         const auto want = detail::members(desc_);
@@ -199,7 +207,7 @@ public:
         }
         if (const char* p = detail::changed_param(desc, desc_)) mismatch(p);
         if (!bindings_ok(got)) reject_bindings(desc);
-        exec_->run(desc);
+        exec_->run(desc, executor);
     }
 
     /// Which implementation, ISA path and form compute it (qdml::describe()).
@@ -256,7 +264,7 @@ private:
     Desc desc_;
     RunOptions options_;
     std::string path_;
-    std::shared_ptr<const detail::Executor<Desc>> exec_;
+    std::shared_ptr<const detail::Form<Desc>> exec_;
     std::array<bool, kMembers> skip_{};                 // absent, or a constant weight
     std::array<std::uintptr_t, kMembers> align_mask_{};  // max(element size, GuaranteedBaseOffsetAlignment) - 1
     std::array<std::uint64_t, kMembers> extent_{};       // bytes the elements span
@@ -271,11 +279,11 @@ Compiled<Desc> compile(const Desc& desc, const RunOptions& options = {}) {
 
 }  // namespace qdml
 
-// QDML_EXTERN_DISPATCH (runtime/dispatch.hpp): compile()'s executors are made
+// QDML_EXTERN_DISPATCH (runtime/dispatch.hpp): compile()'s forms are made
 // elsewhere too, with the dispatch, by QDML_INSTANTIATE_DISPATCH(Desc) in one
 // translation unit per operator.
 #define QDML_DETAIL_COMPILE_INSTANCE(EXT, Desc)                                                       \
-    EXT template std::shared_ptr<const qdml::detail::Executor<Desc>> qdml::detail::compile_executor<Desc>( \
+    EXT template std::shared_ptr<const qdml::detail::Form<Desc>> qdml::detail::compile_form<Desc>( \
         const Desc&, const qdml::RunOptions&);
 #if defined(QDML_EXTERN_DISPATCH)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseDequantizeLinearDesc)

@@ -42,6 +42,12 @@ struct RunOptions {
     /// exactly rounded arithmetic and documented rules; the reference and
     /// every fast path compute both.
     Fidelity fidelity = kDefaultFidelity;
+    /// The caller's thread pool (core/executor.hpp; the adapters of
+    /// qdml/exec/, or qdml::make_executor over your own): the fast path runs
+    /// as tasks on it. Default: the calling thread only (qdml creates no
+    /// thread). The reference always computes on the calling thread. The
+    /// bits never depend on it.
+    Executor executor = {};
 };
 
 namespace detail {
@@ -99,7 +105,7 @@ inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::Gem
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>(), Implementation::Simd))>
 void run(const Desc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level, o.fidelity);
-    detail::compute(d, o.implementation, simd::GemmOptions{o.isa, o.fidelity}, o.fidelity);
+    detail::compute(d, o.implementation, simd::GemmOptions{o.isa, o.fidelity, o.executor}, o.fidelity);
 }
 
 /// Which implementation, ISA path and form compute `d` under `o`, as run()

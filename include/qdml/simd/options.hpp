@@ -1,6 +1,7 @@
 // qdml/simd/options.hpp - the options of the typed SIMD calls.
 #pragma once
 
+#include "qdml/core/executor.hpp"
 #include "qdml/core/fidelity.hpp"
 #include "qdml/simd/isa.hpp"
 
@@ -14,6 +15,9 @@ struct GemmOptions {
     Isa isa = Isa::Best;
     /// The profile (docs/semantics.md section 10): every path computes both.
     Fidelity fidelity = kDefaultFidelity;
+    /// The caller's thread pool (core/executor.hpp); default: the calling
+    /// thread only. The bits do not depend on it.
+    Executor executor = {};
 };
 
 }  // namespace qdml::simd

@@ -62,7 +62,10 @@ public:
     /// qdml::Compiled, the one compile -> execute entry, makes both checks
     /// (by comparisons); the filter's, its parameters' and the bias's Data
     /// are not read.
-    void execute_unchecked(const QuantizedLinearConvolutionDesc& desc) const {
+    /// `executor`: the caller's thread pool (not used yet: the convolution
+    /// forms compute on the calling thread).
+    void execute_unchecked(const QuantizedLinearConvolutionDesc& desc, const Executor& executor = {}) const {
+        (void)executor;
         const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         QuantizedLinearConvolutionDesc d = desc;
         qdml::detail::copy_weights(desc_, d);

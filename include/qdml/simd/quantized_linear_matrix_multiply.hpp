@@ -4,13 +4,17 @@
 //   acc[m][n] = sum_k (A[m][k] - AZP[m]) * (B[k][n] - BZP[n])     (int32, wraps mod 2^32)
 //   Output    = Q(fp32(acc) * (fp32(AScale[m] * BScale[n]) / OutputScale[m]), OutputZP[m])
 // Each of the Batch*Channel products packs its A and B slices (a slice shared
-// through zero strides is packed once) and runs the engine.
+// through zero strides is packed once) and runs the engine; given a thread
+// pool (GemmOptions::executor), as tasks of fixed blocks (gemm::task_grid).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <limits>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "qdml/core/fp_env.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
@@ -134,6 +138,84 @@ void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, simd::I
     session.finish();
 }
 
+/// Whether a call of `macs` multiply-adds runs as tasks of `ex` (a pool,
+/// and at least two tasks' grain: smaller calls never touch the pool).
+inline bool threaded(const Executor& ex, std::uint64_t macs) noexcept {
+    return !ex.calling_thread_only() && macs >= 2 * kTaskMacs;
+}
+
+/// run_products as tasks of `ex` (threaded() said so): every distinct A
+/// slice packed (and, without `prepared`, every distinct B slice: one task
+/// each), every product's epilogue (one task each), then the task grid of
+/// every product (gemm::task_grid). `prepared` gives the packed B slice of
+/// each product (PreparedQuantizedLinearMatrixMultiply). Nothing here is
+/// thread_local: the workspace of the calling thread is not touched.
+template <class TA, class TB, class TOut>
+void run_products_parallel(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, simd::Isa isa,
+                           const gemm::RequantSpec& s, const Executor& ex,
+                           const std::vector<const gemm::PackedRight*>* prepared = nullptr) {
+    const auto& Out = op.OutputTensor;
+    const std::uint32_t M = Out.sizes[2], N = Out.sizes[3], K = op.ATensor.sizes[3], C = Out.sizes[1];
+    const std::size_t products = std::size_t{Out.sizes[0]} * C;
+    // The distinct slices (equal addresses: a slice shared through zero
+    // strides), each with the first product that reads it.
+    std::vector<std::size_t> a_first, b_first, a_of(products), b_of(products);
+    {
+        std::map<const void*, std::size_t> a_seen, b_seen;
+        for (std::size_t i = 0; i < products; ++i) {
+            const auto b = static_cast<std::uint32_t>(i / C), c = static_cast<std::uint32_t>(i % C);
+            const auto a_it = a_seen.emplace(&op.ATensor[{b, c, 0, 0}], a_first.size());
+            if (a_it.second) a_first.push_back(i);
+            a_of[i] = a_it.first->second;
+            if (prepared) continue;
+            const auto b_it = b_seen.emplace(&op.BTensor[{b, c, 0, 0}], b_first.size());
+            if (b_it.second) b_first.push_back(i);
+            b_of[i] = b_it.first->second;
+        }
+    }
+    const bool sums = !gemm::detail::uniform(s.b_zp) || s.b_zp[0] != 0;  // Epilogue::needs_row_sums
+    std::deque<gemm::PackedLeft> lefts(a_first.size());
+    std::deque<gemm::PackedRight> rights(b_first.size());
+    qdml::detail::parallel_for(ex, lefts.size() + rights.size(), [&](std::size_t t) {
+        const bool left = t < lefts.size();
+        const std::size_t i = left ? a_first[t] : b_first[t - lefts.size()];
+        const auto b = static_cast<std::uint32_t>(i / C), c = static_cast<std::uint32_t>(i % C);
+        if (left)
+            gemm::pack_left(slice(op.ATensor, b, c), M, K, isa, lefts[t], {sums, true});
+        else
+            gemm::pack_right(slice(op.BTensor, b, c), K, N, isa, rights[t - lefts.size()], {M > 1});
+    });
+    const auto right_of = [&](std::size_t i) -> const gemm::PackedRight& {
+        return prepared ? *(*prepared)[i] : rights[b_of[i]];
+    };
+    std::deque<gemm::Epilogue> epilogues(products);
+    qdml::detail::parallel_for(ex, products, [&](std::size_t i) {
+        gemm::Epilogue& e = epilogues[i];
+        gemm::prepare_columns(s, right_of(i), e);  // before rows: it fixes var_b and the multiplier mode
+        gemm::prepare_rows(s, lefts[a_of[i]], e);
+        const auto b = static_cast<std::uint32_t>(i / C), c = static_cast<std::uint32_t>(i % C);
+        e.out = reinterpret_cast<std::uint8_t*>(&Out[{b, c, 0, 0}]);
+        e.out_rs = Out.strides[2];
+        e.out_cs = Out.strides[3];
+    });
+    const gemm::PackedRight& first = right_of(0);
+    const gemm::TaskGrid g = gemm::task_grid(M, first.panels, K, isa, gemm::block_panels(first));
+    if (g.tasks() > 1) {
+        qdml::detail::parallel_for(ex, products * g.tasks(), [&](std::size_t t) {
+            const std::size_t i = t / g.tasks();
+            gemm::multiply_task<TOut>(lefts[a_of[i]], right_of(i), epilogues[i], g, t % g.tasks());
+        });
+        return;
+    }
+    // Products below the grain: whole products, as many a task as reach it.
+    const std::uint64_t product_macs = std::max<std::uint64_t>(std::uint64_t{M} * N * K, 1);
+    const std::size_t per = static_cast<std::size_t>(std::max<std::uint64_t>(1, kTaskMacs / product_macs));
+    qdml::detail::parallel_for(ex, (products + per - 1) / per, [&](std::size_t t) {
+        for (std::size_t i = t * per; i < std::min(products, t * per + per); ++i)
+            gemm::multiply_task<TOut>(lefts[a_of[i]], right_of(i), epilogues[i], g, 0);
+    });
+}
+
 }  // namespace detail
 
 /// Computes a validated matmul on the GEMM engine; same bits as the reference.
@@ -147,6 +229,11 @@ void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB
     detail::right_params(op, s);
     s.directml = options.fidelity == Fidelity::DirectML;  // ((acc * AScale[m]) * BScale[n]) / OutputScale[m]
     const std::uint32_t M = op.OutputTensor.sizes[2], N = op.OutputTensor.sizes[3], K = op.ATensor.sizes[3];
+    const std::uint64_t products = std::uint64_t{op.OutputTensor.sizes[0]} * op.OutputTensor.sizes[1];
+    if (detail::threaded(options.executor, products * M * N * K)) {
+        detail::run_products_parallel(op, isa, s, options.executor);
+        return;
+    }
     gemm::PackedRight& pb = detail::workspace<TA>().right;
     const TB* packed = nullptr;
     detail::run_products(op, isa, s, [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {

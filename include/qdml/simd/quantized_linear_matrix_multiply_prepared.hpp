@@ -46,11 +46,12 @@ public:
     /// desc (Data and DataSizeInBytes aside) and its bindings pass validation.
     /// qdml::Compiled, the one compile -> execute entry, makes both checks
     /// (by comparisons); B's, BScale's and BZeroPoint's Data are not read.
-    void execute_unchecked(const QuantizedLinearMatrixMultiplyDesc& desc) const {
+    /// `executor`: the caller's thread pool (default: the calling thread).
+    void execute_unchecked(const QuantizedLinearMatrixMultiplyDesc& desc, const Executor& executor = {}) const {
         const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         QuantizedLinearMatrixMultiplyDesc d = desc;
         qdml::detail::copy_weights(desc_, d);
-        visit_typed(d, [&](const auto& op) { run(op); });
+        visit_typed(d, [&](const auto& op) { run(op, executor); });
     }
 
     /// The micro-kernel family the panels were packed for.
@@ -83,13 +84,21 @@ private:
     }
 
     template <class TA, class TB, class TOut>
-    void run(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op) const {
+    void run(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, const Executor& executor) const {
         gemm::RequantSpec s;
         detail::left_params(op, s);
         s.b_zp = b_zp_;
         s.b_scale = b_scale_;
         s.directml = directml_;
         const std::uint32_t channels = op.OutputTensor.sizes[1];
+        const auto& Out = op.OutputTensor;
+        if (detail::threaded(executor, std::uint64_t{Out.sizes[0]} * channels * Out.sizes[2] * Out.sizes[3] *
+                                           op.ATensor.sizes[3])) {
+            std::vector<const gemm::PackedRight*> per_product(slice_of_.size());
+            for (std::size_t i = 0; i < slice_of_.size(); ++i) per_product[i] = &slices_[slice_of_[i]];
+            detail::run_products_parallel(op, isa_, s, executor, &per_product);
+            return;
+        }
         detail::run_products(op, isa_, s,
                              [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
                                  const gemm::PackedRight& slice = slices_[slice_of_[std::size_t{b} * channels + c]];

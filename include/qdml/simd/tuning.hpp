@@ -68,4 +68,19 @@ inline constexpr std::size_t kChunk = 256;
 inline constexpr std::size_t kTileRows = 16;
 inline constexpr std::size_t kTileBytes = 8192;
 
+// Multi-core (core/executor.hpp). Tasks are cut by these constants and the
+// shapes only, never by the number of workers (the determinism contract).
+/// Multiply-adds per GEMM task, at least (ruy 32K, MLAS 64K, twice MLAS
+/// here: a task also streams its panels once); a product below two of them
+/// stays on the calling thread.
+inline constexpr std::uint64_t kTaskMacs = std::uint64_t{1} << 17;
+/// Tasks a large product is cut into, at least, where each keeps two grains
+/// (so that a 64-core machine gets work on every core; gemm::task_grid).
+inline constexpr std::size_t kTargetTasks = 64;
+/// Output bytes per element-wise task, at least (XNNPACK's 16 KiB, times
+/// four: a task's start costs a wake-up, ~10 us in a condition-variable
+/// pool); a call below two of them stays on the calling thread.
+inline constexpr std::uint64_t kTaskBytes = std::uint64_t{64} << 10;
+
 }  // namespace qdml::simd
+

@@ -116,43 +116,45 @@ inline void row_panels(const PackedLeft& a, const PackedRight& b, const Epilogue
 }
 #endif
 
-/// out = the epilogue of (a x b). Precondition: a and b packed for the same
-/// isa, a.K == b.K, `e` prepared from both (prepare_columns, prepare_rows).
-/// With `session` (a Session of b.isa on this thread), AMX may leave the
-/// last block's epilogue pending in it: `e` and its output must then stay
-/// as they are until the next multiply() with the session returns or
-/// session->finish() (a batch alternates between two Epilogues).
-template <class TOut>
-void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e,
-              [[maybe_unused]] Session* session = nullptr) {
-    const Isa isa = b.isa;
-    const std::size_t M = a.M, mr_max = left_rows(isa);
+/// The panels per column block of `b` (about kGemmBlockBytes of panels, a multiple of 4).
+inline std::size_t block_panels(const PackedRight& b) noexcept {
     const std::size_t panel_bytes = std::max<std::size_t>(b.groups * b.group_bytes(), 1);
-    const std::size_t block = std::max<std::size_t>(4, kGemmBlockBytes / panel_bytes / 4 * 4);
+    return std::max<std::size_t>(4, kGemmBlockBytes / panel_bytes / 4 * 4);
+}
+
+/// Rows [m_begin, m_end) x panels [p_begin, p_end) of out = the epilogue of
+/// (a x b), in column blocks of at most `block` panels (each over every row
+/// of the range). m_begin is a multiple of left_rows(b.isa); an AMX range
+/// runs and drains its own blocks (no Session: for a task of any thread).
+template <class TOut>
+void multiply_range(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m_begin,
+                    std::size_t m_end, std::size_t p_begin, std::size_t p_end, std::size_t block) {
+    const Isa isa = b.isa;
+    const std::size_t mr_max = left_rows(isa);
 #if QDML_X86
-    if (isa == Isa::Amx && M == 1) {  // GEMV: the VNNI row kernel (one row: the Rows and Groups4 layouts coincide)
-        if (session) session->finish();
+    if (isa == Isa::Amx && a.M == 1) {  // GEMV: the VNNI row kernel (one row: the Rows and Groups4 layouts coincide)
 #if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid, x86/amx/emulation.hpp: no AVX-512 VNNI here)
         if (!isa_available(Isa::Avx512Vnni)) {
-            for (std::size_t p = 0; p < b.panels; ++p) generic::tile<TOut>(a, b, e, 0, 1, p);
+            for (std::size_t p = p_begin; p < p_end; ++p) generic::tile<TOut>(a, b, e, 0, 1, p);
             return;
         }
 #endif
-        row_panels(a, b, e, 0, b.panels);
+        row_panels(a, b, e, p_begin, p_end);
         return;
     }
     if (isa == Isa::Amx) {
-        Session local(isa);  // (nothing when `session` or a caller configured the tiles)
-        amx::Pending& pd = session ? session->pending() : local.pending();
-        for (std::size_t p0 = 0; p0 < b.panels; p0 += block) amx::block(a, b, e, p0, std::min(b.panels, p0 + block), pd);
-        if (!session) amx::drain(pd, pd.rows);
+        Session local(isa);  // (nothing when this thread's tiles are configured already)
+        amx::Pending& pd = local.pending();
+        for (std::size_t p0 = p_begin; p0 < p_end; p0 += block)
+            amx::block(a, b, e, p0, std::min(p_end, p0 + block), pd, m_begin, m_end);
+        amx::drain(pd, pd.rows);
         return;
     }
 #endif
-    for (std::size_t p0 = 0; p0 < b.panels; p0 += block) {
-        const std::size_t p1 = std::min(b.panels, p0 + block);
-        for (std::size_t m0 = 0; m0 < M; m0 += mr_max) {
-            const std::size_t mr = std::min(mr_max, M - m0);
+    for (std::size_t p0 = p_begin; p0 < p_end; p0 += block) {
+        const std::size_t p1 = std::min(p_end, p0 + block);
+        for (std::size_t m0 = m_begin; m0 < m_end; m0 += mr_max) {
+            const std::size_t mr = std::min(mr_max, m_end - m0);
             switch (isa) {
 #if QDML_X86
                 case Isa::Avx512Vnni:
@@ -174,6 +176,82 @@ void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e,
             }
         }
     }
+}
+
+/// How a product of M rows, `panels` panels of B and depth K is cut into
+/// tasks (core/executor.hpp): blocks of `rows` rows (a multiple of the
+/// kernel's, at least kTaskMacs multiply-adds with the column block) by
+/// blocks of `panels_per` panels (the column block of multiply():
+/// block_panels), both halved while there are fewer than kTargetTasks
+/// tasks of at least two grains each. A function of the shapes and ISA
+/// path only.
+struct TaskGrid {
+    std::size_t rows = 1, panels_per = 1, m_blocks = 0, p_blocks = 0;
+    std::size_t tasks() const noexcept { return m_blocks * p_blocks; }
+};
+
+inline TaskGrid task_grid(std::size_t M, std::size_t panels, std::size_t K, Isa isa, std::size_t block) noexcept {
+    TaskGrid g;
+    const std::size_t mr = left_rows(isa);
+    g.panels_per = std::max<std::size_t>(1, std::min(block, panels));
+    const std::uint64_t row_macs = std::uint64_t{g.panels_per} * kPanel * std::max<std::size_t>(K, 1);
+    const std::uint64_t want = (kTaskMacs + row_macs - 1) / row_macs;  // rows to reach the grain
+    g.rows = static_cast<std::size_t>(std::min<std::uint64_t>((want + mr - 1) / mr * mr, (M + mr - 1) / mr * mr));
+    g.rows = std::max(g.rows, mr);
+    const auto count = [&] {
+        g.m_blocks = (M + g.rows - 1) / g.rows;
+        g.p_blocks = (panels + g.panels_per - 1) / g.panels_per;
+    };
+    count();
+    // Fewer tasks than many-core machines have cores, each of two grains or
+    // more: halve the row block (down to the kernel's rows), then the
+    // column block (down to 4 panels), while that holds.
+    const std::uint64_t total = std::uint64_t{M} * panels * kPanel * std::max<std::size_t>(K, 1);
+    while (g.tasks() < kTargetTasks && total / g.tasks() >= 2 * kTaskMacs) {
+        if (g.rows > mr)
+            g.rows = std::max(mr, g.rows / 2 / mr * mr);
+        else if (g.panels_per > 4)
+            g.panels_per /= 2;
+        else
+            break;
+        count();
+    }
+    return g;
+}
+
+/// Task t of grid g (t < g.tasks(); consecutive tasks share a column
+/// block, which neighbouring workers then read from a shared cache): rows [m0, m1) x panels [p0, p1) of the
+/// product, through multiply_range.
+template <class TOut>
+void multiply_task(const PackedLeft& a, const PackedRight& b, const Epilogue& e, const TaskGrid& g, std::size_t t) {
+    const std::size_t pb = t / g.m_blocks, mb = t % g.m_blocks;  // column blocks outer, as multiply() walks
+    const std::size_t m0 = mb * g.rows, p0 = pb * g.panels_per;
+    multiply_range<TOut>(a, b, e, m0, std::min(a.M, m0 + g.rows), p0, std::min(b.panels, p0 + g.panels_per),
+                         g.panels_per);
+}
+
+/// out = the epilogue of (a x b). Precondition: a and b packed for the same
+/// isa, a.K == b.K, `e` prepared from both (prepare_columns, prepare_rows).
+/// With `session` (a Session of b.isa on this thread), AMX may leave the
+/// last block's epilogue pending in it: `e` and its output must then stay
+/// as they are until the next multiply() with the session returns or
+/// session->finish() (a batch alternates between two Epilogues).
+template <class TOut>
+void multiply(const PackedLeft& a, const PackedRight& b, const Epilogue& e,
+              [[maybe_unused]] Session* session = nullptr) {
+    const std::size_t block = block_panels(b);
+#if QDML_X86
+    if (b.isa == Isa::Amx && a.M > 1) {
+        Session local(b.isa);  // (nothing when `session` or a caller configured the tiles)
+        amx::Pending& pd = session ? session->pending() : local.pending();
+        for (std::size_t p0 = 0; p0 < b.panels; p0 += block)
+            amx::block(a, b, e, p0, std::min(b.panels, p0 + block), pd, 0, a.M);
+        if (!session) amx::drain(pd, pd.rows);
+        return;
+    }
+    if (b.isa == Isa::Amx && session) session->finish();
+#endif
+    multiply_range<TOut>(a, b, e, 0, a.M, 0, b.panels, block);
 }
 
 }  // namespace qdml::simd::gemm

@@ -184,9 +184,9 @@ void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::siz
 /// L2, a row block of A in L1); the last block's epilogue is left in `pd`
 /// (drain(pd, pd.rows) finishes it).
 inline void block(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t p0,
-                                  std::size_t p1, Pending& pd) {
-    for (std::size_t m0 = 0; m0 < a.M; m0 += kRows) {
-        const std::size_t mr = std::min<std::size_t>(kRows, a.M - m0);
+                                  std::size_t p1, Pending& pd, std::size_t m_begin, std::size_t m_end) {
+    for (std::size_t m0 = m_begin; m0 < m_end; m0 += kRows) {
+        const std::size_t mr = std::min<std::size_t>(kRows, m_end - m0);
         for (std::size_t p = p0; p < p1; p += 2) {
             const bool two = p1 - p >= 2;
             if (mr > 16)
