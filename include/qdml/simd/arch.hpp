@@ -79,21 +79,21 @@ auto on_arch(Kernel kernel) {
 /// (on_arch), transposing interleaved operands with AVX2 where the path has it.
 template <class TOut, class... TIn, class Make>
 void run_rows_on(ElementWiseIsa isa, const LoopPlan<1 + sizeof...(TIn)>& plan,
-                 const std::array<char*, 1 + sizeof...(TIn)>& base, Make&& make) {
+                 const std::array<char*, 1 + sizeof...(TIn)>& base, Make&& make, const Executor& executor = {}) {
 #if QDML_X86
     if (isa == ElementWiseIsa::Avx512) {
         using A = x86::avx512bw::ElementWise;
-        run_rows<TOut, TIn...>(plan, base, on_arch<A>(make(ArchTag<A>{})), Isa::Avx2);
+        run_rows<TOut, TIn...>(plan, base, on_arch<A>(make(ArchTag<A>{})), Isa::Avx2, executor);
         return;
     }
     if (isa == ElementWiseIsa::Avx2) {
         using A = x86::avx2::ElementWise;
-        run_rows<TOut, TIn...>(plan, base, on_arch<A>(make(ArchTag<A>{})), Isa::Avx2);
+        run_rows<TOut, TIn...>(plan, base, on_arch<A>(make(ArchTag<A>{})), Isa::Avx2, executor);
         return;
     }
 #endif
     (void)isa;
-    run_rows<TOut, TIn...>(plan, base, make(ArchTag<Arch>{}));
+    run_rows<TOut, TIn...>(plan, base, make(ArchTag<Arch>{}), Isa::Generic, executor);
 }
 
 /// Calls f(ArchTag<A>{}) for the tag of every element-wise path this CPU

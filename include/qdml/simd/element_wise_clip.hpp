@@ -88,12 +88,12 @@ struct ClipRow {
 /// (Integer types compute the same in both profiles.)
 template <class T>
 void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const ClipParams<T>& p, ElementWiseIsa isa,
-               Fidelity f) {
+               Fidelity f, const Executor& ex = {}) {
     const bool stream = streams(plan.elements() * sizeof(T));
     const auto rows = [&](auto scale_bias, auto directml) {
         run_rows_on<T, T>(isa, plan, base, [&](auto tag) {
             return ClipRow<T, decltype(scale_bias)::value, decltype(directml)::value, typename decltype(tag)::type>{p, stream};
-        });
+        }, ex);
     };
     using Yes = std::true_type;
     using No = std::false_type;
@@ -128,10 +128,11 @@ public:
           params_(ClipParams<T>::derive(op)),
           isa_(select_elementwise_isa(o.isa)),
           fidelity_(o.fidelity) {}
-    void execute(void* out, const void* in) const {
+    /// `executor`: the caller's thread pool (default: the calling thread).
+    void execute(void* out, const void* in, const Executor& executor = {}) const {
         const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         detail::clip_rows<T>(plan_, {static_cast<char*>(out), const_cast<char*>(static_cast<const char*>(in))}, params_,
-                             isa_, fidelity_);
+                             isa_, fidelity_, executor);
     }
 
 private:
@@ -152,7 +153,7 @@ void element_wise_clip(const ElementWiseClip<T>& op, const GemmOptions& o = {}) 
         detail::clip_rows<T>(detail::clip_plan(op),
                              {reinterpret_cast<char*>(op.OutputTensor.data),
                               const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data))},
-                             ClipParams<T>::derive(op), select_elementwise_isa(o.isa), o.fidelity);
+                             ClipParams<T>::derive(op), select_elementwise_isa(o.isa), o.fidelity, o.executor);
     }
 }
 

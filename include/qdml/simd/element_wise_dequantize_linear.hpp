@@ -79,20 +79,21 @@ struct DequantizeRow {
 /// The rank-free part: every row of the plan (operands: output, input, scale, zero point).
 /// (8- and 16-bit inputs compute the same in both profiles.)
 template <class TIn, class TOut>
-void dequantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base, ElementWiseIsa isa, Fidelity f) {
+void dequantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base, ElementWiseIsa isa, Fidelity f,
+                     const Executor& ex = {}) {
     const bool stream = streams(plan.elements() * sizeof(TOut));
     if constexpr (dequantize_directml_differs<TIn>) {
         if (f == Fidelity::DirectML) {
             run_rows_on<TOut, TIn, TOut, TIn>(isa, plan, base, [&](auto tag) {
                 return DequantizeRow<TIn, TOut, typename decltype(tag)::type, true>{stream};
-            });
+            }, ex);
             if (stream) kernel::stream_fence();
             return;
         }
     }
     run_rows_on<TOut, TIn, TOut, TIn>(isa, plan, base, [&](auto tag) {
         return DequantizeRow<TIn, TOut, typename decltype(tag)::type>{stream};
-    });
+    }, ex);
     if (stream) kernel::stream_fence();
 }
 
@@ -122,12 +123,14 @@ public:
     explicit PreparedElementWiseDequantizeLinear(const ElementWiseDequantizeLinear<TIn, TOut>& op,
                                                  const GemmOptions& o = {})
         : plan_(detail::dequantize_plan(op)), isa_(select_elementwise_isa(o.isa)), fidelity_(o.fidelity) {}
-    void execute(void* out, const void* in, const void* scale, const void* zero_point) const {
+    /// `executor`: the caller's thread pool (default: the calling thread).
+    void execute(void* out, const void* in, const void* scale, const void* zero_point,
+                 const Executor& executor = {}) const {
         const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         const auto c = [](const void* p) { return const_cast<char*>(static_cast<const char*>(p)); };
         detail::dequantize_rows<TIn, TOut>(
             plan_, {static_cast<char*>(out), c(in), c(scale), c(zero_point ? zero_point : &detail::kNoZeroPoint<TIn>)},
-            isa_, fidelity_);
+            isa_, fidelity_, executor);
     }
 
 private:
@@ -151,7 +154,7 @@ void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>
                    const_cast<char*>(reinterpret_cast<const char*>(op.InputTensor.data)),
                    const_cast<char*>(reinterpret_cast<const char*>(op.ScaleTensor.data)),
                    const_cast<char*>(reinterpret_cast<const char*>(zp_data))},
-            select_elementwise_isa(o.isa), o.fidelity);
+            select_elementwise_isa(o.isa), o.fidelity, o.executor);
     }
 }
 

@@ -145,12 +145,13 @@ struct AddRow {
 
 /// The rank-free part: every row of the plan (operands: output, A, B).
 template <class TA, class TB, class TOut>
-void add_rows(const LoopPlan<3>& plan, const std::array<char*, 3>& base, const AddParams& p, ElementWiseIsa isa) {
+void add_rows(const LoopPlan<3>& plan, const std::array<char*, 3>& base, const AddParams& p, ElementWiseIsa isa,
+              const Executor& ex = {}) {
     const bool stream = streams(plan.elements() * sizeof(TOut));
     run_rows_on<TOut, TA, TB>(isa, plan, base, [&](auto tag) {
         using A = typename decltype(tag)::type;
         return AddRow<TA, TB, TOut, A>{p, AddPairs::make<A, TOut>(p), stream};
-    });
+    }, ex);
     if (stream) kernel::stream_fence();
 }
 
@@ -173,10 +174,11 @@ public:
     explicit PreparedElementWiseQuantizedLinearAdd(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op,
                                                    const GemmOptions& o = {})
         : plan_(detail::add_plan(op)), isa_(select_elementwise_isa(o.isa)) {}
-    void execute(void* out, const void* a, const void* b, const AddParams& p) const {
+    /// `executor`: the caller's thread pool (default: the calling thread).
+    void execute(void* out, const void* a, const void* b, const AddParams& p, const Executor& executor = {}) const {
         const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         const auto c = [](const void* q) { return const_cast<char*>(static_cast<const char*>(q)); };
-        detail::add_rows<TA, TB, TOut>(plan_, {static_cast<char*>(out), c(a), c(b)}, p, isa_);
+        detail::add_rows<TA, TB, TOut>(plan_, {static_cast<char*>(out), c(a), c(b)}, p, isa_, executor);
     }
 
 private:
@@ -196,7 +198,7 @@ void element_wise_quantized_linear_add(const ElementWiseQuantizedLinearAdd<TA, T
                                        {reinterpret_cast<char*>(op.OutputTensor.data),
                                         const_cast<char*>(reinterpret_cast<const char*>(op.ATensor.data)),
                                         const_cast<char*>(reinterpret_cast<const char*>(op.BTensor.data))},
-                                       AddParams::derive(op), select_elementwise_isa(o.isa));
+                                       AddParams::derive(op), select_elementwise_isa(o.isa), o.executor);
     }
 }
 

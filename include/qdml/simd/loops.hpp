@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "qdml/core/executor.hpp"
 #include "qdml/core/quantize.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/simd/tuning.hpp"
@@ -108,6 +110,75 @@ void for_each_row(const LoopPlan<K>& p, const std::array<char*, K>& base, Row&& 
             idx[d] = 0;
         }
     }
+}
+
+/// The rows of a plan by number (0 .. rows() - 1, the outermost dimension
+/// slowest, as for_each_row walks them): seek(r), then next() row by row
+/// (the tasks of a threaded call walk a range of them).
+template <std::size_t K>
+class RowCursor {
+public:
+    RowCursor(const LoopPlan<K>& p, const std::array<char*, K>& base) noexcept : p_(p), base_(base) {}
+    static std::uint64_t rows(const LoopPlan<K>& p) noexcept {
+        std::uint64_t n = 1;
+        for (std::uint32_t d = 0; d < p.outer_rank; ++d) n *= p.outer_sizes[d];
+        return n;
+    }
+    void seek(std::uint64_t r) noexcept {
+        off_ = {};
+        for (std::uint32_t d = p_.outer_rank; d-- > 0;) {
+            idx_[d] = r % p_.outer_sizes[d];
+            r /= p_.outer_sizes[d];
+            for (std::size_t k = 0; k < K; ++k) off_[k] += static_cast<std::int64_t>(idx_[d]) * p_.outer_strides[k][d];
+        }
+    }
+    void next() noexcept {
+        for (std::uint32_t d = p_.outer_rank; d-- > 0;) {
+            for (std::size_t k = 0; k < K; ++k) off_[k] += p_.outer_strides[k][d];
+            if (++idx_[d] < p_.outer_sizes[d]) return;
+            for (std::size_t k = 0; k < K; ++k)
+                off_[k] -= p_.outer_strides[k][d] * static_cast<std::int64_t>(p_.outer_sizes[d]);
+            idx_[d] = 0;
+        }
+    }
+    /// Each operand's address of the row's element `column`.
+    std::array<char*, K> at(std::uint64_t column) const noexcept {
+        std::array<char*, K> ptrs;
+        for (std::size_t k = 0; k < K; ++k)
+            ptrs[k] = base_[k] + off_[k] + static_cast<std::int64_t>(column) * p_.row_stride[k];
+        return ptrs;
+    }
+
+private:
+    const LoopPlan<K>& p_;
+    const std::array<char*, K>& base_;
+    std::array<std::uint64_t, kMaxDimensions> idx_{};
+    std::array<std::int64_t, K> off_{};
+};
+
+/// How a threaded element-wise call cuts its units (rows, or a tile's
+/// kTileRows rows) into tasks of at least kTaskBytes of output: whole
+/// units `per` at a time, or, where one unit reaches the grain, each unit
+/// in column chunks of `columns` elements (a multiple of 64). A function of
+/// the plan's shape only.
+struct RowTasks {
+    std::uint64_t per = 1, chunks = 1, columns = 0, units = 0;
+    std::uint64_t tasks() const noexcept { return (units + per - 1) / per * chunks; }
+};
+
+inline RowTasks row_tasks(std::uint64_t units, std::uint64_t rows_per_unit, std::uint64_t n, std::size_t out_elem) noexcept {
+    RowTasks t;
+    t.units = units;
+    t.columns = n;
+    const std::uint64_t unit_bytes = rows_per_unit * n * out_elem;
+    if (unit_bytes >= kTaskBytes) {
+        const std::uint64_t want = (kTaskBytes + rows_per_unit * out_elem - 1) / (rows_per_unit * out_elem);
+        t.columns = (want + 63) / 64 * 64;
+        t.chunks = (n + t.columns - 1) / t.columns;
+    } else {
+        t.per = (kTaskBytes + unit_bytes - 1) / std::max<std::uint64_t>(unit_bytes, 1);
+    }
+    return t;
 }
 
 /// Whether a call writing `bytes` of output streams it.
@@ -297,9 +368,11 @@ void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std:
 /// and that operand is transposed into (out of) a tile of their chunks
 /// rather than gathered one element per cache line row by row (the
 /// transposition on `isa`, a GEMM path the CPU runs: Avx2 or Generic).
+/// Given a pool (`executor`) and at least two tasks' grain of output, the
+/// rows run as tasks (row_tasks); `kernel` is then called concurrently.
 template <class TOut, class... TIn, class Kernel>
 void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 1 + sizeof...(TIn)>& base, Kernel&& kernel,
-              simd::Isa isa = simd::Isa::Generic) {
+              simd::Isa isa = simd::Isa::Generic, const Executor& executor = {}) {
     constexpr std::size_t K = 1 + sizeof...(TIn);
     constexpr std::array<std::size_t, K> elem{sizeof(TOut), sizeof(TIn)...};
     // The innermost outer dimension along which an operand is interleaved
@@ -315,29 +388,59 @@ void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 
         }
         if (any) break;
     }
-    if (d < plan.outer_rank) {
-        LoopPlan<K> q = plan;  // without the tile's dimension
-        const std::uint64_t R = plan.outer_sizes[d];
-        std::array<std::int64_t, K> os{};
+    const bool tile = d < plan.outer_rank;
+    LoopPlan<K> q = plan;  // the rows walked: without the tile's dimension
+    std::uint64_t R = 1;   // rows of the tile's dimension
+    std::array<std::int64_t, K> os{};
+    if (tile) {
+        R = plan.outer_sizes[d];
         for (std::size_t k = 0; k < K; ++k) os[k] = plan.outer_strides[k][d];
         for (std::uint32_t j = d; j + 1 < plan.outer_rank; ++j) {
             q.outer_sizes[j] = q.outer_sizes[j + 1];
             for (std::size_t k = 0; k < K; ++k) q.outer_strides[k][j] = q.outer_strides[k][j + 1];
         }
         q.outer_rank = plan.outer_rank - 1;
-        for_each_row(q, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st, std::uint64_t n) {
-            for (std::uint64_t r0 = 0; r0 < R; r0 += kTileRows) {
-                std::array<char*, K> tile_ptrs;
-                for (std::size_t k = 0; k < K; ++k) tile_ptrs[k] = ptrs[k] + static_cast<std::int64_t>(r0) * os[k];
-                const auto rows = static_cast<std::size_t>(R - r0 < kTileRows ? R - r0 : kTileRows);
-                detail::run_tile_impl<TOut, TIn...>(tile_ptrs, st, os, tr, rows, n, std::index_sequence_for<TIn...>{},
-                                                    kernel, isa);
+    }
+    const std::uint64_t n = plan.row;
+    // The tile rows r0 .. r0 + kTileRows - 1 of the row at `ptrs`, columns
+    // [c0, c0 + count).
+    const auto tile_rows = [&](const std::array<char*, K>& ptrs, std::uint64_t r0, std::uint64_t count) {
+        std::array<char*, K> tile_ptrs;
+        for (std::size_t k = 0; k < K; ++k) tile_ptrs[k] = ptrs[k] + static_cast<std::int64_t>(r0) * os[k];
+        const auto rows = static_cast<std::size_t>(R - r0 < kTileRows ? R - r0 : kTileRows);
+        detail::run_tile_impl<TOut, TIn...>(tile_ptrs, q.row_stride, os, tr, rows, count, std::index_sequence_for<TIn...>{},
+                                            kernel, isa);
+    };
+    if (!executor.calling_thread_only() && plan.elements() * sizeof(TOut) >= 2 * kTaskBytes) {
+        // As tasks (core/executor.hpp): units are the walked rows (the tile
+        // form: each row's groups of kTileRows tile rows), cut by row_tasks.
+        const std::uint64_t groups = tile ? (R + kTileRows - 1) / kTileRows : 1;
+        const RowTasks t = row_tasks(RowCursor<K>::rows(q) * groups, tile ? kTileRows : 1, n, sizeof(TOut));
+        qdml::detail::parallel_for(executor, static_cast<std::size_t>(t.tasks()), [&](std::size_t task) {
+            const std::uint64_t u0 = task / t.chunks * t.per, u1 = std::min(t.units, u0 + t.per);
+            const std::uint64_t c0 = task % t.chunks * t.columns, count = std::min(n - c0, t.columns);
+            RowCursor<K> cursor(q, base);
+            cursor.seek(u0 / groups);
+            for (std::uint64_t u = u0; u < u1; ++u) {
+                if (u != u0 && u % groups == 0) cursor.next();
+                if (tile)
+                    tile_rows(cursor.at(c0), u % groups * kTileRows, count);
+                else
+                    detail::run_row_impl<TOut, TIn...>(cursor.at(c0), q.row_stride, count,
+                                                       std::index_sequence_for<TIn...>{}, kernel);
             }
+            std::atomic_thread_fence(std::memory_order_seq_cst);  // (a task's non-temporal stores, before the join)
         });
         return;
     }
-    for_each_row(plan, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st, std::uint64_t n) {
-        detail::run_row_impl<TOut, TIn...>(ptrs, st, n, std::index_sequence_for<TIn...>{}, kernel);
+    if (tile) {
+        for_each_row(q, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>&, std::uint64_t) {
+            for (std::uint64_t r0 = 0; r0 < R; r0 += kTileRows) tile_rows(ptrs, r0, n);
+        });
+        return;
+    }
+    for_each_row(plan, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st, std::uint64_t m) {
+        detail::run_row_impl<TOut, TIn...>(ptrs, st, m, std::index_sequence_for<TIn...>{}, kernel);
     });
 }
 
