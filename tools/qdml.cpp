@@ -5,6 +5,7 @@
 //   qdml run CASE.json [--out OUT.npy] [--check-exact] [--feature-level 6.2] [--fidelity directml|exact] [--max-work N]
 //   qdml validate CASE.json [--feature-level 6.2] [--fidelity directml|exact] [--max-work N]
 //   qdml check PATH... [--verbose] [--feature-level 6.2] [--fidelity directml|exact] [--max-work N]
+//   (run and check: [--impl reference|simd] [--isa PATH] [--threads N])
 //
 // The profile (docs/semantics.md section 10): --fidelity, else the case's
 // "expected": {"fidelity": ...}, else qdml::RunOptions' default.
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "case_io.hpp"
+#include "thread_pool.hpp"
 
 namespace {
 
@@ -243,9 +245,14 @@ int main(int argc, char** argv) {
     run->add_option("--out", o.out,
                     "output .npy (packed, shape = output sizes); without it, a summary line on stdout and no file");
     std::string impl = "reference", isa = "best";
+    unsigned threads = 1;
     auto add_impl = [&](CLI::App* c) {
         c->add_option("--impl", impl, "implementation: reference (default) or simd (the fast path, bit-identical)")
             ->check(CLI::IsMember({"reference", "simd"}));
+        c->add_option("--threads", threads,
+                      "with --impl simd, compute on N threads (a pool of this program's; the bits do not change; "
+                      "default 1: the reference needs none)")
+            ->check(CLI::Range(1u, 1024u));
         c->add_option("--isa", isa,
                       "with --impl simd, cap the GEMM engine's ISA path as QDML_ISA does: generic, avx2, avxvnni, "
                       "avx512vnni, amx or best (default: QDML_ISA, else the best this CPU runs)");
@@ -299,6 +306,17 @@ int main(int argc, char** argv) {
         std::cerr << "qdml: command line: --isa: unknown path '" << isa
                   << "' (generic, avx2, avxvnni, avx512vnni, amx or best)\n";
         return kBadInput;
+    }
+
+    std::optional<qdml::tools::ThreadPool> pool;  // --threads N: N - 1 workers and this thread
+    if (threads > 1 && o.run.implementation != qdml::Implementation::Simd) {
+        std::cerr << "qdml: command line: --threads " << threads
+                  << " needs --impl simd (the reference computes on the calling thread)\n";
+        return kBadInput;
+    }
+    if (threads > 1) {
+        pool.emplace(threads);
+        o.run.executor = pool->executor();
     }
 
     try {
