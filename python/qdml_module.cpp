@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "case_io.hpp"
+#include "thread_pool.hpp"
 
 namespace nb = nanobind;
 using namespace qdml::cli;
@@ -80,12 +83,27 @@ qdml::RunOptions run_options(const std::string& impl, const std::string& level, 
     return o;
 }
 
+/// The executor of `threads` threads: the calling thread alone for 1, else
+/// a pool of that size (tools/thread_pool.hpp), made on first use and kept
+/// for the process (a pool busy with another Python thread's call makes
+/// that call run on its own thread: no oversubscription).
+qdml::Executor executor_of(unsigned threads) {
+    if (threads <= 1) return {};
+    static std::mutex m;
+    static std::map<unsigned, std::unique_ptr<qdml::tools::ThreadPool>> pools;
+    const std::lock_guard<std::mutex> lock(m);
+    auto& p = pools[threads];
+    if (!p) p = std::make_unique<qdml::tools::ThreadPool>(threads);
+    return p->executor();
+}
+
 /// Runs `op` on the given buffers (OutputTensor written in place). Member
 /// names and param parsing are the case loader's, so a call and a case file
 /// mean the same thing.
 void run_operator(const std::string& op, const std::map<std::string, PyTensor>& tensors, const std::string& params_json,
-                  const std::string& impl, const std::string& level, const std::string& fidelity) {
-    const qdml::RunOptions options = run_options(impl, level, fidelity, op);
+                  const std::string& impl, const std::string& level, const std::string& fidelity, unsigned threads) {
+    qdml::RunOptions options = run_options(impl, level, fidelity, op);
+    options.executor = executor_of(threads);
     const OperatorSpec& spec = find_operator(op, op);
     Case c;
     c.file = op;
@@ -143,8 +161,9 @@ nb::dlpack::dtype dlpack_dtype(qdml::TensorDataType t) {
 /// Loads, validates and computes a case file as `qdml run` does; returns
 /// the output tensor packed in logical order, shape Sizes.
 nb::ndarray<nb::numpy> run_case_file(const std::string& path, const std::string& impl, const std::string& level,
-                                     std::uint64_t max_work, const std::string& fidelity) {
+                                     std::uint64_t max_work, const std::string& fidelity, unsigned threads) {
     qdml::RunOptions options = run_options(impl, level, fidelity, path);
+    options.executor = executor_of(threads);
     auto packed = std::make_unique<std::vector<std::uint8_t>>();
     qdml::TensorDesc out_desc;
     {
@@ -200,9 +219,9 @@ NB_MODULE(_qdml, m) {
             }
         });
     m.def("run_operator", &run_operator, nb::arg("operator"), nb::arg("tensors"), nb::arg("params_json"),
-          nb::arg("impl"), nb::arg("feature_level"), nb::arg("fidelity"));
+          nb::arg("impl"), nb::arg("feature_level"), nb::arg("fidelity"), nb::arg("threads"));
     m.def("run_case", &run_case_file, nb::arg("path"), nb::arg("impl"), nb::arg("feature_level"), nb::arg("max_work"),
-          nb::arg("fidelity"));
+          nb::arg("fidelity"), nb::arg("threads"));
     m.def("operators", &operators);
     m.attr("IMPLEMENTATIONS") = implementations();
     m.attr("DEFAULT_IMPLEMENTATION") = default_implementation();

@@ -31,7 +31,12 @@ runs the scalar oracle (``IMPLEMENTATIONS`` lists both), and
 for validation), and ``fidelity``: ``"directml"`` (DirectML's own bits and
 refusals) or ``"exact"`` (docs/semantics.md sections 0-9); ``None`` is C++
 ``qdml::RunOptions``' default, ``DEFAULT_FIDELITY`` (for ``run_case``: the
-case's ``expected.fidelity`` first). Invalid descs raise
+case's ``expected.fidelity`` first), and ``threads``: how many threads compute
+a ``"simd"`` call (None: the CPUs this process may use; the reference always
+computes on the calling thread). The bits never depend on it; the pool is
+qdml's programs' own (one per thread count, started on first use), and
+every call releases the GIL while it computes, so Python threads of your
+own run qdml calls in parallel too. Invalid descs raise
 :class:`Error` (a ValueError) with qdml's message,
 ``"OPERATOR: Member: rule"``.
 
@@ -184,7 +189,28 @@ def _inputs(op, tensors):
     return t
 
 
-def _call(op, tensors, params, out, impl, feature_level, fidelity):
+def _cores():
+    """The CPUs this process may run on (its affinity mask, where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _threads(op, threads, impl):
+    """The thread count of a call: ``threads``, or for None the process's
+    cores with impl "simd" and 1 with the reference (which computes on the
+    calling thread)."""
+    if threads is None:
+        return _cores() if impl == "simd" else 1
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
+        raise Error(f"{op}: threads: must be an integer from 1 to 1024, got {threads!r}")
+    if threads > 1 and impl != "simd":
+        raise Error(f"{op}: threads: {threads} needs impl='simd' (the reference computes on the calling thread)")
+    return threads
+
+
+def _call(op, tensors, params, out, impl, feature_level, fidelity, threads):
     t = _inputs(op, tensors)
     if out is None or not isinstance(out, np.ndarray):
         shape, dtype = _output_layout(op, t, params)
@@ -199,23 +225,24 @@ def _call(op, tensors, params, out, impl, feature_level, fidelity):
         raise Error(f"{op}: OutputTensor: the array is read-only")
     descs = {m: _tensor(op, m, a) for m, a in t.items()}
     descs["OutputTensor"] = _tensor(op, "OutputTensor", o)
-    _qdml.run_operator(op, descs, json.dumps(params, allow_nan=False), impl, feature_level, fidelity or "")
+    _qdml.run_operator(op, descs, json.dumps(params, allow_nan=False), impl, feature_level, fidelity or "",
+                       _threads(op, threads, impl))
     return out
 
 
 def element_wise_dequantize_linear(*, InputTensor, ScaleTensor, ZeroPointTensor=None, OutputTensor=None,
-                                   impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None):
+                                   impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
     """DML_ELEMENT_WISE_DEQUANTIZE_LINEAR: fp32(Input - ZeroPoint) * Scale. Scale
     and ZeroPoint: any shape that broadcasts to Input's (a (1, 1) scale per
     tensor, (C, 1) per axis 0 of a (C, W) input), passed as stride-0 views."""
     return _call("ELEMENT_WISE_DEQUANTIZE_LINEAR",
                  dict(InputTensor=InputTensor, ScaleTensor=ScaleTensor, ZeroPointTensor=ZeroPointTensor),
-                 {}, OutputTensor, impl, feature_level, fidelity)
+                 {}, OutputTensor, impl, feature_level, fidelity, threads)
 
 
 def element_wise_quantized_linear_add(*, ATensor, AScaleTensor, BTensor, BScaleTensor, OutputScaleTensor,
                                       AZeroPointTensor=None, BZeroPointTensor=None, OutputZeroPointTensor=None,
-                                      OutputTensor=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None):
+                                      OutputTensor=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
     """DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD. Scales and zero points: one value
     each (per tensor), any shape that broadcasts to A's ((), (1,), (1, 1), ...);
     DML gets one element with A's number of dimensions."""
@@ -223,18 +250,18 @@ def element_wise_quantized_linear_add(*, ATensor, AScaleTensor, BTensor, BScaleT
                  dict(ATensor=ATensor, AScaleTensor=AScaleTensor, AZeroPointTensor=AZeroPointTensor,
                       BTensor=BTensor, BScaleTensor=BScaleTensor, BZeroPointTensor=BZeroPointTensor,
                       OutputScaleTensor=OutputScaleTensor, OutputZeroPointTensor=OutputZeroPointTensor),
-                 {}, OutputTensor, impl, feature_level, fidelity)
+                 {}, OutputTensor, impl, feature_level, fidelity, threads)
 
 
 def quantized_linear_matrix_multiply(*, ATensor, AScaleTensor, BTensor, BScaleTensor, OutputScaleTensor,
                                      AZeroPointTensor=None, BZeroPointTensor=None, OutputZeroPointTensor=None,
-                                     OutputTensor=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None):
+                                     OutputTensor=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
     """DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY: 2-4 dimensions, output [..., M, N]."""
     return _call("QUANTIZED_LINEAR_MATRIX_MULTIPLY",
                  dict(ATensor=ATensor, AScaleTensor=AScaleTensor, AZeroPointTensor=AZeroPointTensor,
                       BTensor=BTensor, BScaleTensor=BScaleTensor, BZeroPointTensor=BZeroPointTensor,
                       OutputScaleTensor=OutputScaleTensor, OutputZeroPointTensor=OutputZeroPointTensor),
-                 {}, OutputTensor, impl, feature_level, fidelity)
+                 {}, OutputTensor, impl, feature_level, fidelity, threads)
 
 
 def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor, FilterScaleTensor,
@@ -242,7 +269,7 @@ def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor,
                                  BiasTensor=None, OutputZeroPointTensor=None, OutputTensor=None,
                                  Strides=None, Dilations=None, StartPadding=None, EndPadding=None,
                                  GroupCount=None, DimensionCount=None, impl=DEFAULT_IMPLEMENTATION,
-                                 feature_level="latest", fidelity=None):
+                                 feature_level="latest", fidelity=None, threads=None):
     """DML_QUANTIZED_LINEAR_CONVOLUTION: NCHW input, OIHW filter; params as
     DML (defaults: Strides [1, 1], Dilations [1, 1], paddings [0, 0], GroupCount 1)."""
     params = _params(Strides=Strides, Dilations=Dilations, StartPadding=StartPadding, EndPadding=EndPadding,
@@ -253,16 +280,16 @@ def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor,
                       FilterScaleTensor=FilterScaleTensor, FilterZeroPointTensor=FilterZeroPointTensor,
                       BiasTensor=BiasTensor, OutputScaleTensor=OutputScaleTensor,
                       OutputZeroPointTensor=OutputZeroPointTensor),
-                 params, OutputTensor, impl, feature_level, fidelity)
+                 params, OutputTensor, impl, feature_level, fidelity, threads)
 
 
 def element_wise_clip(*, InputTensor, Min, Max, ScaleBias=None, OutputTensor=None,
-                      impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None):
+                      impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
     """DML_ELEMENT_WISE_CLIP: max(Min, min(g(x), Max)), g(x) = x * Scale + Bias
     with ScaleBias=(Scale, Bias) (or {"Scale": s, "Bias": b}), else x.
     OutputTensor=InputTensor computes in place."""
     return _call("ELEMENT_WISE_CLIP", dict(InputTensor=InputTensor),
-                 _params(Min=Min, Max=Max, ScaleBias=ScaleBias), OutputTensor, impl, feature_level, fidelity)
+                 _params(Min=Min, Max=Max, ScaleBias=ScaleBias), OutputTensor, impl, feature_level, fidelity, threads)
 
 
 # ---------------------------------------------------------------------------
@@ -374,8 +401,10 @@ def _format_case(case):
     return "{\n" + ",\n".join(fields) + "\n}\n"
 
 
-def run_case(path, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", max_work=DEFAULT_MAX_WORK, fidelity=None):
+def run_case(path, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", max_work=DEFAULT_MAX_WORK, fidelity=None,
+             threads=None):
     """Computes a case file in process (the runner's loader and limits, as
     `qdml run`): returns the output tensor, shape Sizes, logical order (what
     `qdml run --out` writes). Raises Error for any input the runner rejects."""
-    return _qdml.run_case(os.fspath(path), impl, feature_level, max_work, fidelity or "")
+    return _qdml.run_case(os.fspath(path), impl, feature_level, max_work, fidelity or "",
+                          _threads(os.fspath(path), threads, impl))
