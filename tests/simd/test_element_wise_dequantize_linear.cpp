@@ -23,7 +23,7 @@ template <class TIn, class TOut>
 void one_case(Rng& r, std::uint64_t seed) {
     GuardedPool pool;
     const auto rank = static_cast<std::uint32_t>(r.range(1, 8));
-    const auto sizes = random_sizes(r, rank);
+    const auto sizes = case_sizes(r, rank);
     std::string l_in, l_scale, l_zp = "absent", l_out;
     qdml::ElementWiseDequantizeLinearDesc d;
     d.InputTensor = pool.tensor(qdml::data_type_of<TIn>, sizes, random_strides(r, sizes, true, l_in), r.range(0, 7));

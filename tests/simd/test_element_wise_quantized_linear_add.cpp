@@ -22,7 +22,7 @@ template <class TA, class TB, class TOut>
 void one_case(Rng& r, std::uint64_t seed) {
     GuardedPool pool;
     const auto rank = static_cast<std::uint32_t>(r.range(1, 8));
-    const auto sizes = random_sizes(r, rank);
+    const auto sizes = case_sizes(r, rank);
     const std::vector<std::uint32_t> one(rank, 1);
     std::string l_a, l_b, l_out;
     qdml::ElementWiseQuantizedLinearAddDesc d;
@@ -48,11 +48,15 @@ void one_case(Rng& r, std::uint64_t seed) {
     s.OutputTensor = pool.clone(d.OutputTensor);
     qdml::ElementWiseQuantizedLinearAddDesc c = d;  // the compiled form: compiled on d, executed with its own output
     c.OutputTensor = pool.clone(d.OutputTensor);
-    std::string path_s, path_c;  // the element-wise paths of the two runs (each path in turn, case by case)
+    std::string path_s, path_c, ex_s, ex_c;  // the element-wise paths of the two runs (each path in turn, case by case)
     const auto compiled = qdml::compile(d, elementwise_options(seed + 1, &path_c));
+    qdml::RunOptions o_s = elementwise_options(seed, &path_s);
+    o_s.executor = case_executor(seed, &ex_s);
     qdml::run(d, {qdml::Implementation::Reference});
-    qdml::run(s, elementwise_options(seed, &path_s));
-    compiled.execute(c);
+    qdml::run(s, o_s);
+    compiled.execute(c, case_executor(seed + 1, &ex_c));
+    path_s += ", " + ex_s;
+    path_c += ", " + ex_c;
     const auto zp = [](const std::optional<Tensor>& t, auto type) -> long long {
         using T = typename decltype(type)::type;
         return t ? *static_cast<const T*>(t->Data) : 0;

@@ -19,6 +19,7 @@
 #include "qdml/qdml.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"
+#include "support/executors.hpp"
 #include "support/gemm_paths.hpp"
 
 namespace {
@@ -134,8 +135,16 @@ struct Problem {
     }
 };
 
+/// The executor of the k-th run: the calling thread alone for even k, else
+/// one of the test pools in turn (support/executors.hpp).
+const std::pair<std::string, qdml::Executor>& run_executor(std::size_t k) {
+    static const std::pair<std::string, qdml::Executor> alone{"the calling thread", {}};
+    return k % 2 == 0 ? alone : qtest::test_executors().at(k / 2);
+}
+
 /// Runs the reference, then every path, in both profiles (exact and
-/// directml: docs/semantics.md section 10); requires identical output buffers.
+/// directml: docs/semantics.md section 10), every other run on a thread pool
+/// (run_executor); requires identical output buffers.
 void check_all_paths(Problem& p) {
     p.build();
     INFO(p.describe());
@@ -148,8 +157,11 @@ void check_all_paths(Problem& p) {
                 qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op, f); });
             },
             [&](Isa isa) {
+                static std::size_t k = 0;
+                const auto& ex = run_executor(k++);
+                INFO("executor " << ex.first);
                 qdml::visit_typed(p.d, [&](const auto& op) {
-                    qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{isa, f});
+                    qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{isa, f, ex.second});
                 });
             });
     }
@@ -235,8 +247,11 @@ void check_prepared_all_paths(Problem& p) {
             INFO("path " << qdml::simd::isa_name(isa));
             const qdml::simd::PreparedQuantizedLinearMatrixMultiply prepared(p.d, qdml::simd::GemmOptions{isa, f});
             for (int run = 0; run < 2; ++run) {
+                static std::size_t k = 0;
+                const auto& ex = run_executor(k++);
+                INFO("executor " << ex.first);
                 p.out.reset();
-                prepared.execute_unchecked(p.d);
+                prepared.execute_unchecked(p.d, ex.second);
                 REQUIRE(p.out.with_guards() == expected);
             }
         }
@@ -631,7 +646,9 @@ TEST_CASE("simd matmul prepared: B packed once, execute with new A many times, s
                 std::fill(p.b.begin(), p.b.end(), std::uint8_t{0x5a});
                 auto d = p.d;
                 d.BTensor.Data = nullptr;
-                prepared.execute_unchecked(d);
+                const auto& ex = run_executor(static_cast<std::size_t>(iter * 3 + run));
+                INFO("executor " << ex.first);
+                prepared.execute_unchecked(d, ex.second);
                 REQUIRE(p.out.with_guards() == expected);
             }
             REQUIRE(packed_hash(prepared) == packed_before);

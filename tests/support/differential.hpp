@@ -33,6 +33,7 @@
 
 #include "qdml/qdml.hpp"
 #include "support/buffers.hpp"
+#include "support/executors.hpp"
 
 namespace qtest::diff {
 
@@ -66,19 +67,39 @@ inline qdml::RunOptions elementwise_options(std::uint64_t k, std::string* path =
     return o;
 }
 
+/// The executor of case k's SIMD run: the calling thread alone for even k,
+/// else one of the test pools in turn (support/executors.hpp: 2-64
+/// threads, shuffled, a foreign floating-point state); `name` receives it.
+inline qdml::Executor case_executor(std::uint64_t k, std::string* name = nullptr) {
+    if (k % 2 == 0) {
+        if (name) *name = "the calling thread";
+        return {};
+    }
+    const auto& e = test_executors().at(k / 2);
+    if (name) *name = e.first;
+    return e.second;
+}
+
 /// One random case's three runs in profile `f`: the reference on `d`, the
-/// SIMD path on `s` (elementwise_options(seed)) and qdml::compile(d) (the
-/// next path) executed on `c`; `path_s` and `path_c` receive the paths.
+/// SIMD path on `s` (elementwise_options(seed), on case_executor(seed)) and
+/// qdml::compile(d) (the next path) executed on `c` (on
+/// case_executor(seed + 1)); `path_s` and `path_c` receive the paths and
+/// executors.
 template <class Desc>
 void run_three(const Desc& d, const Desc& s, const Desc& c, std::uint64_t seed, qdml::Fidelity f, std::string& path_s,
                std::string& path_c) {
     qdml::RunOptions o_s = elementwise_options(seed, &path_s), o_c = elementwise_options(seed + 1, &path_c),
                      o_r{qdml::Implementation::Reference};
     o_s.fidelity = o_c.fidelity = o_r.fidelity = f;
+    std::string ex_s, ex_c;
+    o_s.executor = case_executor(seed, &ex_s);
+    const qdml::Executor on_c = case_executor(seed + 1, &ex_c);
+    path_s += ", " + ex_s;
+    path_c += ", " + ex_c;
     const auto compiled = qdml::compile(d, o_c);
     qdml::run(d, o_r);
     qdml::run(s, o_s);
-    compiled.execute(c);
+    compiled.execute(c, on_c);
 }
 
 /// elementwise_options for the targeted cases: each call the next path in turn.
@@ -108,6 +129,24 @@ inline std::vector<std::uint32_t> random_sizes(Rng& r, std::uint32_t rank, std::
     }
     // The dimension order of the picks above favours the front; shuffle.
     for (std::uint32_t i = rank; i > 1; --i) std::swap(s[i - 1], s[static_cast<std::size_t>(r.range(0, i - 1))]);
+    return s;
+}
+
+/// random_sizes, or in about 3% of the cases (`big`) a shape of 40K to
+/// 400K elements: calls large enough to run as several tasks on a pool
+/// (simd::kTaskBytes).
+inline std::vector<std::uint32_t> case_sizes(Rng& r, std::uint32_t rank) {
+    std::vector<std::uint32_t> s = random_sizes(r, rank);
+    if (!r.chance(3)) return s;
+    const auto target = static_cast<std::uint64_t>(r.range(40000, 400000));
+    std::uint64_t n = 1;
+    for (auto v : s) n *= v;
+    while (n < target) {
+        auto& v = s[static_cast<std::size_t>(r.range(0, rank - 1))];
+        const std::uint32_t grown = v * 2 + static_cast<std::uint32_t>(r.range(0, 1));
+        n = n / v * grown;
+        v = grown;
+    }
     return s;
 }
 
