@@ -14,6 +14,11 @@
 //              once outside the timed loop
 //              (qdml::compile with constant weights); execute
 //              streams A; the label names the path and the mismatches.
+//   simd_prepared/.../threads:N  (u8s8u8, issue 26; BENCH.md "Threads") the
+//              same Compiled, executed with execute(desc, executor): for
+//              N = 1 the default qdml::Executor (the calling thread alone:
+//              the unsuffixed row), else a qdml::tools::ThreadPool(N), one per
+//              N, made on first use and kept for the run (executor_of).
 #include <memory>
 #include <string>
 
@@ -35,6 +40,24 @@ Runner<Desc> simd_matmul(qdml::Fidelity f) {
     };
 }
 
+/// The simd_prepared row: B constant, packed once by the Compiled; each call
+/// executes it (on `threads` worker threads when given: executor_of).
+template <class P>
+Peer prepared(P& p, unsigned threads = 0) {
+    auto desc = std::make_shared<Desc>(p.desc);
+    desc->BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+    auto compiled = std::make_shared<const qdml::Compiled<Desc>>(*desc);
+    Peer peer;
+    peer.info = compiled->path();
+    if (threads == 0) {
+        peer.call = [desc, compiled] { compiled->execute(*desc); };
+    } else {
+        const qdml::Executor executor = executor_of(threads);
+        peer.call = [desc, compiled, executor] { compiled->execute(*desc, executor); };
+    }
+    return peer;
+}
+
 [[maybe_unused]] const bool registered = [] {
     namespace simd = qdml::simd;
     benchmark::AddCustomContext("qdml_gemm_isa", std::string(simd::isa_name(simd::select_isa(simd::Isa::Best))));
@@ -46,18 +69,14 @@ Runner<Desc> simd_matmul(qdml::Fidelity f) {
         if (m.batch == 1 && m.m == 1024 && m.n == 1024 && m.k == 1024 && types == "u8s8u8")  // (issue 32's row)
             runners.emplace_back("simd" + profile_suffix(other_profile()), simd_matmul(other_profile()));
         register_qdml_rows<P>("matmul", types, m.name(), benchmark::kMicrosecond, runners, m.batch, m.m, m.n, m.k);
-        register_peer_row<P>(
-            "matmul/simd_prepared/" + types + "/" + m.name(), benchmark::kMicrosecond,
-            [](P& p) {
-                auto desc = std::make_shared<qdml::QuantizedLinearMatrixMultiplyDesc>(p.desc);
-                desc->BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-                auto prepared = std::make_shared<const qdml::Compiled<std::decay_t<decltype(*desc)>>>(*desc);
-                Peer peer;
-                peer.info = prepared->path();
-                peer.call = [desc, prepared] { prepared->execute(*desc); };
-                return peer;
-            },
-            m.batch, m.m, m.n, m.k);
+        register_peer_row<P>("matmul/simd_prepared/" + types + "/" + m.name(), benchmark::kMicrosecond,
+                             [](P& p) { return prepared<P>(p); }, m.batch, m.m, m.n, m.k);
+        if (types == "u8s8u8")  // issue 26: on N worker threads
+            for (const unsigned threads : thread_counts())
+                register_peer_row<P>(
+                    "matmul/simd_prepared/" + types + "/" + m.name() + threads_suffix(threads),
+                    benchmark::kMicrosecond, [threads](P& p) { return prepared<P>(p, threads); }, m.batch, m.m, m.n,
+                    m.k);
     });
     return true;
 }();

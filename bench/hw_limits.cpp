@@ -5,13 +5,25 @@
 //   hw/copy/u8/16777216        memcpy of 2^24 bytes;
 //   hw/dot/<isa>/peak          int8 multiply-accumulate peak of one
 //                              instruction, from 12 independent register-only
-//                              chains (OPS: 2 per multiply-add).
+//                              chains (OPS: 2 per multiply-add);
+//   .../threads:N              (the stream and dot rows; issue 26, BENCH.md
+//                              "Threads") the same on N threads started
+//                              together (a Team), each on its own share: a
+//                              contiguous Nth of the stream, or the whole
+//                              register-only loop (OPS counts every thread's);
+//                              the row's time is the whole.
 // The kernels are raw intrinsics in functions with target attributes, so the
 // binary builds for baseline x86-64 and each row runs only where CPUID says
 // the instruction exists (the row is skipped otherwise).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <numeric>
+#include <thread>
+#include <vector>
 
 #include "cpu.hpp"
 #include "support.hpp"
@@ -30,6 +42,106 @@ namespace qdml_bench {
 namespace {
 
 constexpr std::size_t kStreamBytes = std::size_t{1} << 24;
+
+// ---- N threads, each on its own share ---------------------------------------
+
+/// The threads of a `/threads:N` limit row: the calling thread and N - 1
+/// started here; run(task) calls task(t) on thread t for every t in [0, N),
+/// all released at once, and returns when all have returned. A waiting
+/// thread polls for 100 us (a row's next run comes at once), then sleeps on
+/// a condition variable (a machine busy with other work preempts pollers).
+/// Made for one row's measurement. Plain std::thread rather than the rows'
+/// ThreadPool: a pool hands tasks to whichever thread is free, a limit row
+/// wants one share per thread.
+class Team {
+public:
+    explicit Team(unsigned threads) {
+        for (unsigned t = 1; t < threads; ++t) threads_.emplace_back([this, t] { work(t); });
+    }
+    ~Team() {
+        {
+            const std::lock_guard<std::mutex> lock(m_);
+            stop_ = true;
+            generation_.fetch_add(1, std::memory_order_release);
+        }
+        wake_.notify_all();
+        for (auto& t : threads_) t.join();
+    }
+    Team(const Team&) = delete;
+    Team& operator=(const Team&) = delete;
+
+    template <class F>
+    void run(F& task) {
+        {
+            const std::lock_guard<std::mutex> lock(m_);
+            task_ = [](void* f, unsigned t) { (*static_cast<F*>(f))(t); };
+            context_ = &task;
+            pending_.store(threads_.size(), std::memory_order_relaxed);
+            generation_.fetch_add(1, std::memory_order_release);
+        }
+        if (!threads_.empty()) wake_.notify_all();
+        task(0u);
+        wait(done_, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    }
+
+private:
+    template <class Ready>
+    void wait(std::condition_variable& cv, Ready ready) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+        for (unsigned i = 1;; ++i) {
+            if (ready()) return;
+#if QDML_BENCH_X86
+            _mm_pause();
+#endif
+            if (i % 64 == 0 && std::chrono::steady_clock::now() > until) break;
+        }
+        std::unique_lock<std::mutex> lock(m_);
+        cv.wait(lock, ready);
+    }
+
+    void work(unsigned t) {
+        std::uint64_t seen = 0;
+        for (;;) {
+            wait(wake_, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+            void (*task)(void*, unsigned) = nullptr;
+            void* context = nullptr;
+            {
+                const std::lock_guard<std::mutex> lock(m_);
+                seen = generation_.load(std::memory_order_relaxed);
+                if (stop_) return;
+                task = task_;
+                context = context_;
+            }
+            task(context, t);
+            if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                const std::lock_guard<std::mutex> lock(m_);
+                done_.notify_one();
+            }
+        }
+    }
+
+    std::vector<std::thread> threads_;
+    std::mutex m_;
+    std::condition_variable wake_, done_;
+    std::atomic<std::uint64_t> generation_{0};
+    std::atomic<std::size_t> pending_{0};
+    bool stop_ = false;
+    void (*task_)(void*, unsigned) = nullptr;
+    void* context_ = nullptr;
+};
+
+/// The shortest of five runs of f(), in seconds.
+template <class F>
+double best_of_five(F&& f) {
+    double best = 1e30;
+    for (int rep = 0; rep < 5; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        benchmark::ClobberMemory();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+}
 
 // ---- stream: u8 -> f32 -------------------------------------------------------
 
@@ -109,14 +221,7 @@ std::vector<StreamCandidate> stream_candidates() {
 }
 
 double seconds_of(StreamFn fn, const std::uint8_t* in, float* out, std::size_t n) {
-    double best = 1e30;
-    for (int rep = 0; rep < 5; ++rep) {
-        const auto t0 = std::chrono::steady_clock::now();
-        fn(in, out, n);
-        benchmark::ClobberMemory();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
+    return best_of_five([&] { fn(in, out, n); });
 }
 
 void hw_stream(benchmark::State& state) {
@@ -140,6 +245,38 @@ void hw_stream(benchmark::State& state) {
     set_element_wise_counters(state, static_cast<double>(n), static_cast<double>(n * (1 + sizeof(float))));
 }
 
+/// hw/stream/u8_f32/16777216/threads:N: thread t streams the t-th contiguous
+/// share (a multiple of 64 elements: every kernel's step, aligned; the last
+/// takes the rest), all started together; the stores chosen as hw_stream
+/// does, on N threads.
+void hw_stream_threads(benchmark::State& state, unsigned threads) {
+    const std::size_t n = kStreamBytes;
+    Buffer<std::uint8_t> in = random_buffer<std::uint8_t>(n, 0, 255, 12);
+    Buffer<float> out(n);
+    const std::size_t share = (n / threads) & ~std::size_t{63};
+    StreamFn fn = nullptr;
+    auto task = [&](unsigned t) {
+        const std::size_t begin = t * share;
+        fn(in.data() + begin, out.data() + begin, t + 1 == threads ? n - begin : share);
+    };
+    Team team(threads);
+    const auto candidates = stream_candidates();
+    StreamCandidate best = candidates.front();
+    double best_seconds = 1e30;
+    for (const auto& c : candidates) {
+        fn = c.fn;
+        const double t = best_of_five([&] { team.run(task); });
+        if (t < best_seconds) best_seconds = t, best = c;
+    }
+    fn = best.fn;
+    for (auto _ : state) {
+        team.run(task);
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(best.name);
+    set_element_wise_counters(state, static_cast<double>(n), static_cast<double>(n * (1 + sizeof(float))));
+}
+
 void hw_copy(benchmark::State& state) {
     const std::size_t n = kStreamBytes;
     Buffer<std::uint8_t> in = random_buffer<std::uint8_t>(n, 0, 255, 13);
@@ -157,6 +294,7 @@ void hw_copy(benchmark::State& state) {
 // cover a 5-cycle latency at 2 per cycle) and returns the multiply-adds done.
 
 constexpr int kChains = 12;
+constexpr std::int64_t kDotIterations = 1 << 16;
 
 #if QDML_BENCH_X86
 __attribute__((target("avx2"))) double dot_avx2_vpmaddwd(std::int64_t iterations) {
@@ -228,7 +366,7 @@ __attribute__((target("amx-tile,amx-int8"))) double dot_amx_tdpbusd(std::int64_t
         _tile_dpbusd(2, 5, 6);
         _tile_dpbusd(3, 5, 7);
     }
-    alignas(64) static std::int32_t sink[16 * 16];
+    alignas(64) std::int32_t sink[16 * 16];  // (each thread its own: the /threads:N rows)
     _tile_stored(0, sink, 64);
     benchmark::DoNotOptimize(sink);
     _tile_release();
@@ -241,20 +379,41 @@ void hw_dot(benchmark::State& state, double (*kernel)(std::int64_t), bool availa
         state.SkipWithError(why);
         return;
     }
-    constexpr std::int64_t kIterations = 1 << 16;
     double macs = 0;
-    for (auto _ : state) macs = kernel(kIterations);
+    for (auto _ : state) macs = kernel(kDotIterations);
     set_ops_counter(state, 2.0 * macs);
+}
+
+/// hw/dot/<isa>/peak/threads:N: each of N threads, started together, runs
+/// the register-only loop of hw_dot; OPS counts every thread's.
+void hw_dot_threads(benchmark::State& state, double (*kernel)(std::int64_t), bool available, const char* why,
+                    unsigned threads) {
+    if (!available) {
+        state.SkipWithError(why);
+        return;
+    }
+    std::vector<double> macs(threads, 0.0);
+    auto task = [&](unsigned t) { macs[t] = kernel(kDotIterations); };
+    Team team(threads);
+    for (auto _ : state) team.run(task);
+    set_ops_counter(state, 2.0 * std::accumulate(macs.begin(), macs.end(), 0.0));
 }
 
 [[maybe_unused]] const bool registered = [] {
     add_row("hw/stream/u8_f32/16777216", hw_stream);
+    for (const unsigned threads : thread_counts())
+        add_row("hw/stream/u8_f32/16777216" + threads_suffix(threads),
+                [threads](benchmark::State& s) { hw_stream_threads(s, threads); });
     add_row("hw/copy/u8/16777216", hw_copy);
 #if QDML_BENCH_X86
     const auto dot = [](const std::string& isa, double (*kernel)(std::int64_t), auto available) {
         add_row("hw/dot/" + isa + "/peak", [=](benchmark::State& s) {
             hw_dot(s, kernel, available(), ("this CPU lacks " + isa).c_str());
         });
+        for (const unsigned threads : thread_counts())
+            add_row("hw/dot/" + isa + "/peak" + threads_suffix(threads), [=](benchmark::State& s) {
+                hw_dot_threads(s, kernel, available(), ("this CPU lacks " + isa).c_str(), threads);
+            });
     };
     dot("avx2_vpmaddwd", dot_avx2_vpmaddwd, [] { return cpu().avx2; });
     dot("avx512_vpmaddwd", dot_avx512_vpmaddwd, [] { return cpu().avx512bw; });

@@ -1,6 +1,7 @@
 // qdml-bench's main: Google Benchmark's, plus the machine in the context
-// (CPU model and the flags the rows depend on), so that a JSON result says
-// where it was measured. Rows register themselves from their own files.
+// (CPU model and the flags the rows depend on, and what the `/threads:N`
+// rows run on), so that a JSON result says where it was measured. Rows
+// register themselves from their own files.
 #include <benchmark/benchmark.h>
 
 #include "cpu.hpp"
@@ -12,6 +13,8 @@ extern "C" void omp_set_num_threads(int) __attribute__((weak));
 int main(int argc, char** argv) {
     if (omp_set_num_threads) omp_set_num_threads(1);
     benchmark::AddCustomContext("qdml_threads", omp_set_num_threads ? "1 (OpenMP peers set to 1)" : "1");
+    // What the qdml `/threads:N` rows compute on (support.hpp, executor_of).
+    benchmark::AddCustomContext("qdml_thread_pool", "qdml::tools::ThreadPool (std::thread, condition variable)");
     benchmark::AddCustomContext("qdml_cpu_model", qdml_bench::cpu_model());
     benchmark::AddCustomContext("qdml_cpu_flags", qdml_bench::cpu().flags());
 #if defined(__OPTIMIZE__)

@@ -432,6 +432,17 @@ void register_element_wise(const std::string& op, const std::string& types, std:
     register_qdml_rows<P>(op, types, shape_name(n, l), benchmark::kMicrosecond,
                           qdml_runners<decltype(P::desc)>(true, n == 16777216 && l == Layout::packed), n, l);
 }
+/// The `/threads:N` rows of an element-wise form (issue 26): the packed
+/// `simd` row of n elements on N worker threads (run_on_threads), for each N
+/// of thread_counts(), with its mismatch count.
+template <class P>
+void register_element_wise_threads(const std::string& op, const std::string& types, std::uint32_t n) {
+    for (const unsigned threads : thread_counts())
+        register_qdml_rows<P>(op, types, shape_name(n, Layout::packed) + threads_suffix(threads),
+                              benchmark::kMicrosecond,
+                              {{"simd", run_on_threads<decltype(P::desc)>(qdml::Implementation::Simd, threads)}}, n,
+                              Layout::packed);
+}
 template <class P, class Make>
 void register_element_wise_peer(const std::string& op, const std::string& impl, const std::string& types,
                                  std::uint32_t n, Layout l, Make make) {
@@ -465,6 +476,28 @@ void register_element_wise_peers(const std::string& impl, DequantizeI8 dequantiz
         clip_row(qdml::type_tag<qdml::float16>{}, "f16", n);
     }
     add_row(qdml::type_tag<std::int8_t>{}, "i8", 65536, Layout::bcast);
+}
+
+/// The element-wise peer rows of issue 26 for one peer, at `/threads:N` for
+/// each N of thread_counts(): dequantize i8 -> f32 and add i8 at 2^24, clip
+/// f32 at 2^16 and 2^24 (packed), the same rows as qdml's
+/// register_element_wise_threads. `dequantize_i8(p, N)`, `add(p, N)` and
+/// `clip(p, N)` set the peer up on N threads.
+template <class DequantizeI8, class Add, class Clip>
+void register_element_wise_peers_threads(const std::string& impl, DequantizeI8 dequantize_i8, Add add, Clip clip) {
+    const auto rows = [&impl](auto type_tag, const std::string& op, const std::string& types, std::uint32_t n,
+                              auto make) {
+        using P = typename decltype(type_tag)::type;
+        const std::string name = op + "/" + impl + "/" + types + "/" + shape_name(n, Layout::packed);
+        for (const unsigned threads : thread_counts())
+            register_peer_row<P>(name + threads_suffix(threads), benchmark::kMicrosecond,
+                                 [make, threads](P& p) { return make(p, threads); }, n, Layout::packed);
+    };
+    rows(qdml::type_tag<DequantizeProblem<std::int8_t, float>>{}, "dequantize_linear", "i8_f32", 16777216,
+         dequantize_i8);
+    rows(qdml::type_tag<AddProblem<std::int8_t>>{}, "quantized_linear_add", "i8", 16777216, add);
+    for (const std::uint32_t n : {65536u, 16777216u})
+        rows(qdml::type_tag<ClipProblem<float>>{}, "clip", "f32", n, clip);
 }
 
 }  // namespace qdml_bench

@@ -1,6 +1,7 @@
 // bench/support.hpp - what every qdml-bench file shares: aligned buffers,
-// deterministic data, BENCH.md counters, row registration and the check of
-// a peer's output against qdml's reference.
+// deterministic data, BENCH.md counters, row registration, the check of
+// a peer's output against qdml's reference, and the worker threads of the
+// `/threads:N` rows.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -10,14 +11,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <new>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <vector>
 
+#include "../tools/thread_pool.hpp"
 #include "qdml/qdml.hpp"
 
 namespace qdml_bench {
@@ -135,6 +139,32 @@ inline benchmark::internal::Benchmark* add_row(const std::string& name, std::fun
         ->UseRealTime();
 }
 
+/// The worker counts of the `/threads:N` rows (BENCH.md "Threads"): 1, 2,
+/// and the machine's hardware threads when there are more than 2.
+inline std::vector<unsigned> thread_counts() {
+    std::vector<unsigned> counts{1, 2};
+    const unsigned hardware = std::thread::hardware_concurrency();
+    if (hardware > 2) counts.push_back(hardware);
+    return counts;
+}
+
+/// The end of the name of a row computed on `threads` worker threads.
+inline std::string threads_suffix(unsigned threads) { return "/threads:" + std::to_string(threads); }
+
+/// What the qdml `/threads:N` rows compute on: for 1 the default
+/// qdml::Executor (the calling thread alone, the plain sequential path: a
+/// `/threads:1` row is its unsuffixed row), else an Executor over a
+/// qdml::tools::ThreadPool(N), one pool per N, made on first use and kept
+/// for the run (its workers wait on a condition variable between calls).
+/// Rows run one at a time, on the main thread.
+inline qdml::Executor executor_of(unsigned threads) {
+    if (threads <= 1) return {};
+    static std::map<unsigned, std::unique_ptr<qdml::tools::ThreadPool>> pools;
+    auto& pool = pools[threads];
+    if (!pool) pool = std::make_unique<qdml::tools::ThreadPool>(threads);
+    return pool->executor();
+}
+
 /// A problem built on first use and kept while rows of the same shape run
 /// (Google Benchmark calls a row several times; building 2^24 random
 /// elements or a 1024^3 reference output each time would dominate the run).
@@ -171,6 +201,18 @@ Runner<Desc> run_with(qdml::Implementation implementation, qdml::Fidelity fideli
     options.implementation = implementation;
     options.fidelity = fidelity;
     return [options](const Desc& d) { qdml::run(d, options); };
+}
+
+/// qdml::run with one Implementation on `threads` worker threads
+/// (executor_of), in RunOptions' default profile: the qdml `/threads:N` rows.
+template <class Desc>
+Runner<Desc> run_on_threads(qdml::Implementation implementation, unsigned threads) {
+    return [implementation, threads](const Desc& d) {
+        qdml::RunOptions options;
+        options.implementation = implementation;
+        options.executor = executor_of(threads);
+        qdml::run(d, options);
+    };
 }
 
 /// The profile other than RunOptions' default: the one `<impl>_<profile>` rows

@@ -7,6 +7,9 @@
 //     has no zero points, this is the same affine map in its own float order;
 //   clip/onednn/{f32,i8,f16}: eltwise_clip (rows skipped where oneDNN has no
 //     implementation for the type).
+// dequantize_linear i8_f32 and quantized_linear_add i8 at 16777216, clip f32
+// at 65536 and 16777216, also at /threads:N (issue 26, BENCH.md "Threads"):
+// the same with oneDNN's OpenMP at N threads (onednn::on_threads).
 #include "../problems.hpp"
 #include "onednn_common.hpp"
 
@@ -78,6 +81,17 @@ void dequantize_rows(const std::string& types, std::uint32_t n) {
     register_element_wise_peers(
         "onednn", dequantize<std::int8_t>, dequantize<std::uint8_t>, [](auto& p, Layout l) { return add(p, l); },
         [](auto& p) { return clip(p); });
+    register_element_wise_peers_threads(
+        "onednn",
+        [](DequantizeProblem<std::int8_t, float>& p, unsigned threads) {
+            return on_threads<DequantizeProblem<std::int8_t, float>>(threads, dequantize<std::int8_t>)(p);
+        },
+        [](AddProblem<std::int8_t>& p, unsigned threads) {
+            return on_threads<AddProblem<std::int8_t>>(threads, [](auto& q) { return add(q, Layout::packed); })(p);
+        },
+        [](ClipProblem<float>& p, unsigned threads) {
+            return on_threads<ClipProblem<float>>(threads, [](auto& q) { return clip(q); })(p);
+        });
     return true;
 }();
 

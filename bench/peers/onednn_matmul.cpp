@@ -4,6 +4,8 @@
 // one output scale fp32(AScale*BScale)/OutputScale (qdml's multiplier).
 // Batched shapes are 3-D, as qdml's desc. (u8 weights with a zero point:
 // oneDNN 2.6 has no such matmul; the u8u8u8 row is skipped with its message.)
+// matmul/onednn/u8s8u8/<shape>/threads:N (issue 26, BENCH.md "Threads"): the
+// same with oneDNN's OpenMP at N threads (onednn::on_threads).
 #include "../problems.hpp"
 #include "onednn_common.hpp"
 
@@ -41,6 +43,10 @@ Peer matmul(P& p) try {
     for_each_matmul_row([](auto problem, const MatmulShape& m) {
         using P = typename decltype(problem)::type;
         register_peer_row<P>(matmul_row<P>("onednn", m), benchmark::kMicrosecond, matmul<P>, m.batch, m.m, m.n, m.k);
+        if (q8_types<typename P::A, typename P::B, typename P::Out>() == "u8s8u8")
+            for (const unsigned threads : thread_counts())
+                register_peer_row<P>(matmul_row<P>("onednn", m) + threads_suffix(threads), benchmark::kMicrosecond,
+                                     on_threads<P>(threads, matmul<P>), m.batch, m.m, m.n, m.k);
     });
     return true;
 }();
