@@ -497,3 +497,92 @@ def test_fidelity_chooses_the_profile():
     want = np.load(case.parent / "expected.npy")
     assert (qdml.run_case(case).view(np.uint32) == want.view(np.uint32)).all()
     assert np.isnan(qdml.run_case(case, fidelity="exact")[0])
+
+
+# --- threads ------------------------------------------------------------------
+
+def test_threads_give_the_references_bits():
+    # Calls large enough to be cut into many tasks (a 300x257x400 matmul,
+    # 2^18-element element-wise calls with strided and broadcast operands):
+    # threads=1, 2, 3, 7 and the default give the reference's bits.
+    rng = np.random.default_rng(26)
+    a = rng.integers(0, 256, (300, 400), dtype=np.uint8)
+    b = rng.integers(-128, 128, (400, 257), dtype=np.int8)
+    x = rng.integers(-128, 128, (512, 1024), dtype=np.int8)[:, ::2]
+    y = rng.standard_normal((256, 1024), dtype=f32)
+    one = per_tensor(0.05, f32, 2)
+    calls = [
+        lambda **i: qdml.quantized_linear_matrix_multiply(
+            ATensor=a, AScaleTensor=per_tensor(0.02, f32, 2), BTensor=b, BScaleTensor=rng_scale(257),
+            OutputScaleTensor=per_tensor(0.5, f32, 2), OutputZeroPointTensor=per_tensor(7, np.uint8, 2), **i),
+        lambda **i: qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=np.float32(0.25),
+                                                        ZeroPointTensor=np.int8(-3), **i),
+        lambda **i: qdml.element_wise_clip(InputTensor=y, Min=-0.5, Max=0.7, ScaleBias=(1.5, 0.1), **i),
+        lambda **i: qdml.element_wise_quantized_linear_add(
+            ATensor=x, AScaleTensor=one, BTensor=x[::-1], BScaleTensor=one,
+            OutputScaleTensor=per_tensor(0.1, f32, 2), OutputTensor=np.uint8, **i),
+    ]
+    for call in calls:
+        want = call(impl="reference")
+        same_bits(call(), want)
+        for t in (1, 2, 3, 7):
+            same_bits(call(impl="simd", threads=t), want)
+
+
+def rng_scale(n):
+    return (np.arange(1, n + 1, dtype=f32) / np.float32(1000)).reshape(1, n)
+
+
+def test_threads_must_be_a_count_and_need_the_fast_path():
+    x = np.zeros((4, 4), np.int8)
+    for bad in (0, -1, 1025, 2.0, True, "2"):
+        with pytest.raises(qdml.Error, match="threads: must be an integer from 1 to 1024"):
+            qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=np.float32(1), threads=bad)
+    with pytest.raises(qdml.Error, match="threads: 2 needs impl='simd'"):
+        qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=np.float32(1), impl="reference", threads=2)
+    # (the reference with the default threads=None is fine: it computes on the calling thread)
+    qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=np.float32(1), impl="reference")
+
+
+def test_every_function_takes_threads():
+    for f in FUNCTIONS:
+        assert inspect.signature(f).parameters["threads"].default is None, f.__name__
+
+
+def test_the_gil_is_released_while_qdml_computes():
+    # While one Python thread is inside a long qdml call (a 1024^3 matmul on
+    # one thread, tens of milliseconds), another Python thread keeps running
+    # Python code: it counts loop turns until the calls return. Were the GIL
+    # held for the calls, that thread would run only when the interpreter
+    # forces a switch, and the switch interval is set to 10 s here: no turn.
+    import sys
+    import threading
+    rng = np.random.default_rng(27)
+    a = rng.integers(0, 256, (1024, 1024), dtype=np.uint8)
+    b = rng.integers(-128, 128, (1024, 1024), dtype=np.int8)
+    started, done = threading.Event(), threading.Event()
+    turns = [0, 0]  # (during the call, calls made)
+
+    def call():
+        started.set()
+        while turns[1] < 3:  # three calls, so that the count is not a start-up accident
+            qdml.quantized_linear_matrix_multiply(
+                ATensor=a, AScaleTensor=per_tensor(0.02, f32, 2), BTensor=b, BScaleTensor=per_tensor(0.01, f32, 2),
+                OutputScaleTensor=per_tensor(0.5, f32, 2), OutputTensor=np.uint8, threads=1)
+            turns[1] += 1
+        done.set()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(10.0)
+    try:
+        t = threading.Thread(target=call)
+        t.start()
+        started.wait()
+        while not done.is_set():
+            turns[0] += 1
+        t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    # Released: a Python loop turn is well under a microsecond and a 1024^3
+    # matmul takes milliseconds on any CPU qdml runs, so many thousands.
+    assert turns[0] > 30000, turns
