@@ -519,7 +519,7 @@ def test_threads_give_the_references_bits():
                                                         ZeroPointTensor=np.int8(-3), **i),
         lambda **i: qdml.element_wise_clip(InputTensor=y, Min=-0.5, Max=0.7, ScaleBias=(1.5, 0.1), **i),
         lambda **i: qdml.element_wise_quantized_linear_add(
-            ATensor=x, AScaleTensor=one, BTensor=x[::-1], BScaleTensor=one,
+            ATensor=x, AScaleTensor=one, BTensor=np.ascontiguousarray(x[::-1]), BScaleTensor=one,
             OutputScaleTensor=per_tensor(0.1, f32, 2), OutputTensor=np.uint8, **i),
     ]
     for call in calls:
