@@ -316,3 +316,47 @@ TEST_CASE("threads: qdml::dml::ExecuteOptions carries the executor to the comput
     CHECK_FALSE(rec.counts.empty());
     CHECK(mm.out.with_guards() == expected);
 }
+
+TEST_CASE("threads: the task counts docs/perf/scaling.md predicts for the benchmark shapes, on every GEMM path",
+          "[threads]") {
+    // The products loop's task count for each benchmark shape and GEMM
+    // path (docs/perf/scaling.md's table, worked out from gemm::task_grid's
+    // rule by hand: kTaskMacs = 2^17, kTargetTasks = 64, the column block
+    // ~1 MiB of panels), as a pool that says it has 64 threads records it.
+    struct Row {
+        qdml::simd::Isa isa;
+        std::uint32_t batch, m, n, k;
+        std::size_t tasks;
+    };
+    using qdml::simd::Isa;
+    const Row rows[] = {
+        {Isa::Generic, 1, 1024, 1024, 1024, 256}, {Isa::Generic, 1, 256, 256, 256, 64},
+        {Isa::Generic, 1, 1, 4096, 4096, 64},     {Isa::Generic, 64, 64, 64, 64, 128},
+        {Isa::Avx2, 1, 1024, 1024, 1024, 512},    {Isa::Avx2, 1, 256, 256, 256, 64},
+        {Isa::Avx2, 1, 1, 4096, 4096, 64},        {Isa::Avx2, 64, 64, 64, 64, 128},
+        {Isa::AvxVnni, 1, 1024, 1024, 1024, 171}, {Isa::AvxVnni, 1, 256, 256, 256, 86},
+        {Isa::Avx512Vnni, 1, 1024, 1024, 1024, 128}, {Isa::Avx512Vnni, 1, 256, 256, 256, 64},
+        {Isa::Amx, 1, 1024, 1024, 1024, 64},      {Isa::Amx, 1, 256, 256, 256, 32},
+    };
+    Rng r(qtest::case_seed(266));
+    std::string not_here;
+    for (const Row& row : rows) {
+        if (!qdml::simd::isa_available(row.isa)) {
+            not_here += " " + std::string(qdml::simd::isa_name(row.isa));
+            continue;
+        }
+        INFO(qdml::simd::isa_name(row.isa) << " " << row.batch << "x" << row.m << "x" << row.n << "x" << row.k);
+        Matmul mm(r, row.batch, row.m, row.k, row.n);
+        auto constant = mm.d;
+        constant.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+        qdml::RunOptions o;
+        o.isa = row.isa;
+        const auto compiled = qdml::compile(constant, o);
+        REQUIRE(compiled.path() == "simd gemm " + std::string(qdml::simd::isa_name(row.isa)));
+        qtest::RecordingExecutor rec;
+        compiled.execute(constant, qdml::make_executor(rec, 64));
+        REQUIRE_FALSE(rec.counts.empty());
+        CHECK(rec.counts.back() == row.tasks);
+    }
+    if (!not_here.empty()) WARN("GEMM paths this CPU cannot run, their predicted task counts not checked:" << not_here);
+}
