@@ -7,14 +7,16 @@
 // Plain std::thread, so the same code builds with g++, clang, MinGW and
 // MSVC, and a Python process gets no OpenMP runtime of ours to clash with
 // PyTorch's or NumPy's. `threads` counts the calling thread, which takes
-// tasks too: ThreadPool(2) starts one worker. Workers wait on a condition
-// variable (no CPU burnt between calls). One parallel_for at a time: a call
+// tasks too: ThreadPool(2) starts one worker. A worker done with a loop polls
+// for the next one for 100 us, then sleeps on a condition variable (no CPU
+// burnt by an idle pool). One parallel_for at a time: a call
 // made while the pool is busy (another thread's, or from inside one of the
 // pool's tasks) runs inline on its own thread, so threads that share a pool
 // never oversubscribe the cores or wait for each other.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +26,10 @@
 #include <vector>
 
 #include "qdml/core/executor.hpp"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>  // _mm_pause
+#endif
 
 namespace qdml::tools {
 
@@ -36,7 +42,7 @@ public:
         {
             const std::lock_guard<std::mutex> lock(m_);
             stop_ = true;
-            ++generation_;
+            generation_.fetch_add(1, std::memory_order_release);
         }
         wake_.notify_all();
         for (auto& w : workers_) w.join();
@@ -58,18 +64,20 @@ public:
             for (std::size_t i = 0; i < n; ++i) fn(i);
             return;
         }
+        fn_ = &fn;
+        n_ = n;
+        next_.store(0, std::memory_order_relaxed);
+        busy_.store(workers_.size(), std::memory_order_relaxed);
         {
-            const std::lock_guard<std::mutex> lock(m_);
-            fn_ = &fn;
-            n_ = n;
-            next_.store(0, std::memory_order_relaxed);
-            busy_ = workers_.size();
-            ++generation_;
+            const std::lock_guard<std::mutex> lock(m_);  // (a worker about to sleep sees the new generation)
+            generation_.fetch_add(1, std::memory_order_release);
         }
         wake_.notify_all();
         drain(fn, n);
-        std::unique_lock<std::mutex> lock(m_);
-        done_.wait(lock, [this] { return busy_ == 0; });
+        if (!spin_until([this] { return busy_.load(std::memory_order_acquire) == 0; })) {
+            std::unique_lock<std::mutex> lock(m_);
+            done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
+        }
         fn_ = nullptr;
     }
 
@@ -77,6 +85,24 @@ public:
     Executor executor() { return make_executor(*this, threads_); }
 
 private:
+    /// How long a thread polls before it sleeps on a condition variable:
+    /// back-to-back calls (a network's layers) find the workers awake, and
+    /// an idle pool burns no CPU after that.
+    static constexpr std::chrono::microseconds kSpin{100};
+
+    /// Polls `ready` for up to kSpin; whether it became true.
+    template <class Ready>
+    static bool spin_until(Ready&& ready) {
+        const auto until = std::chrono::steady_clock::now() + kSpin;
+        for (unsigned i = 0;; ++i) {
+            if (ready()) return true;
+            if (i % 64 == 63 && std::chrono::steady_clock::now() > until) return false;
+#if defined(__x86_64__) || defined(_M_X64)
+            _mm_pause();
+#endif
+        }
+    }
+
     /// The pool whose task this thread is running, if any.
     static const ThreadPool*& current() noexcept {
         static thread_local const ThreadPool* pool = nullptr;
@@ -100,20 +126,17 @@ private:
     void work() {
         std::uint64_t seen = 0;
         for (;;) {
-            const std::function<void(std::size_t)>* fn = nullptr;
-            std::size_t n = 0;
-            {
+            const auto fresh = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+            if (!spin_until(fresh)) {
                 std::unique_lock<std::mutex> lock(m_);
-                wake_.wait(lock, [&] { return generation_ != seen; });
-                seen = generation_;
-                if (stop_) return;
-                fn = fn_;
-                n = n_;
+                wake_.wait(lock, fresh);
             }
-            drain(*fn, n);
-            {
-                const std::lock_guard<std::mutex> lock(m_);
-                if (--busy_ == 0) done_.notify_one();
+            seen = generation_.load(std::memory_order_acquire);
+            if (stop_) return;
+            drain(*fn_, n_);
+            if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                { const std::lock_guard<std::mutex> lock(m_); }  // (the caller is either before its check or asleep)
+                done_.notify_one();
             }
         }
     }
@@ -123,9 +146,9 @@ private:
     std::mutex call_, m_;
     std::condition_variable wake_, done_;
     const std::function<void(std::size_t)>* fn_ = nullptr;
-    std::size_t n_ = 0, busy_ = 0;
-    std::uint64_t generation_ = 0;
-    std::atomic<std::size_t> next_{0};
+    std::size_t n_ = 0;
+    std::atomic<std::size_t> busy_{0}, next_{0};
+    std::atomic<std::uint64_t> generation_{0};
     bool stop_ = false;
 };
 

@@ -157,7 +157,7 @@ private:
 };
 
 /// How a threaded element-wise call cuts its units (rows, or a tile's
-/// kTileRows rows) into tasks of at least kTaskBytes of output: whole
+/// kTileRows rows) into tasks of at least `grain` bytes of output: whole
 /// units `per` at a time, or, where one unit reaches the grain, each unit
 /// in column chunks of `columns` elements (a multiple of 64). A function of
 /// the plan's shape only.
@@ -166,17 +166,18 @@ struct RowTasks {
     std::uint64_t tasks() const noexcept { return (units + per - 1) / per * chunks; }
 };
 
-inline RowTasks row_tasks(std::uint64_t units, std::uint64_t rows_per_unit, std::uint64_t n, std::size_t out_elem) noexcept {
+inline RowTasks row_tasks(std::uint64_t units, std::uint64_t rows_per_unit, std::uint64_t n, std::size_t out_elem,
+                          std::uint64_t grain = kTaskBytes) noexcept {
     RowTasks t;
     t.units = units;
     t.columns = n;
     const std::uint64_t unit_bytes = rows_per_unit * n * out_elem;
-    if (unit_bytes >= kTaskBytes) {
-        const std::uint64_t want = (kTaskBytes + rows_per_unit * out_elem - 1) / (rows_per_unit * out_elem);
+    if (unit_bytes >= grain) {
+        const std::uint64_t want = (grain + rows_per_unit * out_elem - 1) / (rows_per_unit * out_elem);
         t.columns = (want + 63) / 64 * 64;
         t.chunks = (n + t.columns - 1) / t.columns;
     } else {
-        t.per = (kTaskBytes + unit_bytes - 1) / std::max<std::uint64_t>(unit_bytes, 1);
+        t.per = (grain + unit_bytes - 1) / std::max<std::uint64_t>(unit_bytes, 1);
     }
     return t;
 }
@@ -414,8 +415,12 @@ void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 
     if (!executor.calling_thread_only() && plan.elements() * sizeof(TOut) >= 2 * kTaskBytes) {
         // As tasks (core/executor.hpp): units are the walked rows (the tile
         // form: each row's groups of kTileRows tile rows), cut by row_tasks.
+        // (A streamed call's tasks are larger: each ends with a fence that
+        // waits for its non-temporal stores to drain.)
+        const std::uint64_t out_bytes = plan.elements() * sizeof(TOut);
         const std::uint64_t groups = tile ? (R + kTileRows - 1) / kTileRows : 1;
-        const RowTasks t = row_tasks(RowCursor<K>::rows(q) * groups, tile ? kTileRows : 1, n, sizeof(TOut));
+        const RowTasks t = row_tasks(RowCursor<K>::rows(q) * groups, tile ? kTileRows : 1, n, sizeof(TOut),
+                                     streams(out_bytes) ? kStreamTaskBytes : kTaskBytes);
         qdml::detail::parallel_for(executor, static_cast<std::size_t>(t.tasks()), [&](std::size_t task) {
             const std::uint64_t u0 = task / t.chunks * t.per, u1 = std::min(t.units, u0 + t.per);
             const std::uint64_t c0 = task % t.chunks * t.columns, count = std::min(n - c0, t.columns);

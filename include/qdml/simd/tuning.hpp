@@ -81,6 +81,9 @@ inline constexpr std::size_t kTargetTasks = 64;
 /// four: a task's start costs a wake-up, ~10 us in a condition-variable
 /// pool); a call below two of them stays on the calling thread.
 inline constexpr std::uint64_t kTaskBytes = std::uint64_t{64} << 10;
+/// ... and of a call that streams its output (kStreamBytes and more: each
+/// task ends with a fence that waits for its non-temporal stores).
+inline constexpr std::uint64_t kStreamTaskBytes = std::uint64_t{1} << 20;
 
 }  // namespace qdml::simd
 
