@@ -22,6 +22,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
+
 #include "case_io.hpp"
 #include "thread_pool.hpp"
 
@@ -85,13 +89,24 @@ qdml::RunOptions run_options(const std::string& impl, const std::string& level, 
 
 /// The executor of `threads` threads: the calling thread alone for 1, else
 /// a pool of that size (tools/thread_pool.hpp), made on first use and kept
-/// for the process (a pool busy with another Python thread's call makes
+/// for the process (a forked child makes its own) (a pool busy with another Python thread's call makes
 /// that call run on its own thread: no oversubscription).
 qdml::Executor executor_of(unsigned threads) {
     if (threads <= 1) return {};
     static std::mutex m;
     static std::map<unsigned, std::unique_ptr<qdml::tools::ThreadPool>> pools;
     const std::lock_guard<std::mutex> lock(m);
+#if defined(__unix__) || defined(__APPLE__)
+    // A child of fork() (multiprocessing's default start on Linux) has none
+    // of its parent's worker threads: it abandons the parent's pools (never
+    // joined, never freed: their threads are not its own) and makes its own.
+    static pid_t owner = getpid();
+    if (getpid() != owner) {
+        for (auto& entry : pools) (void)entry.second.release();
+        pools.clear();
+        owner = getpid();
+    }
+#endif
     auto& p = pools[threads];
     if (!p) p = std::make_unique<qdml::tools::ThreadPool>(threads);
     return p->executor();

@@ -586,3 +586,33 @@ def test_the_gil_is_released_while_qdml_computes():
     # Released: a Python loop turn is well under a microsecond and a 1024^3
     # matmul takes milliseconds on any CPU qdml runs, so many thousands.
     assert turns[0] > 30000, turns
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() here")
+def test_a_forked_child_computes_on_threads_of_its_own():
+    # After a threaded call made the parent's pool, a fork()ed child (as
+    # multiprocessing starts workers on Linux) has none of the pool's
+    # threads: its own threaded call must still finish, with the same bits
+    # (an alarm ends a child that would wait for the parent's workers).
+    import signal
+    rng = np.random.default_rng(28)
+    a = rng.integers(0, 256, (300, 400), dtype=np.uint8)
+    b = rng.integers(-128, 128, (400, 257), dtype=np.int8)
+
+    def mm(**i):
+        return qdml.quantized_linear_matrix_multiply(
+            ATensor=a, AScaleTensor=per_tensor(0.02, f32, 2), BTensor=b, BScaleTensor=per_tensor(0.01, f32, 2),
+            OutputScaleTensor=per_tensor(0.5, f32, 2), OutputTensor=np.uint8, **i)
+
+    want = mm(impl="reference")
+    same_bits(mm(threads=2), want)  # the parent's pool of 2 exists now
+    pid = os.fork()
+    if pid == 0:  # the child
+        signal.alarm(60)
+        ok = False
+        try:
+            ok = mm(threads=2).tobytes() == want.tobytes()
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
