@@ -192,6 +192,21 @@ struct Matmul {
     }
 };
 
+/// The task counts of every parallel loop of qdml::run(d) on recording
+/// executors that say they have 1, 2, 16 and 64 threads, one list each.
+template <class Desc>
+std::vector<std::vector<std::size_t>> grids_on_pools(const Desc& d) {
+    std::vector<std::vector<std::size_t>> grids;
+    for (std::size_t workers : {1, 2, 16, 64}) {
+        qtest::RecordingExecutor rec;
+        qdml::RunOptions o;
+        o.executor = qdml::make_executor(rec, workers);
+        qdml::run(d, o);
+        grids.push_back(rec.counts);
+    }
+    return grids;
+}
+
 }  // namespace
 
 TEST_CASE("threads: the task grid depends on the shapes only, never on the pool", "[threads]") {
@@ -199,14 +214,7 @@ TEST_CASE("threads: the task grid depends on the shapes only, never on the pool"
     for (const auto& shape : std::vector<std::vector<std::uint32_t>>{
              {1, 300, 200, 260}, {1, 1, 4096, 512}, {16, 40, 64, 40}, {2, 129, 77, 513}}) {
         Matmul mm(r, shape[0], shape[1], shape[2], shape[3]);
-        std::vector<std::vector<std::size_t>> grids;
-        for (std::size_t workers : {1, 2, 16, 64}) {
-            qtest::RecordingExecutor rec;
-            qdml::RunOptions o;
-            o.executor = qdml::make_executor(rec, workers);
-            qdml::run(mm.d, o);
-            grids.push_back(rec.counts);
-        }
+        const auto grids = grids_on_pools(mm.d);
         INFO("shape " << shape[0] << "x" << shape[1] << "x" << shape[2] << "x" << shape[3]);
         CHECK_FALSE(grids[0].empty());  // (the packing, epilogue and product loops of more than one task)
         for (const auto& g : grids) CHECK(g == grids[0]);
@@ -359,4 +367,150 @@ TEST_CASE("threads: the task counts docs/perf/scaling.md predicts for the benchm
         CHECK(rec.counts.back() == row.tasks);
     }
     if (!not_here.empty()) WARN("GEMM paths this CPU cannot run, their predicted task counts not checked:" << not_here);
+}
+
+namespace {
+
+/// A convolution of u8 input, s8 filter (per-channel scales and zero
+/// points, a bias) and u8 output in guarded buffers, NCHW or NHWC by strides.
+struct Conv {
+    GuardedPool pool;
+    qdml::QuantizedLinearConvolutionDesc d;
+
+    /// sizes: N, Cin, H, W, Cout, kH (= kW), stride, padding, groups.
+    Conv(Rng& r, const std::vector<std::uint32_t>& s, bool nhwc) {
+        const std::uint32_t N = s[0], C = s[1], H = s[2], W = s[3], Co = s[4], k = s[5], st = s[6], p = s[7], G = s[8];
+        const std::uint32_t oH = (H + 2 * p - k) / st + 1, oW = (W + 2 * p - k) / st + 1;
+        const auto layout = [nhwc](std::uint32_t n, std::uint32_t c, std::uint32_t h, std::uint32_t w) {
+            return nhwc ? std::vector<std::uint32_t>{c * h * w, 1, w * c, c} : std::vector<std::uint32_t>{};
+            (void)n;
+        };
+        d.InputTensor = pool.tensor(DT::UInt8, {N, C, H, W}, layout(N, C, H, W));
+        d.FilterTensor = pool.tensor(DT::Int8, {Co, C / G, k, k});
+        d.OutputTensor = pool.tensor(DT::UInt8, {N, Co, oH, oW}, layout(N, Co, oH, oW));
+        d.InputScaleTensor = pool.tensor(DT::Float32, {1, 1, 1, 1});
+        d.InputZeroPointTensor = pool.tensor(DT::UInt8, {1, 1, 1, 1});
+        d.FilterScaleTensor = pool.tensor(DT::Float32, {1, Co, 1, 1});
+        d.FilterZeroPointTensor = pool.tensor(DT::Int8, {1, Co, 1, 1});
+        d.BiasTensor = pool.tensor(DT::Int32, {1, Co, 1, 1});
+        d.OutputScaleTensor = pool.tensor(DT::Float32, {1, 1, 1, 1});
+        d.OutputZeroPointTensor = pool.tensor(DT::UInt8, {1, 1, 1, 1});
+        qtest::fill<std::uint8_t>(d.InputTensor, [&] { return r.byte(); });
+        qtest::fill<std::int8_t>(d.FilterTensor, [&] { return static_cast<std::int8_t>(r.byte()); });
+        qtest::fill<float>(d.InputScaleTensor, [] { return 0.02f; });
+        qtest::fill<std::uint8_t>(*d.InputZeroPointTensor, [] { return std::uint8_t{5}; });
+        qtest::fill<float>(d.FilterScaleTensor, [&] { return r.between(0.001f, 0.01f); });
+        qtest::fill<std::int8_t>(*d.FilterZeroPointTensor, [&] { return static_cast<std::int8_t>(r.byte() % 5); });
+        qtest::fill<std::int32_t>(*d.BiasTensor, [&] { return static_cast<std::int32_t>(r.byte()) * 40 - 5000; });
+        qtest::fill<float>(d.OutputScaleTensor, [&] { return 0.2f + 0.05f * C * k * k / G; });
+        qtest::fill<std::uint8_t>(*d.OutputZeroPointTensor, [] { return std::uint8_t{128}; });
+        d.Strides = {st, st};
+        d.StartPadding = {p, p};
+        d.EndPadding = {p, p};
+        d.GroupCount = G;
+    }
+    std::vector<std::uint8_t> output() const {
+        const auto* o = static_cast<const std::uint8_t*>(d.OutputTensor.Data);
+        return {o, o + d.OutputTensor.Desc.TotalTensorSizeInBytes};
+    }
+};
+
+/// The benchmark-like convolutions of the conv tests below: N, Cin, H, W,
+/// Cout, k, stride, padding, groups.
+const std::vector<std::vector<std::uint32_t>> kConvShapes = {
+    {1, 64, 28, 28, 64, 3, 1, 1, 1},   // 3x3 (NHWC form on vector paths)
+    {1, 3, 56, 56, 32, 7, 2, 3, 1},    // the first layer: 7x7 stride 2, padding 3
+    {1, 256, 14, 14, 64, 1, 1, 0, 1},  // 1x1 (NCHW form for channel planes)
+    {2, 64, 20, 20, 128, 3, 2, 1, 4},  // groups, stride 2, two images
+    {1, 32, 56, 56, 32, 3, 1, 1, 32},  // depthwise
+    {1, 16, 9, 9, 64, 3, 1, 9, 1},     // padding beyond the kernel: row blocks that read no input row
+};
+
+}  // namespace
+
+TEST_CASE("threads: convolutions (every form) on every pool give the reference's bytes, stateless and compiled",
+          "[threads][conv]") {
+    Rng r(qtest::case_seed(267));
+    for (const auto& s : kConvShapes)
+        for (const bool nhwc : {false, true}) {
+            INFO("conv " << s[0] << "x" << s[1] << "x" << s[2] << "x" << s[3] << " -> " << s[4] << " k" << s[5] << " s"
+                         << s[6] << " p" << s[7] << " g" << s[8] << (nhwc ? " NHWC" : " NCHW"));
+            Conv c(r, s, nhwc);
+            qdml::validate(c.d);
+            qdml::run(c.d, {qdml::Implementation::Reference});
+            const auto expected = c.output();
+            auto constant = c.d;
+            constant.FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+            const auto compiled = qdml::compile(constant);
+            INFO("path " << compiled.path());
+            for (const auto& [name, ex] : every_executor()) {
+                INFO("executor " << name);
+                qdml::RunOptions o;
+                o.executor = ex;
+                std::memset(c.d.OutputTensor.Data, 0xA5, expected.size());
+                qdml::run(c.d, o);
+                REQUIRE(c.output() == expected);
+                std::memset(c.d.OutputTensor.Data, 0xA5, expected.size());
+                compiled.execute(constant, ex);
+                REQUIRE(c.output() == expected);
+                REQUIRE(c.pool.guards_intact());
+            }
+        }
+}
+
+TEST_CASE("threads: a convolution's task grid depends on the shapes only, never on the pool", "[threads][conv]") {
+    Rng r(qtest::case_seed(268));
+    for (const auto& s : kConvShapes) {
+        Conv c(r, s, true);
+        const auto grids = grids_on_pools(c.d);
+        INFO("conv " << s[1] << " -> " << s[4] << " k" << s[5] << " at " << s[2] << "x" << s[3]);
+        REQUIRE(grids[0].size() == 1);  // one loop: the tasks of conv/tasks.hpp
+        CHECK(grids[0][0] > 1);
+        for (const auto& g : grids) CHECK(g == grids[0]);
+    }
+}
+
+TEST_CASE("threads: the convolution task counts worked out by hand from conv_task_grid's rule", "[threads][conv]") {
+    // kConvTaskMacs = 2^20 (two grains: 2,097,152 MACs), kDepthwiseTaskMacs =
+    // 2^17 (262,144), kTargetTasks = 64; row blocks of 64 pixels and 2 rows
+    // at least; channel blocks of 32 (NHWC forms) or the kernel's rows
+    // (NCHW). Halve the group block, then the rows (while the block has at
+    // least as many pixels as channels), then the channels.
+    // - 3x3 64 -> 64 at 56^2, NHWC form (AVX2): 115.6M MACs; rows 56, 28,
+    //   14, 7, 4, 2 (28 tasks of 4.1M), then channels 32 (56 tasks of 2.06M:
+    //   under two grains, stop): 56.
+    // - depthwise 3x3 x32 at 56^2: 903,168 MACs; rows 28 (2 tasks of
+    //   451,584), 14 (4 of 225,792: under two grains, stop): 4.
+    // - 1x1 256 -> 64 at 14^2 (NCHW form, AVX2: 4-row kernel): 3.2M MACs;
+    //   rows 14 -> 7 (pixels 98 >= 64 channels; 2 tasks of 1.6M: stop): 2.
+    Rng r(qtest::case_seed(269));
+    struct Row {
+        std::vector<std::uint32_t> shape;
+        bool nhwc;
+        std::string path;
+        std::size_t tasks;
+    };
+    const Row rows[] = {
+        {{1, 64, 56, 56, 64, 3, 1, 1, 1}, true, "simd gemm-nhwc avx2", 56},
+        {{1, 32, 56, 56, 32, 3, 1, 1, 32}, true, "simd depthwise-nhwc-pairs avx2", 4},
+        {{1, 256, 14, 14, 64, 1, 1, 0, 1}, false, "simd gemm-nchw avx2", 2},
+    };
+    if (!qdml::simd::isa_available(qdml::simd::Isa::Avx2)) {
+        WARN("no AVX2 here: the convolution task counts of the AVX2 path not checked");
+        return;
+    }
+    for (const Row& row : rows) {
+        Conv c(r, row.shape, row.nhwc);
+        qdml::RunOptions o;
+        o.isa = qdml::simd::Isa::Avx2;
+        auto constant = c.d;
+        constant.FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+        const auto compiled = qdml::compile(constant, o);
+        INFO("path " << compiled.path());
+        REQUIRE(compiled.path() == row.path);
+        qtest::RecordingExecutor rec;
+        compiled.execute(constant, qdml::make_executor(rec, 64));
+        REQUIRE(rec.counts.size() == 1);
+        CHECK(rec.counts[0] == row.tasks);
+    }
 }

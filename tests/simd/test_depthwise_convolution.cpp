@@ -21,8 +21,9 @@
 #include <vector>
 
 #include "qdml/qdml.hpp"
-#include "qdml/simd/conv/depthwise.hpp"
+#include "qdml/simd/quantized_linear_convolution.hpp"
 #include "support/differential.hpp"
+#include "support/executors.hpp"
 
 namespace {
 
@@ -247,10 +248,22 @@ void check(diff::Rng& r, const Case& c, std::uint64_t seed) {
     for (Isa isa : depthwise_paths()) {
         d.OutputTensor = pool.clone(out);
         std::memset(d.OutputTensor.Data, qtest::kSentinel, static_cast<std::size_t>(out.Desc.TotalTensorSizeInBytes));
-        qdml::visit_typed(d, [&](const auto& op) { qdml::simd::conv::depthwise(op, isa, fidelity); });
+        // Every other run as tasks of a test pool (support/executors.hpp; this
+        // program is built with QDML_TEST_CONV_TASK_GRAIN: small shapes make
+        // many row blocks).
+        static std::size_t k = 0;
+        const bool pooled = k++ % 2 != 0;
+        const auto& ex = qtest::test_executors().at(k / 2);
+        qdml::visit_typed(d, [&](const auto& op) {
+            if (pooled)
+                qdml::simd::conv::depthwise(op, qdml::simd::conv::prepare_depthwise(op), isa, fidelity, ex.second);
+            else
+                qdml::simd::conv::depthwise(op, isa, fidelity);
+        });
         REQUIRE(diff::compare(pool, out, d.OutputTensor,
                               context + " path " + std::string(qdml::simd::isa_name(isa)) + " fidelity " +
-                                  std::string(qdml::to_string(fidelity))));
+                                  std::string(qdml::to_string(fidelity)) + " on " +
+                                  (pooled ? ex.first : std::string("the calling thread"))));
     }
 }
 

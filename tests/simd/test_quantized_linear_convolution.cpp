@@ -13,11 +13,13 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qdml/qdml.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
 #include "qdml/simd/quantized_linear_convolution_prepared.hpp"
+#include "support/executors.hpp"
 #include "support/gemm_paths.hpp"
 
 namespace {
@@ -148,8 +150,18 @@ struct Problem {
     }
 };
 
+/// The executor of the k-th run: the calling thread alone for even k, else
+/// one of the test pools in turn (support/executors.hpp). This program is
+/// built with QDML_TEST_CONV_TASK_GRAIN (tuning.hpp): its small shapes are
+/// cut into many tasks, row blocks and channel blocks.
+const std::pair<std::string, qdml::Executor>& run_executor(std::size_t k) {
+    static const std::pair<std::string, qdml::Executor> alone{"the calling thread", {}};
+    return k % 2 == 0 ? alone : qtest::test_executors().at(k / 2);
+}
+
 /// Runs the reference, then every path, in both profiles (exact and
-/// directml: docs/semantics.md section 10); requires identical output buffers.
+/// directml: docs/semantics.md section 10), every other run on a thread pool
+/// (run_executor); requires identical output buffers.
 void check_all_paths(Problem& p) {
     p.build();
     INFO(p.describe());
@@ -160,9 +172,12 @@ void check_all_paths(Problem& p) {
             p.out,
             [&] { qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::quantized_linear_convolution(op, f); }); },
             [&](Isa isa) {
-                qdml::visit_typed(p.d, [&](const auto& op) {
-                    qdml::simd::quantized_linear_convolution(op, qdml::simd::GemmOptions{isa, f});
-                });
+                static std::size_t k = 0;
+                const auto& ex = run_executor(k++);
+                INFO("executor " << ex.first);
+                qdml::simd::GemmOptions options{isa, f};
+                options.executor = ex.second;
+                qdml::visit_typed(p.d, [&](const auto& op) { qdml::simd::quantized_linear_convolution(op, options); });
             });
     }
 }
@@ -527,7 +542,9 @@ TEST_CASE("simd conv prepared: filter packed once, execute with new inputs and i
                 d.FilterScaleTensor.Data = nullptr;
                 if (d.FilterZeroPointTensor) d.FilterZeroPointTensor->Data = nullptr;
                 if (d.BiasTensor) d.BiasTensor->Data = nullptr;
-                prepared.execute_unchecked(d);
+                const auto& ex = run_executor(static_cast<std::size_t>(iter * 3 + run));
+                INFO("executor " << ex.first);
+                prepared.execute_unchecked(d, ex.second);
                 REQUIRE(p.out.with_guards() == expected);
             }
             REQUIRE(packed_hash(prepared) == packed_before);

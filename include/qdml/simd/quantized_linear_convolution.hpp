@@ -38,6 +38,7 @@
 #include "qdml/simd/conv/nhwc.hpp"
 #include "qdml/simd/conv/path.hpp"
 #include "qdml/simd/conv/patches.hpp"
+#include "qdml/simd/conv/tasks.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
 #include "qdml/simd/options.hpp"
 #include "qdml/simd/tuning.hpp"
@@ -251,11 +252,13 @@ void copy_padded(const TensorView<const TIn, 4>& X, const Geometry& g, std::uint
         }
 }
 
-/// The scratch output of the stride-1 form (Cout/G rows of `wide` columns,
-/// output row oy at oy * Wp) into image n's output channels oc0.. (any strides).
+/// Rows [m0, m1) of the scratch output of the stride-1 form (Cout/G rows of
+/// `wide` columns, output row oy at oy * Wp) into image n's output channels
+/// oc0 + m0.. (any strides).
 template <class TOut>
 void copy_out(const std::uint8_t* scratch, std::size_t wide, std::size_t Wp, const Geometry& g,
-              const TensorView<TOut, 4>& Out, std::uint32_t n, std::uint32_t oc0) noexcept {
+              const TensorView<TOut, 4>& Out, std::uint32_t n, std::uint32_t oc0, std::uint32_t m0,
+              std::uint32_t m1) noexcept {
     const std::uint64_t s1 = Out.strides[1], s2 = Out.strides[2], s3 = Out.strides[3];
     TOut* image = &Out[{n, oc0, 0, 0}];
     if (s1 < s3 && s1 < s2) {  // channels inner (NHWC): write each pixel's channels in order
@@ -263,11 +266,11 @@ void copy_out(const std::uint8_t* scratch, std::size_t wide, std::size_t Wp, con
             for (std::uint32_t x = 0; x < g.oW; ++x) {
                 const std::uint8_t* src = scratch + std::size_t{y} * Wp + x;
                 TOut* d = image + y * s2 + x * s3;
-                for (std::uint32_t m = 0; m < g.cout_g; ++m) std::memcpy(d + m * s1, src + m * wide, 1);
+                for (std::uint32_t m = m0; m < m1; ++m) std::memcpy(d + m * s1, src + m * wide, 1);
             }
         return;
     }
-    for (std::uint32_t m = 0; m < g.cout_g; ++m)
+    for (std::uint32_t m = m0; m < m1; ++m)
         for (std::uint32_t y = 0; y < g.oH; ++y) {
             const std::uint8_t* src = scratch + m * wide + std::size_t{y} * Wp;
             TOut* d = image + m * s1 + y * s2;
@@ -294,16 +297,17 @@ inline std::size_t block_columns(std::size_t K, simd::Isa isa) noexcept {
 ///   unpadded), written to a scratch output and dropped when the rows are
 ///   copied out; the packer reads the rows in place;
 /// - other strides: tap rows gathered block by block (patch_row).
+/// `part`: the groups and output channels to compute (a task's, conv/tasks.hpp).
 template <class TIn, class TFilter, class TOut>
-void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter& f) {
+void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter& f, const Part& part = {}) {
     switch (f.form) {
         case ConvForm::AmxNhwc:
 #if QDML_X86
-            return run_nhwc(op, f.input_left, f.directml);
+            return run_nhwc(op, f.input_left, f.directml, part);
 #else
             [[fallthrough]];  // (never selected off x86)
 #endif
-        case ConvForm::GemmNhwc: return run_nhwc_vector(op, f.input_left, f.isa, f.directml);
+        case ConvForm::GemmNhwc: return run_nhwc_vector(op, f.input_left, f.isa, f.directml, part);
         case ConvForm::Depthwise:  // (prepare_filter never selects it: quantized_linear_convolution dispatches it first)
         case ConvForm::GemmNchw: break;
     }
@@ -315,6 +319,9 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
     std::uint64_t out_cs = 0;
     const bool flat_out = flat_stride(g.oH, g.oW, Out.strides[2], Out.strides[3], out_cs);
     const std::size_t block = block_columns(K, f.isa);
+    // The part's groups and rows of the filter (whole kernel row blocks).
+    const std::uint32_t g0 = part.g0, g1 = std::min(part.g1, g.groups);
+    const std::uint32_t m0 = part.c0, m1 = std::min(part.c1, g.cout_g);
     // Buffers reused across calls on this thread (no allocation, no page faults per call).
     thread_local Workspace<TIn> w;
     gemm::PackedRight& pb = w.right;
@@ -328,7 +335,7 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
         e.out = out;
         e.out_rs = out_rs;
         e.out_cs = cs;
-        gemm::multiply<TOut>(pa, pb, e);
+        gemm::multiply_range<TOut>(pa, pb, e, m0, m1, 0, pb.panels, gemm::block_panels(pb));
     };
     const std::uint32_t pr = op.EndPadding[1], pb_ = op.EndPadding[0];
     const std::size_t Wp = std::size_t{g.W} + g.pl + pr, Hp = std::size_t{g.H} + g.pt + pb_;
@@ -349,7 +356,7 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
             fill_border(g, op.EndPadding, Wp, plane, x_zp, padded.data());
         }
         if (!direct_out) scratch.resize(std::size_t{g.cout_g} * wide);
-        for (std::uint32_t group = 0; group < g.groups; ++group) {
+        for (std::uint32_t group = g0; group < g1; ++group) {
             prepare_group(op, f, group, s, e);
             for (std::uint32_t n = 0; n < g.batch; ++n) {
                 if (!in_place) copy_padded(X, g, n, group * g.cin_g, Wp, plane, padded.data());
@@ -371,14 +378,14 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
                         return static_cast<const TIn*>(buffer);
                     });
                 }
-                if (!direct_out) copy_out(scratch.data(), wide, Wp, g, Out, n, group * g.cout_g);
+                if (!direct_out) copy_out(scratch.data(), wide, Wp, g, Out, n, group * g.cout_g, m0, m1);
             }
         }
         return;
     }
     // Any other stride: gathered tap rows, blocks of the output's pixels.
     const std::size_t rows_block = flat_out ? block : g.oW;  // output rows one by one when they are not one run
-    for (std::uint32_t group = 0; group < g.groups; ++group) {
+    for (std::uint32_t group = g0; group < g1; ++group) {
         prepare_group(op, f, group, s, e);
         for (std::uint32_t n = 0; n < g.batch; ++n)
             for (std::size_t c0 = 0; c0 < P; c0 += rows_block) {
@@ -398,6 +405,33 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
     }
 }
 
+/// run() as tasks of `ex` (conv/tasks.hpp) when the convolution reaches two
+/// grains and `ex` has a pool; else on the calling thread.
+template <class TIn, class TFilter, class TOut>
+void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter& f, const Executor& ex) {
+    if (ex.calling_thread_only() || conv_macs(op) < 2 * kConvTaskMacs) return run(op, f);
+    const Geometry g = geometry(op);
+    const auto unit = static_cast<std::uint32_t>(f.form == ConvForm::GemmNchw ? gemm::left_rows(f.isa) : 2 * gemm::kPanel);
+    const ConvTaskGrid grid = conv_task_grid(g.batch, g.groups, g.oH, g.oW, g.cout_g, g.K(), unit, kConvTaskMacs);
+    run_tasks(op, grid, ex, [&f](const QuantizedLinearConvolution<TIn, TFilter, TOut>& sub, const Part& part) {
+        run(sub, f, part);
+    });
+}
+
+/// depthwise() as tasks of `ex` (row blocks of each image: conv/tasks.hpp)
+/// when the convolution reaches two grains and `ex` has a pool.
+template <class TIn, class TFilter, class TOut>
+void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f, simd::Isa cap,
+               Fidelity fidelity, const Executor& ex) {
+    if (ex.calling_thread_only() || conv_macs(op) < 2 * kDepthwiseTaskMacs) return depthwise(op, f, cap, fidelity);
+    const auto& o = op.OutputTensor.sizes;
+    const ConvTaskGrid grid =
+        conv_task_grid(o[0], 1, o[2], o[3], o[1], std::uint64_t{f.kh} * op.FilterTensor.sizes[3], 0, kDepthwiseTaskMacs);
+    run_tasks(op, grid, ex, [&](const QuantizedLinearConvolution<TIn, TFilter, TOut>& sub, const Part&) {
+        depthwise(sub, f, cap, fidelity);
+    });
+}
+
 }  // namespace conv
 
 /// Computes a validated convolution, same bits as the reference, in the
@@ -409,11 +443,11 @@ void quantized_linear_convolution(const QuantizedLinearConvolution<TIn, TFilter,
     const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     const Isa isa = simd::select_isa(options.isa);
     if (conv::select_form(op, isa) == conv::ConvForm::Depthwise)
-        return conv::depthwise(op, options.isa, options.fidelity);
+        return conv::depthwise(op, conv::prepare_depthwise(op), options.isa, options.fidelity, options.executor);
     conv::Filter f;
     conv::prepare_filter(op, isa, f);
     f.directml = options.fidelity == Fidelity::DirectML;
-    conv::run(op, f);
+    conv::run(op, f, options.executor);
 }
 
 /// The implementation path that computes `op` under `options`, as

@@ -62,10 +62,8 @@ public:
     /// qdml::Compiled, the one compile -> execute entry, makes both checks
     /// (by comparisons); the filter's, its parameters' and the bias's Data
     /// are not read.
-    /// `executor`: the caller's thread pool (not used yet: the convolution
-    /// forms compute on the calling thread).
+    /// `executor`: the caller's thread pool (conv/tasks.hpp).
     void execute_unchecked(const QuantizedLinearConvolutionDesc& desc, const Executor& executor = {}) const {
-        (void)executor;
         const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
         QuantizedLinearConvolutionDesc d = desc;
         qdml::detail::copy_weights(desc_, d);
@@ -76,9 +74,9 @@ public:
                     bound.BiasTensor->data = bias_.data();
                     bound.BiasTensor->strides = {0, 1, 0, 0};
                 }
-                conv::depthwise(bound, *depthwise_, cap_, fidelity_);
+                conv::depthwise(bound, *depthwise_, cap_, fidelity_, executor);
             } else {
-                conv::run(op, filter_);
+                conv::run(op, filter_, executor);
             }
         });
     }

@@ -34,6 +34,7 @@
 
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/simd/kernel/transpose.hpp"
+#include "qdml/simd/conv/tasks.hpp"
 #include "qdml/simd/gemm/gemm.hpp"
 #include "qdml/simd/tuning.hpp"
 
@@ -234,22 +235,23 @@ inline void fill_nhwc_border(std::uint8_t* buf, std::size_t Hp, std::size_t Wp, 
     }
 }
 
-/// A [pixel][channel] scratch of `Ng` channels per pixel into image n's
-/// output channels oc0.. (any strides; NCHW planes by transposition).
+/// Channels [c0, c1) of a [pixel][channel] scratch of `Ng` channels per
+/// pixel into image n's output channels oc0 + c0.. (any strides; NCHW planes
+/// by transposition).
 template <class TOut>
 void store_pixels(const std::uint8_t* scratch, std::uint32_t Ng, const TensorView<TOut, 4>& Out, std::uint32_t n,
-                  std::uint32_t oc0) noexcept {
+                  std::uint32_t oc0, std::uint32_t c0, std::uint32_t c1) noexcept {
     const std::uint32_t oH = Out.sizes[2], oW = Out.sizes[3];
     const std::size_t P = std::size_t{oH} * oW;
     TOut* image = &Out[{n, oc0, 0, 0}];
     const std::uint64_t s1 = Out.strides[1], s2 = Out.strides[2], s3 = Out.strides[3];
     if (s3 == 1 && (oH == 1 || s2 == oW)) {  // channel planes (NCHW): a transposition
-        transpose_bytes(scratch, Ng, reinterpret_cast<std::uint8_t*>(image), s1, P, Ng, 0);
+        transpose_bytes(scratch + c0, Ng, reinterpret_cast<std::uint8_t*>(image + c0 * s1), s1, P, c1 - c0, 0);
         return;
     }
     for (std::uint32_t oy = 0; oy < oH; ++oy)
         for (std::uint32_t ox = 0; ox < oW; ++ox)
-            for (std::uint32_t c = 0; c < Ng; ++c)
+            for (std::uint32_t c = c0; c < c1; ++c)
                 std::memcpy(image + c * s1 + oy * s2 + ox * s3, scratch + (std::size_t{oy} * oW + ox) * Ng + c, 1);
 }
 
@@ -311,8 +313,10 @@ void per_tensor_spec(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, T
 /// Computes the convolution in the NHWC form (use_nhwc(op, Amx)), same bits
 /// as the reference: per image and group, the padded copy, then blocks of up
 /// to 32 pixels of one output row against pairs of 16-channel panels.
+/// `part`: the groups and output channels to compute (c0 a multiple of 32).
 template <class TIn, class TFilter, class TOut>
-void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f, bool directml) {
+void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f, bool directml,
+              const Part& part = {}) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const std::uint32_t batch = X.sizes[0], G = op.GroupCount, C = op.FilterTensor.sizes[1];
@@ -357,10 +361,12 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
     const std::size_t kx_rows = 32, a_stride[2] = {std::size_t{sx} * C, std::size_t{sx} * C};
     const gemm::Session session(simd::Isa::Amx);
     gemm::amx::Pending pd;
-    for (std::uint32_t group = 0; group < G; ++group) {
+    const std::uint32_t g0 = part.g0, g1 = std::min(part.g1, G), c0 = part.c0, c1 = std::min(part.c1, Ng);
+    for (std::uint32_t group = g0; group < g1; ++group) {
         const gemm::PackedRight& b = f.right[group];
+        const std::size_t p0 = c0 / gemm::kPanel, p1 = std::min(b.panels, (std::size_t{c1} + gemm::kPanel - 1) / gemm::kPanel);
         group_columns(f, group, Ng, b, s, e);
-        if (!f.row_sums && !rows_kept && group == 0) gemm::prepare_rows(s, sums, e);  // the same for every group
+        if (!f.row_sums && !rows_kept && group == g0) gemm::prepare_rows(s, sums, e);  // the same for every group
         for (std::uint32_t n = 0; n < batch; ++n) {
             copy_nhwc(X, n, group * C, C, Wp, pt, pl, buf);
             if (f.row_sums) {
@@ -384,8 +390,8 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
                     const std::size_t tile1 = 16 * a_stride[0];  // the second row tile: 16 pixels on
                     const auto a_of = [a, st, tile1](int t, std::size_t i) { return a + st[i] + (t ? tile1 : 0); };
                     const std::size_t k = w.steps.size();
-                    for (std::size_t p = 0; p < b.panels; p += 2) {
-                        const bool two = b.panels - p >= 2;
+                    for (std::size_t p = p0; p < p1; p += 2) {
+                        const bool two = p1 - p >= 2;
                         if (rows > 16)
                             two ? gemm::amx::tile_steps<2, 2>(a_of, a_stride, k, b, e, m0, rows, p, pd)
                                 : gemm::amx::tile_steps<2, 1>(a_of, a_stride, k, b, e, m0, rows, p, pd);
@@ -395,7 +401,7 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
                     }
                 }
             gemm::amx::drain(pd, pd.rows);
-            if (!direct) store_pixels(w.scratch.data(), Ng, Out, n, group * Ng);
+            if (!direct) store_pixels(w.scratch.data(), Ng, Out, n, group * Ng, c0, c1);
         }
     }
     w.rows_valid = !f.row_sums;
@@ -437,9 +443,10 @@ inline std::size_t nhwc_block_pixels(std::size_t Kp) noexcept {
 ///   neither), and packs them (AVX-512 VNNI: in place).
 /// Output rows are pixels: NHWC outputs are stored by the epilogue in place,
 /// others through a [pixel][channel] scratch (store_pixels).
+/// `part`: the groups and output channels to compute (c0 a multiple of 16).
 template <class TIn, class TFilter, class TOut>
 void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const NhwcFilter& f, simd::Isa isa,
-                     bool directml) {
+                     bool directml, const Part& part = {}) {
     const auto& X = op.InputTensor;
     const auto& Out = op.OutputTensor;
     const std::uint32_t batch = X.sizes[0], G = op.GroupCount, C = op.FilterTensor.sizes[1];
@@ -490,8 +497,10 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     const bool direct = Out.strides[1] == 1 && flat_stride(Out.sizes[2], oW, Out.strides[2], Out.strides[3], pixel_stride);
     if (!direct) w.scratch.resize(P * Ng);
     gemm::PackedLeft& pa = w.left;
-    for (std::uint32_t group = 0; group < G; ++group) {
+    const std::uint32_t g0 = part.g0, g1 = std::min(part.g1, G), c0 = part.c0, c1 = std::min(part.c1, Ng);
+    for (std::uint32_t group = g0; group < g1; ++group) {
         const gemm::PackedRight& b = f.right[group];
+        const std::size_t p0 = c0 / gemm::kPanel, p1 = std::min(b.panels, (std::size_t{c1} + gemm::kPanel - 1) / gemm::kPanel);
         group_columns(f, group, Ng, b, s, e);
         const gemm::LeftPacking how{e.needs_row_sums(), true};
         // The row constants of a whole block (the row sums, when they enter, per block below).
@@ -516,8 +525,8 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                     for (std::size_t x = 0; x < oW; x += 8) {
                         const std::size_t ox0 = std::min<std::size_t>(x, oW - 8), m0 = oy * oW + ox0;
                         const std::uint8_t* a = w.padded.data() + (oy * sy * Wp + ox0 * sx) * C;
-                        for (std::size_t p = 0; p < b.panels;) {
-                            const std::size_t left = b.panels - p, np = left == 4 ? 2 : std::min<std::size_t>(3, left);
+                        for (std::size_t p = p0; p < p1;) {
+                            const std::size_t left = p1 - p, np = left == 4 ? 2 : std::min<std::size_t>(3, left);
                             if (np == 3)
                                 gemm::avx512vnni::tile8_runs<3>(a, lda, runs.data(), runs.size(), b, e, m0, p);
                             else if (np == 2)
@@ -527,7 +536,7 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                             p += np;
                         }
                     }
-                if (!direct) store_pixels(w.scratch.data(), Ng, Out, n, group * Ng);
+                if (!direct) store_pixels(w.scratch.data(), Ng, Out, n, group * Ng, c0, c1);
                 continue;
             }
 #endif
@@ -554,9 +563,9 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                 e.out = out + m0 * out_rs;
                 e.out_rs = out_rs;
                 e.out_cs = 1;
-                gemm::multiply<TOut>(pa, b, e);
+                gemm::multiply_range<TOut>(pa, b, e, 0, rows, p0, p1, gemm::block_panels(b));
             }
-            if (!direct) store_pixels(w.scratch.data(), Ng, Out, n, group * Ng);
+            if (!direct) store_pixels(w.scratch.data(), Ng, Out, n, group * Ng, c0, c1);
         }
     }
 }
