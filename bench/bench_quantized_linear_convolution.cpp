@@ -12,6 +12,8 @@
 //              and packed once outside the timed loop
 //              (qdml::compile with constant weights); execute
 //              streams the input; the label names the path.
+//   simd_prepared/.../threads:N  the same on N worker threads (issue 26,
+//              BENCH.md "Threads": executor_of(N); conv/tasks.hpp's grid).
 // Depthwise shapes (`_dw`) run the depthwise path through the same entries.
 #include <memory>
 #include <string>
@@ -34,6 +36,19 @@ Runner<Desc> simd_conv(qdml::Fidelity f) {
     };
 }
 
+/// The simd_prepared row: the filter constant, packed once by the Compiled;
+/// each call executes it (on `threads` worker threads when given: executor_of).
+Peer prepared(ConvProblem& p, unsigned threads) {
+    auto desc = std::make_shared<Desc>(p.desc);
+    desc->FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+    auto compiled = std::make_shared<const qdml::Compiled<Desc>>(*desc);
+    Peer peer;
+    peer.info = compiled->path();
+    const qdml::Executor executor = executor_of(threads);
+    peer.call = [desc, compiled, executor] { compiled->execute(*desc, executor); };
+    return peer;
+}
+
 [[maybe_unused]] const bool registered = [] {
     for (const ConvShape& nchw : conv_shapes()) for (const ConvShape& c : {nchw, nchw.with_layout(true)}) {
         auto runners = qdml_runners<Desc>(false);
@@ -41,18 +56,12 @@ Runner<Desc> simd_conv(qdml::Fidelity f) {
         if ((c.kh == 3 && c.cin == 64 && c.cout == 64 && c.hw == 56) || c.groups > 1)  // (issue 32's rows; depthwise)
             runners.emplace_back("simd" + profile_suffix(other_profile()), simd_conv(other_profile()));
         register_qdml_rows<ConvProblem>("conv", "u8s8u8", c.name(), benchmark::kMillisecond, runners, c);
-        register_peer_row<ConvProblem>(
-            "conv/simd_prepared/u8s8u8/" + c.name(), benchmark::kMillisecond,
-            [](ConvProblem& p) {
-                auto desc = std::make_shared<Desc>(p.desc);
-                desc->FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-                auto prepared = std::make_shared<const qdml::Compiled<std::decay_t<decltype(*desc)>>>(*desc);
-                Peer peer;
-                peer.info = prepared->path();
-                peer.call = [desc, prepared] { prepared->execute(*desc); };
-                return peer;
-            },
-            c);
+        register_peer_row<ConvProblem>("conv/simd_prepared/u8s8u8/" + c.name(), benchmark::kMillisecond,
+                                       [](ConvProblem& p) { return prepared(p, 0); }, c);
+        for (const unsigned threads : thread_counts())  // issue 26: on N worker threads
+            register_peer_row<ConvProblem>("conv/simd_prepared/u8s8u8/" + c.name() + threads_suffix(threads),
+                                           benchmark::kMillisecond,
+                                           [threads](ConvProblem& p) { return prepared(p, threads); }, c);
     }
     return true;
 }();

@@ -7,6 +7,8 @@
 //   conv/onednn_e2e/u8s8u8/<shape>_nchw  from qdml's packed NCHW and back: the
 //                                        src and dst reorders to and from the
 //                                        layouts it picks are timed too.
+// Both also at /threads:N (issue 26, BENCH.md "Threads"): oneDNN's OpenMP at
+// N threads (onednn::on_threads).
 #include "../problems.hpp"
 #include "onednn_common.hpp"
 
@@ -86,6 +88,13 @@ Peer nchw_end_to_end(ConvProblem& p) try {
         register_peer_row<ConvProblem>("conv/onednn/u8s8u8/" + n.name(), benchmark::kMillisecond, nhwc, n);
         register_peer_row<ConvProblem>("conv/onednn_e2e/u8s8u8/" + c.name(), benchmark::kMillisecond,
                                        nchw_end_to_end, c);
+        for (const unsigned threads : thread_counts()) {
+            register_peer_row<ConvProblem>("conv/onednn/u8s8u8/" + n.name() + threads_suffix(threads),
+                                           benchmark::kMillisecond, on_threads<ConvProblem>(threads, nhwc), n);
+            register_peer_row<ConvProblem>("conv/onednn_e2e/u8s8u8/" + c.name() + threads_suffix(threads),
+                                           benchmark::kMillisecond, on_threads<ConvProblem>(threads, nchw_end_to_end),
+                                           c);
+        }
     }
     return true;
 }();

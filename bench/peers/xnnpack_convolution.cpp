@@ -1,6 +1,7 @@
 // XNNPACK peer of the NHWC conv rows: conv/xnnpack/u8s8u8/<shape>_nhwc,
 // convolution2d_nhwc_qu8 (one thread; depthwise when each group has one
-// input and one output channel). XNNPACK has no u8 x s8 convolution, so the
+// input and one output channel), and .../threads:N (issue 26, BENCH.md
+// "Threads": set up and run with a pthreadpool of N, xnnpack::pool_of). XNNPACK has no u8 x s8 convolution, so the
 // filter is handed to it as the same values in u8 with zero point 128
 // (f + 128, exact), in its {Cout, KH, KW, Cin/G} layout; input, bias, output
 // and every scale are qdml's. XNNPACK packs the filter at create time.
@@ -10,7 +11,8 @@
 namespace qdml_bench {
 namespace {
 
-Peer convolution(ConvProblem& p) {
+Peer convolution(ConvProblem& p, unsigned threads = 1) {
+    const pthreadpool_t pool = xnnpack::pool_of(threads);
     const auto& s = p.shape;
     const std::uint32_t gin = s.cin / s.groups, gout = s.cout / s.groups, k = s.kh;
     std::vector<std::uint8_t> kernel(std::size_t{s.cout} * k * k * gin);
@@ -27,15 +29,20 @@ Peer convolution(ConvProblem& p) {
         c = xnn_create_convolution2d_nhwc_qu8(pad, pad, pad, pad, k, k, s.stride, s.stride, 1, 1, s.groups, gin, gout,
                                               s.cin, s.cout, p.in_zp, p.in_scale, 128, p.filter_scale, kernel.data(),
                                               p.bias.data(), p.out_zp, p.out_scale, 0, 255, 0, &op);
-        if (op) st = xnn_setup_convolution2d_nhwc_qu8(op, 1, s.hw, s.hw, p.input.data(), p.output.data(), nullptr);
+        if (op) st = xnn_setup_convolution2d_nhwc_qu8(op, 1, s.hw, s.hw, p.input.data(), p.output.data(), pool);
     }
-    return xnnpack::peer_of(c, st, op, "convolution2d_nhwc_qu8");
+    return xnnpack::peer_of(c, st, op, "convolution2d_nhwc_qu8", pool);
 }
 
 [[maybe_unused]] const bool registered = [] {
     for (const ConvShape& c : conv_shapes()) {
         const ConvShape n = c.with_layout(true);
-        register_peer_row<ConvProblem>("conv/xnnpack/u8s8u8/" + n.name(), benchmark::kMillisecond, convolution, n);
+        register_peer_row<ConvProblem>("conv/xnnpack/u8s8u8/" + n.name(), benchmark::kMillisecond,
+                                       [](ConvProblem& p) { return convolution(p); }, n);
+        for (const unsigned threads : thread_counts())
+            register_peer_row<ConvProblem>("conv/xnnpack/u8s8u8/" + n.name() + threads_suffix(threads),
+                                           benchmark::kMillisecond,
+                                           [threads](ConvProblem& p) { return convolution(p, threads); }, n);
     }
     return true;
 }();
