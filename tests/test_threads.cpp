@@ -422,7 +422,7 @@ const std::vector<std::vector<std::uint32_t>> kConvShapes = {
     {1, 3, 56, 56, 32, 7, 2, 3, 1},    // the first layer: 7x7 stride 2, padding 3
     {1, 256, 14, 14, 64, 1, 1, 0, 1},  // 1x1 (NCHW form for channel planes)
     {2, 64, 20, 20, 128, 3, 2, 1, 4},  // groups, stride 2, two images
-    {1, 32, 56, 56, 32, 3, 1, 1, 32},  // depthwise
+    {1, 32, 112, 112, 32, 3, 1, 1, 32},  // depthwise
     {1, 16, 9, 9, 64, 3, 1, 9, 1},     // padding beyond the kernel: row blocks that read no input row
 };
 
@@ -472,17 +472,18 @@ TEST_CASE("threads: a convolution's task grid depends on the shapes only, never 
 
 TEST_CASE("threads: the convolution task counts worked out by hand from conv_task_grid's rule", "[threads][conv]") {
     // kConvTaskMacs = 2^20 (two grains: 2,097,152 MACs), kDepthwiseTaskMacs =
-    // 2^17 (262,144), kTargetTasks = 64; row blocks of 64 pixels and 2 rows
-    // at least; channel blocks of 32 (NHWC forms) or the kernel's rows
-    // (NCHW). Halve the group block, then the rows (while the block has at
-    // least as many pixels as channels), then the channels.
+    // 2^19 (1,048,576), kTargetTasks = 64; row blocks of 64 pixels and 2 rows
+    // at least; channel blocks of 64 at least. Halve the group block, then
+    // the rows, then the channels, while under 64 tasks of two grains.
     // - 3x3 64 -> 64 at 56^2, NHWC form (AVX2): 115.6M MACs; rows 56, 28,
-    //   14, 7, 4, 2 (28 tasks of 4.1M), then channels 32 (56 tasks of 2.06M:
-    //   under two grains, stop): 56.
-    // - depthwise 3x3 x32 at 56^2: 903,168 MACs; rows 28 (2 tasks of
-    //   451,584), 14 (4 of 225,792: under two grains, stop): 4.
+    //   14, 7, 4, 2 (28 tasks of 4.1M); 2 rows is the least, 64 channels
+    //   cannot be halved: 28.
+    // - 3x3 64 -> 256 at 14^2 (NHWC): 28.9M MACs; rows 14, 7 (min rows:
+    //   64 / 14 -> 5; 2 tasks), then channels 128, 64 (8 tasks of 3.6M): 8.
+    // - depthwise 3x3 x32 at 112^2: 3,612,672 MACs; rows 56 (2 tasks of
+    //   1.8M), 28 (4 of 903,168: under two grains, stop): 4.
     // - 1x1 256 -> 64 at 14^2 (NCHW form, AVX2: 4-row kernel): 3.2M MACs;
-    //   rows 14 -> 7 (pixels 98 >= 64 channels; 2 tasks of 1.6M: stop): 2.
+    //   rows 14 -> 7 (min rows 5; 2 tasks of 1.6M: stop): 2.
     Rng r(qtest::case_seed(269));
     struct Row {
         std::vector<std::uint32_t> shape;
@@ -491,8 +492,9 @@ TEST_CASE("threads: the convolution task counts worked out by hand from conv_tas
         std::size_t tasks;
     };
     const Row rows[] = {
-        {{1, 64, 56, 56, 64, 3, 1, 1, 1}, true, "simd gemm-nhwc avx2", 56},
-        {{1, 32, 56, 56, 32, 3, 1, 1, 32}, true, "simd depthwise-nhwc-pairs avx2", 4},
+        {{1, 64, 56, 56, 64, 3, 1, 1, 1}, true, "simd gemm-nhwc avx2", 28},
+        {{1, 64, 14, 14, 256, 3, 1, 1, 1}, true, "simd gemm-nhwc avx2", 8},
+        {{1, 32, 112, 112, 32, 3, 1, 1, 32}, true, "simd depthwise-nhwc-pairs avx2", 4},
         {{1, 256, 14, 14, 64, 1, 1, 0, 1}, false, "simd gemm-nchw avx2", 2},
     };
     if (!qdml::simd::isa_available(qdml::simd::Isa::Avx2)) {

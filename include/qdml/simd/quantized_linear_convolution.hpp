@@ -411,7 +411,9 @@ template <class TIn, class TFilter, class TOut>
 void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter& f, const Executor& ex) {
     if (ex.calling_thread_only() || conv_macs(op) < 2 * kConvTaskMacs) return run(op, f);
     const Geometry g = geometry(op);
-    const auto unit = static_cast<std::uint32_t>(f.form == ConvForm::GemmNchw ? gemm::left_rows(f.isa) : 2 * gemm::kPanel);
+    // Channel blocks of 64 at least (the NCHW form: whole kernel row blocks; the NHWC forms: panel pairs).
+    const std::size_t rows = f.form == ConvForm::GemmNchw ? gemm::left_rows(f.isa) : 2 * gemm::kPanel;
+    const auto unit = static_cast<std::uint32_t>((kConvTaskChannels + rows - 1) / rows * rows);
     const ConvTaskGrid grid = conv_task_grid(g.batch, g.groups, g.oH, g.oW, g.cout_g, g.K(), unit, kConvTaskMacs);
     run_tasks(op, grid, ex, [&f](const QuantizedLinearConvolution<TIn, TFilter, TOut>& sub, const Part& part) {
         run(sub, f, part);

@@ -74,29 +74,33 @@ inline constexpr std::size_t kTileBytes = 8192;
 /// here: a task also streams its panels once); a product below two of them
 /// stays on the calling thread.
 inline constexpr std::uint64_t kTaskMacs = std::uint64_t{1} << 17;
-/// Multiply-adds per convolution task, at least: eight GEMM grains (a task
-/// is a convolution of its own: it prepares its epilogue and pads its input
-/// rows, a few microseconds that a smaller task would not amortise); a
-/// convolution below two of them stays on the calling thread. Depthwise
-/// tasks: one GEMM grain (a depthwise multiply-add reuses no input across
-/// output channels: several times a GEMM one's time).
-/// Output pixels per convolution task's row block, at least (four panels of
-/// the NCHW form's columns, four NHWC row blocks of 16 pixels), and output
-/// rows (the depthwise NHWC forms compute rows in pairs).
-/// (QDML_TEST_CONV_TASK_GRAIN, a testing aid, sets both grains, one pixel
-/// and one row: the convolution tests cut their small random shapes into
-/// many tasks with it.)
+/// The convolution's task grid (conv/tasks.hpp):
+/// - kConvTaskMacs: multiply-adds per task, at least: eight GEMM grains (a
+///   task is a convolution of its own: it prepares its epilogue and pads
+///   its input rows, a few microseconds that a smaller task would not
+///   amortise); a convolution below two of them stays on the calling thread;
+/// - kDepthwiseTaskMacs: the same for depthwise tasks, 2^19 (a depthwise
+///   multiply-add reuses no input across output channels: several times a
+///   GEMM one's time; with 2^17 the tasks of a 112^2 x 32 3x3, run one
+///   after another, took 9-15% over the single call on Zen 2);
+/// - kConvTaskPixels, kConvTaskRows: output pixels and rows per row block,
+///   at least (four panels of the NCHW form's columns, four NHWC row blocks
+///   of 16 pixels; the depthwise NHWC forms compute rows in pairs);
+/// - kConvTaskChannels: output channels per channel block, at least (a
+///   channel block builds and packs its pixels' patches again).
+/// (QDML_TEST_CONV_TASK_GRAIN, a testing aid, sets both grains and the
+/// least pixels, rows and channels to 1: the convolution tests cut their
+/// small random shapes into many tasks with it.)
 #if defined(QDML_TEST_CONV_TASK_GRAIN)
-inline constexpr std::uint64_t kConvTaskMacs = QDML_TEST_CONV_TASK_GRAIN;
-inline constexpr std::uint64_t kDepthwiseTaskMacs = QDML_TEST_CONV_TASK_GRAIN;
-inline constexpr std::uint64_t kConvTaskPixels = 1;
-inline constexpr std::uint32_t kConvTaskRows = 1;
+inline constexpr std::uint64_t kConvTestGrain = QDML_TEST_CONV_TASK_GRAIN;
 #else
-inline constexpr std::uint64_t kConvTaskMacs = std::uint64_t{1} << 20;
-inline constexpr std::uint64_t kDepthwiseTaskMacs = std::uint64_t{1} << 17;
-inline constexpr std::uint64_t kConvTaskPixels = 64;
-inline constexpr std::uint32_t kConvTaskRows = 2;
+inline constexpr std::uint64_t kConvTestGrain = 0;  ///< (0: the real constants)
 #endif
+inline constexpr std::uint64_t kConvTaskMacs = kConvTestGrain ? kConvTestGrain : std::uint64_t{1} << 20;
+inline constexpr std::uint64_t kDepthwiseTaskMacs = kConvTestGrain ? kConvTestGrain : std::uint64_t{1} << 19;
+inline constexpr std::uint64_t kConvTaskPixels = kConvTestGrain ? 1 : 64;
+inline constexpr std::uint32_t kConvTaskRows = kConvTestGrain ? 1 : 2;
+inline constexpr std::uint64_t kConvTaskChannels = kConvTestGrain ? 1 : 64;
 /// Tasks a large product is cut into, at least, where each keeps two grains
 /// (so that a 64-core machine gets work on every core; gemm::task_grid).
 inline constexpr std::size_t kTargetTasks = 64;
