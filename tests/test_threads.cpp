@@ -516,3 +516,76 @@ TEST_CASE("threads: the convolution task counts worked out by hand from conv_tas
         CHECK(rec.counts[0] == row.tasks);
     }
 }
+
+TEST_CASE("threads: the task grids' tasks are near-equal, so the scaling model's ceil(N_t / n) * T_1 / N_t holds",
+          "[threads][conv]") {
+    // docs/perf/scaling.md's model takes a call's tasks as equal. Here the
+    // multiply-adds of every task of the benchmark shapes' grids, on every
+    // GEMM path this CPU runs (matmul) and with the GEMM forms' 64-channel
+    // unit (conv), from the grids' own rules:
+    // the largest task within 1.25x of the mean, and the 64-worker makespan
+    // (largest tasks first, each to the least loaded worker) within 1.25x of
+    // the model's.
+    const auto check = [](const std::string& what, const std::vector<std::uint64_t>& work) {
+        INFO(what << ": " << work.size() << " tasks");
+        REQUIRE(work.size() > 1);
+        std::uint64_t total = 0, largest = 0;
+        for (auto w : work) {
+            total += w;
+            largest = std::max(largest, w);
+        }
+        const double mean = static_cast<double>(total) / static_cast<double>(work.size());
+        CHECK(static_cast<double>(largest) <= 1.25 * mean);
+        std::vector<std::uint64_t> sorted = work, load(64, 0);
+        std::sort(sorted.rbegin(), sorted.rend());
+        for (auto w : sorted) *std::min_element(load.begin(), load.end()) += w;
+        const double makespan = static_cast<double>(*std::max_element(load.begin(), load.end()));
+        const double model = static_cast<double>((work.size() + 63) / 64) * mean;
+        CHECK(makespan <= 1.25 * model);
+    };
+    using qdml::simd::Isa;
+    for (const Isa isa : {Isa::Generic, Isa::Avx2, Isa::AvxVnni, Isa::Avx512Vnni, Isa::Amx})
+        for (const auto& s : std::vector<std::vector<std::size_t>>{{1024, 1024, 1024}, {256, 256, 256}, {1, 4096, 4096}}) {
+            if (!qdml::simd::isa_available(isa)) continue;  // (the packer of a path this CPU runs)
+            const std::size_t M = s[0], N = s[1], K = s[2];
+            // B packed as the product packs it, for its column block (gemm::block_panels).
+            const std::vector<std::int8_t> b(K * N, 1);
+            qdml::simd::gemm::PackedRight pb;
+            qdml::simd::gemm::pack_right(qdml::simd::gemm::Matrix<std::int8_t>{b.data(), N, 1}, K, N, isa, pb, {M > 1});
+            const std::size_t panels = pb.panels;
+            const auto g = qdml::simd::gemm::task_grid(M, panels, K, isa, qdml::simd::gemm::block_panels(pb));
+            std::vector<std::uint64_t> work;
+            for (std::size_t t = 0; t < g.tasks(); ++t) {
+                const std::size_t pb = t / g.m_blocks, mb = t % g.m_blocks;
+                const std::size_t rows = std::min(M, mb * g.rows + g.rows) - mb * g.rows;
+                const std::size_t cols = std::min(panels, pb * g.panels_per + g.panels_per) - pb * g.panels_per;
+                work.push_back(std::uint64_t{rows} * cols * 16 * K);
+            }
+            check("matmul " + std::string(qdml::simd::isa_name(isa)) + " " + std::to_string(M) + "x" +
+                      std::to_string(N) + "x" + std::to_string(K),
+                  work);
+        }
+    // The conv benchmark shapes (N, Cin, H, Cout, k, stride, padding, groups) as the AVX2 path cuts them.
+    for (const auto& s : std::vector<std::vector<std::uint32_t>>{{1, 64, 56, 64, 3, 1, 1, 1},
+                                                                  {1, 256, 56, 64, 1, 1, 0, 1},
+                                                                  {1, 32, 112, 32, 3, 1, 1, 32},
+                                                                  {1, 128, 28, 128, 3, 2, 1, 1},
+                                                                  {1, 3, 224, 64, 7, 2, 3, 1}}) {
+        const std::uint32_t oH = (s[2] + 2 * s[6] - s[4]) / s[5] + 1, G = s[7];
+        const bool dw = G == s[1];
+        const std::uint64_t K = std::uint64_t{s[1] / G} * s[4] * s[4];
+        const auto g = qdml::simd::conv::conv_task_grid(s[0], dw ? 1 : G, oH, oH, dw ? s[3] : s[3] / G, K,
+                                                        dw ? 0 : 64, dw ? qdml::simd::kDepthwiseTaskMacs
+                                                                    : qdml::simd::kConvTaskMacs);
+        std::vector<std::uint64_t> work;
+        for (std::uint32_t r = 0; r < g.row_blocks(); ++r)
+            for (std::uint32_t c = 0; c < g.chan_blocks(); ++c) {
+                const std::uint32_t rows = std::min(g.oH, r * g.rows_per + g.rows_per) - r * g.rows_per;
+                const std::uint32_t chans = std::min(g.cout_g, c * g.chans_per + g.chans_per) - c * g.chans_per;
+                for (std::uint32_t b = 0; b < s[0] * g.group_blocks(); ++b) work.push_back(std::uint64_t{rows} * oH * chans * K);
+            }
+        check("conv " + std::to_string(s[1]) + " -> " + std::to_string(s[3]) + " k" + std::to_string(s[4]) + " at " +
+                  std::to_string(s[2]),
+              work);
+    }
+}
