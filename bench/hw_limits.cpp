@@ -2,11 +2,13 @@
 // kernels they bound:
 //   hw/stream/u8_f32/16777216  read 2^24 u8, write 2^24 f32 (widened and
 //                              converted, nothing else), fastest stores;
+//   hw/stream3/i8/16777216     read two 2^24-byte streams, write their byte
+//                              sum (the quantized add's traffic), fastest stores;
 //   hw/copy/u8/16777216        memcpy of 2^24 bytes;
 //   hw/dot/<isa>/peak          int8 multiply-accumulate peak of one
 //                              instruction, from 12 independent register-only
 //                              chains (OPS: 2 per multiply-add);
-//   .../threads:N              (the stream and dot rows; issue 26, BENCH.md
+//   .../threads:N              (the stream, stream3 and dot rows; issue 26, BENCH.md
 //                              "Threads") the same on N threads started
 //                              together (a Team), each on its own share: a
 //                              contiguous Nth of the stream, or the whole
@@ -220,61 +222,118 @@ std::vector<StreamCandidate> stream_candidates() {
     return c;
 }
 
-double seconds_of(StreamFn fn, const std::uint8_t* in, float* out, std::size_t n) {
-    return best_of_five([&] { fn(in, out, n); });
-}
-
-void hw_stream(benchmark::State& state) {
-    const std::size_t n = kStreamBytes;
-    Buffer<std::uint8_t> in = random_buffer<std::uint8_t>(n, 0, 255, 12);
-    Buffer<float> out(n);
-    // The fastest of the candidates (normal or non-temporal stores), chosen
-    // once per row call from the best of five passes each.
-    const auto candidates = stream_candidates();
-    StreamCandidate best = candidates.front();
-    double best_seconds = 1e30;
-    for (const auto& c : candidates) {
-        const double t = seconds_of(c.fn, in.data(), out.data(), n);
-        if (t < best_seconds) best_seconds = t, best = c;
-    }
-    for (auto _ : state) {
-        best.fn(in.data(), out.data(), n);
-        benchmark::ClobberMemory();
-    }
-    state.SetLabel(best.name);
-    set_element_wise_counters(state, static_cast<double>(n), static_cast<double>(n * (1 + sizeof(float))));
-}
-
-/// hw/stream/u8_f32/16777216/threads:N: thread t streams the t-th contiguous
-/// share (a multiple of 64 elements: every kernel's step, aligned; the last
-/// takes the rest), all started together; the stores chosen as hw_stream
-/// does, on N threads.
-void hw_stream_threads(benchmark::State& state, unsigned threads) {
-    const std::size_t n = kStreamBytes;
-    Buffer<std::uint8_t> in = random_buffer<std::uint8_t>(n, 0, 255, 12);
-    Buffer<float> out(n);
-    const std::size_t share = (n / threads) & ~std::size_t{63};
-    StreamFn fn = nullptr;
+/// A limit row of a streaming kernel (`kernels`: the fastest ISA's, with
+/// normal and with non-temporal stores): the faster of them, chosen once per
+/// row call from the best of five passes each, then timed; on `threads`
+/// threads (a Team) when given, thread t on the t-th contiguous share of the
+/// n elements (a multiple of 64: every kernel's step, aligned; the last takes
+/// the rest). `pass(fn, begin, count)` streams elements [begin, begin + count).
+template <class Fn, class Pass>
+void stream_row(benchmark::State& state, const std::vector<std::pair<const char*, Fn>>& kernels, std::size_t n,
+                unsigned threads, double bytes, Pass pass) {
+    const unsigned team_size = std::max(threads, 1u);
+    const std::size_t share = (n / team_size) & ~std::size_t{63};
+    Fn fn = kernels.front().second;
     auto task = [&](unsigned t) {
         const std::size_t begin = t * share;
-        fn(in.data() + begin, out.data() + begin, t + 1 == threads ? n - begin : share);
+        pass(fn, begin, t + 1 == team_size ? n - begin : share);
     };
-    Team team(threads);
-    const auto candidates = stream_candidates();
-    StreamCandidate best = candidates.front();
+    Team team(team_size);
+    const char* best = kernels.front().first;
     double best_seconds = 1e30;
-    for (const auto& c : candidates) {
-        fn = c.fn;
+    for (const auto& [name, candidate] : kernels) {
+        fn = candidate;
         const double t = best_of_five([&] { team.run(task); });
-        if (t < best_seconds) best_seconds = t, best = c;
+        if (t < best_seconds) best_seconds = t, best = name;
     }
-    fn = best.fn;
+    for (const auto& k : kernels)
+        if (k.first == best) fn = k.second;
     for (auto _ : state) {
         team.run(task);
         benchmark::ClobberMemory();
     }
-    state.SetLabel(best.name);
-    set_element_wise_counters(state, static_cast<double>(n), static_cast<double>(n * (1 + sizeof(float))));
+    state.SetLabel(best);
+    set_element_wise_counters(state, static_cast<double>(n), bytes);
+}
+
+/// hw/stream/u8_f32/16777216 (and /threads:N).
+void hw_stream(benchmark::State& state, unsigned threads) {
+    const std::size_t n = kStreamBytes;
+    Buffer<std::uint8_t> in = random_buffer<std::uint8_t>(n, 0, 255, 12);
+    Buffer<float> out(n);
+    std::vector<std::pair<const char*, StreamFn>> kernels;
+    for (const auto& c : stream_candidates()) kernels.emplace_back(c.name, c.fn);
+    stream_row(state, kernels, n, threads, static_cast<double>(n * (1 + sizeof(float))),
+               [&](StreamFn fn, std::size_t begin, std::size_t count) {
+                   fn(in.data() + begin, out.data() + begin, count);
+               });
+}
+
+// ---- stream3: two byte streams in, one out -------------------------------------
+
+using Stream3Fn = void (*)(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t);
+
+#if !QDML_BENCH_X86
+void stream3_scalar(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(a[i] + b[i]);
+}
+#else
+template <bool NonTemporal>
+__attribute__((target("sse2"))) void stream3_sse2(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out,
+                                                  std::size_t n) {
+    for (std::size_t i = 0; i < n; i += 16) {
+        const __m128i v = _mm_add_epi8(_mm_load_si128(reinterpret_cast<const __m128i*>(a + i)),
+                                       _mm_load_si128(reinterpret_cast<const __m128i*>(b + i)));
+        if constexpr (NonTemporal) _mm_stream_si128(reinterpret_cast<__m128i*>(out + i), v);
+        else _mm_store_si128(reinterpret_cast<__m128i*>(out + i), v);
+    }
+    _mm_sfence();
+}
+template <bool NonTemporal>
+__attribute__((target("avx2"))) void stream3_avx2(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out,
+                                                  std::size_t n) {
+    for (std::size_t i = 0; i < n; i += 32) {
+        const __m256i v = _mm256_add_epi8(_mm256_load_si256(reinterpret_cast<const __m256i*>(a + i)),
+                                          _mm256_load_si256(reinterpret_cast<const __m256i*>(b + i)));
+        if constexpr (NonTemporal) _mm256_stream_si256(reinterpret_cast<__m256i*>(out + i), v);
+        else _mm256_store_si256(reinterpret_cast<__m256i*>(out + i), v);
+    }
+    _mm_sfence();
+}
+template <bool NonTemporal>
+__attribute__((target("avx512f,avx512bw"))) void stream3_avx512(const std::uint8_t* a, const std::uint8_t* b,
+                                                                std::uint8_t* out, std::size_t n) {
+    for (std::size_t i = 0; i < n; i += 64) {
+        const __m512i v = _mm512_add_epi8(_mm512_load_si512(a + i), _mm512_load_si512(b + i));
+        if constexpr (NonTemporal) _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i), v);
+        else _mm512_store_si512(out + i, v);
+    }
+    _mm_sfence();
+}
+#endif
+
+/// hw/stream3/i8/16777216 (and /threads:N): read two 2^24-byte streams,
+/// write their byte sum (the quantized add's traffic: two inputs, one
+/// output), the widest vectors, normal or non-temporal stores.
+void hw_stream3(benchmark::State& state, unsigned threads) {
+    const std::size_t n = kStreamBytes;
+    Buffer<std::uint8_t> a = random_buffer<std::uint8_t>(n, 0, 255, 14), b = random_buffer<std::uint8_t>(n, 0, 255, 15);
+    Buffer<std::uint8_t> out(n);
+    std::vector<std::pair<const char*, Stream3Fn>> kernels;
+#if QDML_BENCH_X86
+    if (cpu().avx512bw)
+        kernels = {{"avx512 stores", stream3_avx512<false>}, {"avx512 non-temporal stores", stream3_avx512<true>}};
+    else if (cpu().avx2)
+        kernels = {{"avx2 stores", stream3_avx2<false>}, {"avx2 non-temporal stores", stream3_avx2<true>}};
+    else
+        kernels = {{"sse2 stores", stream3_sse2<false>}, {"sse2 non-temporal stores", stream3_sse2<true>}};
+#else
+    kernels = {{"scalar stores", stream3_scalar}};
+#endif
+    stream_row(state, kernels, n, threads, 3.0 * static_cast<double>(n),
+               [&](Stream3Fn fn, std::size_t begin, std::size_t count) {
+                   fn(a.data() + begin, b.data() + begin, out.data() + begin, count);
+               });
 }
 
 void hw_copy(benchmark::State& state) {
@@ -400,10 +459,14 @@ void hw_dot_threads(benchmark::State& state, double (*kernel)(std::int64_t), boo
 }
 
 [[maybe_unused]] const bool registered = [] {
-    add_row("hw/stream/u8_f32/16777216", hw_stream);
-    for (const unsigned threads : thread_counts())
+    add_row("hw/stream/u8_f32/16777216", [](benchmark::State& s) { hw_stream(s, 0); });
+    add_row("hw/stream3/i8/16777216", [](benchmark::State& s) { hw_stream3(s, 0); });
+    for (const unsigned threads : thread_counts()) {
         add_row("hw/stream/u8_f32/16777216" + threads_suffix(threads),
-                [threads](benchmark::State& s) { hw_stream_threads(s, threads); });
+                [threads](benchmark::State& s) { hw_stream(s, threads); });
+        add_row("hw/stream3/i8/16777216" + threads_suffix(threads),
+                [threads](benchmark::State& s) { hw_stream3(s, threads); });
+    }
     add_row("hw/copy/u8/16777216", hw_copy);
 #if QDML_BENCH_X86
     const auto dot = [](const std::string& isa, double (*kernel)(std::int64_t), auto available) {
