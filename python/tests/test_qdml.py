@@ -503,7 +503,8 @@ def test_fidelity_chooses_the_profile():
 
 def test_threads_give_the_references_bits():
     # Calls large enough to be cut into many tasks (a 300x257x400 matmul,
-    # 2^18-element element-wise calls with strided and broadcast operands):
+    # 2^18-element element-wise calls with strided and broadcast operands, a
+    # padded 3x3 convolution of 7 row blocks and a depthwise one of 4):
     # threads=1, 2, 3, 7 and the default give the reference's bits.
     rng = np.random.default_rng(26)
     a = rng.integers(0, 256, (300, 400), dtype=np.uint8)
@@ -511,6 +512,10 @@ def test_threads_give_the_references_bits():
     x = rng.integers(-128, 128, (512, 1024), dtype=np.int8)[:, ::2]
     y = rng.standard_normal((256, 1024), dtype=f32)
     one = per_tensor(0.05, f32, 2)
+    c_in = rng.integers(0, 256, (1, 32, 28, 28), dtype=np.uint8)
+    c_w = rng.integers(-128, 128, (64, 32, 3, 3), dtype=np.int8)
+    d_in = rng.integers(-128, 128, (1, 32, 112, 112), dtype=np.int8)
+    d_w = rng.integers(-128, 128, (32, 1, 3, 3), dtype=np.int8)
     calls = [
         lambda **i: qdml.quantized_linear_matrix_multiply(
             ATensor=a, AScaleTensor=per_tensor(0.02, f32, 2), BTensor=b, BScaleTensor=rng_scale(257),
@@ -521,6 +526,14 @@ def test_threads_give_the_references_bits():
         lambda **i: qdml.element_wise_quantized_linear_add(
             ATensor=x, AScaleTensor=one, BTensor=np.ascontiguousarray(x[::-1]), BScaleTensor=one,
             OutputScaleTensor=per_tensor(0.1, f32, 2), OutputTensor=np.uint8, **i),
+        lambda **i: qdml.quantized_linear_convolution(
+            InputTensor=c_in, InputScaleTensor=per_tensor(0.02, f32, 4), FilterTensor=c_w,
+            FilterScaleTensor=per_tensor(0.01, f32, 4), OutputScaleTensor=per_tensor(0.6, f32, 4),
+            OutputZeroPointTensor=per_tensor(9, np.uint8, 4), StartPadding=[1, 1], EndPadding=[1, 1], **i),
+        lambda **i: qdml.quantized_linear_convolution(
+            InputTensor=d_in, InputScaleTensor=per_tensor(0.02, f32, 4), FilterTensor=d_w,
+            FilterScaleTensor=per_tensor(0.01, f32, 4), OutputScaleTensor=per_tensor(0.05, f32, 4),
+            OutputTensor=np.int8, StartPadding=[1, 1], EndPadding=[1, 1], GroupCount=32, **i),
     ]
     for call in calls:
         want = call(impl="reference")
