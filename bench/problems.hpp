@@ -16,13 +16,13 @@
 
 namespace qdml_bench {
 
-/// Computes a desc with qdml's reference (whatever RunOptions' default is):
-/// the output peers are checked against.
+/// Computes a desc with qdml's reference in RunOptions' default profile: the
+/// output peers are checked against. (qdml::reference::run, not qdml::run:
+/// a file that calls qdml::run compiles its operators' SIMD paths for every
+/// type mix, which the peers' files do not need.)
 template <class Desc>
-void run_reference(const Desc& desc) {
-    qdml::RunOptions reference;
-    reference.implementation = qdml::Implementation::Reference;
-    qdml::run(desc, reference);
+void run_reference(const Desc& desc, qdml::Fidelity fidelity = qdml::RunOptions{}.fidelity) {
+    qdml::reference::run(desc, qdml::FeatureLevel::Latest, fidelity);
 }
 
 /// Element-wise layouts (the suffix of the row's shape): `packed` 1-D
@@ -388,10 +388,7 @@ void register_qdml_rows(const std::string& op, const std::string& types, const s
                 const qdml::Fidelity f = profile_of(impl.first);
                 auto expected = p.expected;
                 if (f != qdml::RunOptions{}.fidelity) {
-                    qdml::RunOptions o;
-                    o.implementation = qdml::Implementation::Reference;
-                    o.fidelity = f;
-                    qdml::run(p.desc, o);
+                    run_reference(p.desc, f);
                     expected = p.output;
                 }
                 std::memset(static_cast<void*>(p.output.data()), 0xA5, p.output.size() * sizeof(p.output[0]));
