@@ -37,7 +37,7 @@ std::vector<std::string> case_files() {
     for (const char* dir : {"tests/data", "examples/cases"})
         for (const auto& e : fs::recursive_directory_iterator(fs::path(QDML_SOURCE_ROOT) / dir))
             if (e.is_regular_file() && e.path().extension() == ".json" && e.path().filename() != "source.json")
-                files.push_back(e.path().string());  // (tests/data/directml/source.json: provenance, not a case)
+                files.push_back(e.path().generic_string());  // ('/' between names on Windows too; tests/data/directml/source.json: provenance, not a case)
     std::sort(files.begin(), files.end());
     return files;
 }

@@ -133,7 +133,10 @@ TEST_CASE("threads: several threads take part, a nested loop runs inline on the 
         qdml::detail::parallel_for(ex, 8, [&](std::size_t) {
             if (std::this_thread::get_id() != me) nested_elsewhere.fetch_add(1);
         });
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        // (A busy wait: Windows' sleep rounds 200 us to nothing, and the 64
+        // tasks then ended before a worker woke.)
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+        while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
     });
     CHECK(ids.size() > 1);
     CHECK(nested_elsewhere.load() == 0);

@@ -227,6 +227,10 @@ int check(const std::vector<std::string>& paths, const Options& o, bool verbose)
 
 int main(int argc, char** argv) {
     CLI::App app{"qdml: DirectML quantized operators on the CPU - case runner"};
+    // Options are --name and -n everywhere: CLI11 on Windows would also take
+    // /name as an option, and so refuse a path that starts with '/' (wine's
+    // and MSYS2's paths; the subcommands inherit this before they are added).
+    app.allow_windows_style_options(false);
     app.require_subcommand(1);
     Options o;
     std::string level = "latest";

@@ -15,6 +15,7 @@ import math
 import os
 import platform
 import re
+import shlex
 import struct
 import subprocess
 import sys
@@ -24,6 +25,9 @@ import traceback
 if len(sys.argv) != 3:
     sys.exit("usage: test_cli.py <path-to-qdml> <source-root>")
 QDML = os.path.abspath(sys.argv[1])
+# A cross build's runner runs under Meson's exe_wrapper (MinGW-w64: wine).
+WRAPPER = shlex.split(os.environ.get("MESON_EXE_WRAPPER", ""))
+IS_WINDOWS = QDML.lower().endswith(".exe")
 ROOT = os.path.abspath(sys.argv[2])
 CASES = os.path.join(ROOT, "examples", "cases")
 with open(QDML, "rb") as _f:  # a sanitizer build: memory figures mean nothing, big runs are slow
@@ -106,9 +110,20 @@ def same_elements(dml_type, got, want):
 # Running the tool and checking its answers
 
 
+def windows_paths(p):
+    """A Windows runner's output with its path separators as the tests
+    write them: std::filesystem joins with '\\' there, so a case found
+    under /tmp/x is /tmp/x\\b\\case.json (a backslash between two name
+    characters becomes '/'; '\\x93' in a message stays)."""
+    if IS_WINDOWS:
+        p.stdout = re.sub(r"(?<=[\w.-])\\(?=[\w.-])", "/", p.stdout)
+        p.stderr = re.sub(r"(?<=[\w.-])\\(?=[\w.-])", "/", p.stderr)
+    return p
+
+
 def qdml(*args, cwd=None):
-    return subprocess.run([QDML] + [str(a) for a in args], capture_output=True, text=True, errors="replace",
-                          timeout=120, cwd=cwd)
+    return windows_paths(subprocess.run(WRAPPER + [QDML] + [str(a) for a in args], capture_output=True, text=True,
+                                        errors="replace", timeout=120, cwd=cwd))
 
 
 def describe(p):
@@ -603,10 +618,11 @@ def max_rss_mib(*args):
             "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
             "print(p.returncode); print(repr(p.stdout)); print(repr(p.stderr))\n"
             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
-    r = subprocess.run([sys.executable, "-c", code, QDML] + [str(a) for a in args], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-c", code] + WRAPPER + [QDML] + [str(a) for a in args], capture_output=True, text=True,
                        timeout=120)
     lines = r.stdout.splitlines()
-    result = subprocess.CompletedProcess(args, int(lines[0]), ast.literal_eval(lines[1]), ast.literal_eval(lines[2]))
+    result = windows_paths(subprocess.CompletedProcess(args, int(lines[0]), ast.literal_eval(lines[1]),
+                                                      ast.literal_eval(lines[2])))
     return result, int(lines[3]) / 1024.0
 
 

@@ -47,12 +47,18 @@ struct ForeignFpExecutor {
     void parallel_for(std::size_t n, const std::function<void(std::size_t)>& f) {
         std::fenv_t saved;
         std::fegetenv(&saved);
+#if defined(__x86_64__) || defined(_M_X64)
+        const unsigned int saved_mxcsr = _mm_getcsr();  // (MinGW-w64's fesetenv, under wine at least, restores the x87 state only)
+#endif
         pool.parallel_for(n, [&](std::size_t i) {
             set_fp_state(FpState::FlushToZero);
             std::fesetround(FE_UPWARD);
             f(i);
         });
         std::fesetenv(&saved);
+#if defined(__x86_64__) || defined(_M_X64)
+        _mm_setcsr(saved_mxcsr);
+#endif
     }
 };
 

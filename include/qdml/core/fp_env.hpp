@@ -2,7 +2,9 @@
 // (docs/semantics.md section 0): round to nearest, ties to even; subnormals
 // kept (no flush to zero, no denormals-are-zero); every exception masked.
 // FpEnvironment sets it for a scope and gives the calling thread's back.
-//   x86-64:  MXCSR: RC = nearest, FTZ = DAZ = 0, all six exceptions masked.
+//   x86-64:  MXCSR: RC = nearest, FTZ = DAZ = 0, all six exceptions masked
+//            (MinGW-w64: and the x87 control word's RC = nearest: its libm
+//            rounds there).
 //   AArch64: FPCR: RMode = RN, FZ = FZ16 = 0, FIZ = AH = AHP = 0, no traps.
 //   else:    <cfenv>: FE_TONEAREST (flushing, where it exists, is left alone).
 // Only the control bits are qdml's: the status (sticky exception) flags are
@@ -28,7 +30,28 @@
 namespace qdml {
 
 namespace detail {
-#if defined(QDML_DETAIL_FP_ENV_MXCSR)
+#if defined(QDML_DETAIL_FP_ENV_MXCSR) && defined(__MINGW32__)
+// MinGW-w64: its libm rounds on the x87 unit (nearbyint and lrint, hence
+// round_half_even, follow the x87 control word's rounding control, which
+// fesetround sets together with MXCSR's), so qdml's state is also x87 RC =
+// nearest. Bits 0-31: MXCSR as below; bits 32-47: the x87 control word,
+// of which only RC (bits 10-11) is qdml's: its other bits (exception
+// masks, precision) are kept like the sticky flags.
+using FpControl = std::uint64_t;
+inline constexpr FpControl kFpStatusBits = 0x003Fu | (FpControl{0xF3FFu} << 32);
+inline constexpr FpControl kFpControlBits = 0xFFC0u | (FpControl{0x0C00u} << 32);
+inline constexpr FpControl kFpQdml = 0x1F80u;  // MXCSR as below, x87 RC = 00 (nearest)
+inline FpControl fp_control_read() noexcept {
+    std::uint16_t cw;
+    __asm__ volatile("fnstcw %0" : "=m"(cw));
+    return _mm_getcsr() | (FpControl{cw} << 32);
+}
+inline void fp_control_write(FpControl c) noexcept {
+    const auto cw = static_cast<std::uint16_t>(c >> 32);
+    _mm_setcsr(static_cast<unsigned int>(c));
+    __asm__ volatile("fldcw %0" : : "m"(cw));
+}
+#elif defined(QDML_DETAIL_FP_ENV_MXCSR)
 using FpControl = unsigned int;
 inline constexpr FpControl kFpStatusBits = 0x003Fu;   // IE DE ZE OE UE PE: sticky flags, not ours
 inline constexpr FpControl kFpControlBits = 0xFFC0u;  // DAZ, the six masks, RC, FTZ

@@ -26,6 +26,28 @@
 #include "qdml/simd/x86/avx2/store.hpp"
 #endif
 
+#if QDML_X86 && defined(_WIN32) && defined(__GNUC__) && !defined(__clang__) && defined(_tile_loadd_internal)
+// MinGW-w64: GCC 12's <amxtileintrin.h> passes the tile load's and store's
+// stride to its asm as a `long`, 32 bits on Windows (LLP64), so the
+// assembler is given (%rcx,%edx,1), an invalid address, and nothing that
+// includes the AMX kernel compiles (later GCCs cast to __PTRDIFF_TYPE__).
+// The same three macros with the stride as a 64-bit `long long` (the
+// instruction's index register). Not for clang: its tile intrinsics are
+// builtins.
+#undef _tile_loadd_internal
+#undef _tile_stream_loadd_internal
+#undef _tile_stored_internal
+#define _tile_loadd_internal(dst, base, stride)                                                                \
+    __asm__ volatile("{tileloadd\t(%0,%1,1), %%tmm" #dst "|tileloadd\t%%tmm" #dst ", [%0+%1*1]}"             \
+                     : : "r"((const void*)(base)), "r"((long long)(stride)))
+#define _tile_stream_loadd_internal(dst, base, stride)                                                         \
+    __asm__ volatile("{tileloaddt1\t(%0,%1,1), %%tmm" #dst "|tileloaddt1\t%%tmm" #dst ", [%0+%1*1]}"         \
+                     : : "r"((const void*)(base)), "r"((long long)(stride)))
+#define _tile_stored_internal(src, base, stride)                                                               \
+    __asm__ volatile("{tilestored\t%%tmm" #src ", (%0,%1,1)|tilestored\t[%0+%1*1], %%tmm" #src "}"           \
+                     : : "r"((void*)(base)), "r"((long long)(stride)) : "memory")
+#endif
+
 #if QDML_X86
 #if defined(QDML_GEMM_TEST_AMX_EMULATION)  // (testing aid: the tile instructions through emulation.hpp)
 QDML_REGION_AVX2
@@ -53,22 +75,22 @@ inline bool& configured() noexcept {
     return c;
 }
 
-/// Loads the tile configuration (palette 1, eight 16 x 64-byte tiles) for
-/// this thread; release() gives the tile state back.
+/// The tile configuration: palette 1, eight tiles of 16 rows x 64 bytes
+/// (bytes 16 + 2t: tile t's bytes per row, little-endian; 48 + t: its rows).
+alignas(64) inline constexpr std::uint8_t kTileConfig[64] = {
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    64, 0, 64, 0, 64, 0, 64, 0, 64, 0, 64, 0, 64, 0, 64, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    16, 16, 16, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0};
+
+/// Loads the tile configuration for this thread; release() gives the tile
+/// state back. (A constant: g++ 12's _tile_loadconfig tells the compiler
+/// it reads 8 bytes only, so stores that built it could be dropped.)
 inline void configure() noexcept {
-    alignas(64) std::uint8_t cfg[64] = {};
-    cfg[0] = 1;  // palette
-    for (int t = 0; t < 8; ++t) {
-        const std::uint16_t colsb = 64;
-        std::memcpy(cfg + 16 + 2 * t, &colsb, 2);
-        cfg[48 + t] = 16;
-    }
 #if defined(QDML_GEMM_TEST_AMX_EMULATION)
-    emulation::tile_load_config(cfg);
+    emulation::tile_load_config(kTileConfig);
 #else
-    // ldtilecfg written out: g++ 12's _tile_loadconfig tells the compiler it
-    // reads 8 bytes only, so the stores above could be dropped.
-    __asm__ volatile("ldtilecfg %0" : : "m"(*reinterpret_cast<const std::uint8_t(*)[64]>(cfg)));
+    _tile_loadconfig(kTileConfig);
 #endif
 }
 
