@@ -20,6 +20,9 @@
 #ifdef __FAST_MATH__
 #error "qdml needs IEEE float semantics: do not build it with -ffast-math"
 #endif
+#ifdef _M_FP_FAST
+#error "qdml needs IEEE float semantics: do not build it with /fp:fast (MSVC's default /fp:precise is right)"
+#endif
 
 /// On the generic steps and row kernels that the element-wise paths run
 /// inside a target region (simd/x86/<isa>/elementwise.hpp's Rows): inlined

@@ -13,9 +13,16 @@
 #include <cstdlib>
 #include <string_view>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The x86-64 engine: g++ and clang (Linux, MinGW-w64, macOS, clang-cl) and
+// MSVC x64 (not ARM64EC, which defines _M_X64 too but runs no AVX).
+#if (defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))) || \
+    (defined(_M_X64) && !defined(_M_ARM64EC) && defined(_MSC_VER))
 #define QDML_X86 1
+#if defined(_MSC_VER)
+#include <intrin.h>  // __cpuidex, _xgetbv
+#else
 #include <cpuid.h>
+#endif
 #include <immintrin.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -23,6 +30,26 @@
 #endif
 #else
 #define QDML_X86 0
+#endif
+
+/// QDML_INLINE_ASM: 1 (the default with g++ and clang) lets the x86 kernels
+/// use GNU inline assembly where it measurably helps those compilers (the
+/// GEMM micro-kernels' k loops, the VNNI dot steps: see each kernel); 0
+/// compiles each kernel's intrinsics-only form instead, the form MSVC
+/// compiles (x64 MSVC has no inline assembly: always 0 under _MSC_VER,
+/// clang-cl included). Both forms give the same bits. (The empty asm
+/// statements that keep a product from fusing with an add, qdml::no_fuse,
+/// are no kernel and stay with g++ and clang: they emit no instruction.)
+#if defined(_MSC_VER)
+#if defined(QDML_INLINE_ASM) && QDML_INLINE_ASM
+#error "qdml: QDML_INLINE_ASM=1 needs g++ or clang's GNU inline assembly; under _MSC_VER it is always 0"
+#endif
+#undef QDML_INLINE_ASM
+#define QDML_INLINE_ASM 0
+#elif !defined(QDML_INLINE_ASM)
+#define QDML_INLINE_ASM 1
+#elif QDML_INLINE_ASM != 0 && QDML_INLINE_ASM != 1
+#error "qdml: QDML_INLINE_ASM must be 0 (intrinsics only) or 1 (g++ and clang's default)"
 #endif
 
 // Target regions. Each file under simd/x86/<isa>/ wraps its functions (and
@@ -41,9 +68,15 @@
 #define QDML_REGION(t)
 #define QDML_REGION_END
 #endif
-/// AVX2 (also the AVX-VNNI folder: its one VNNI instruction is written out,
-/// so its dot step inlines into the AVX2 tile skeleton).
+#if defined(__clang__) || defined(__GNUC__)
+#define QDML_HAS_REGIONS 1  ///< the regions are not empty: code outside them compiles for the build's baseline
+#endif
+/// AVX2 (also the AVX-VNNI folder's with QDML_INLINE_ASM: its one VNNI
+/// instruction is written out, so its dot step inlines into the AVX2 tile
+/// skeleton).
 #define QDML_REGION_AVX2 QDML_REGION("avx2")
+/// The AVX-VNNI folder's without QDML_INLINE_ASM (the intrinsic's target).
+#define QDML_REGION_AVXVNNI QDML_REGION("avx2,avxvnni")
 #define QDML_REGION_AVX512VNNI QDML_REGION("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")
 #define QDML_REGION_AMX QDML_REGION("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,amx-int8")
 /// The element-wise loops' regions (x86/avx2/elementwise.hpp, x86/avx512bw/elementwise.hpp):
@@ -59,6 +92,17 @@
 #define QDML_FLATTEN __attribute__((flatten))
 #else
 #define QDML_FLATTEN
+#endif
+
+/// On a k loop kept out of line (the intrinsics-only forms of the kernels
+/// whose asm form is one statement): inlined into its caller's epilogue,
+/// g++ 12 spills and copies its accumulators every k group.
+#if defined(__GNUC__) || defined(__clang__)
+#define QDML_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define QDML_NOINLINE __declspec(noinline)
+#else
+#define QDML_NOINLINE
 #endif
 
 #if defined(__clang__)
@@ -119,18 +163,48 @@ struct CpuFeatures {
     bool avx512bw = false;  ///< AVX-512 F, DQ, BW, VL and the OS's zmm state: the element-wise AVX-512 path
 };
 
-inline std::uint64_t xgetbv0() noexcept {
-    std::uint32_t lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (std::uint64_t{hi} << 32) | lo;
+/// CPUID leaf `leaf`, subleaf `sub`, into r (eax, ebx, ecx, edx); false (r
+/// zeros) when the CPU's highest basic leaf is below `leaf`.
+inline bool cpuid(unsigned leaf, unsigned sub, unsigned (&r)[4]) noexcept {
+    r[0] = r[1] = r[2] = r[3] = 0;
+#if defined(_MSC_VER)
+    int regs[4];
+    __cpuidex(regs, 0, 0);
+    if (static_cast<unsigned>(regs[0]) < leaf) return false;
+    __cpuidex(regs, static_cast<int>(leaf), static_cast<int>(sub));
+    for (int i = 0; i < 4; ++i) r[i] = static_cast<unsigned>(regs[i]);
+    return true;
+#else
+    return __get_cpuid_count(leaf, sub, &r[0], &r[1], &r[2], &r[3]) != 0;
+#endif
 }
 
-/// Asks Linux for the AMX tile data state once per process (ARCH_REQ_XCOMP_PERM,
-/// XFEATURE_XTILEDATA); false when the kernel refuses or is not Linux.
+}  // namespace detail
+}  // namespace qdml::simd
+
+// XCR0 (the state components the OS saves: ymm, zmm, tiles). Only called
+// once CPUID says OSXSAVE. (Its own region: g++ and clang give _xgetbv
+// only to XSAVE code.)
+QDML_REGION("xsave")
+namespace qdml::simd::detail {
+inline std::uint64_t xgetbv0() noexcept { return static_cast<std::uint64_t>(_xgetbv(0)); }
+}  // namespace qdml::simd::detail
+QDML_REGION_END
+
+namespace qdml::simd {
+namespace detail {
+
+/// Whether the OS lets this process use the AMX tile data state, which XCR0
+/// already says it saves: Linux grants it on request (once per process:
+/// ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA); Windows enables it for every
+/// process whose XCR0 has it (as oneDNN and llama.cpp's ggml take it);
+/// elsewhere false.
 inline bool request_amx_permission() noexcept {
 #if defined(__linux__) && defined(SYS_arch_prctl)
     constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
     return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#elif defined(_WIN32)
+    return true;
 #else
     return false;
 #endif
@@ -138,21 +212,22 @@ inline bool request_amx_permission() noexcept {
 
 inline CpuFeatures detect_features() noexcept {
     CpuFeatures f;
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
-    const unsigned c1_leaf1 = c;
-    const bool osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+    unsigned r[4];
+    if (!cpuid(1, 0, r)) return f;
+    const unsigned c1_leaf1 = r[2];
+    const bool osxsave = (r[2] >> 27) & 1, avx = (r[2] >> 28) & 1;
     if (!osxsave || !avx) return f;
     const std::uint64_t xcr0 = xgetbv0();
     const bool ymm_os = (xcr0 & 0x6) == 0x6, zmm_os = (xcr0 & 0xe6) == 0xe6;
     const bool tile_os = (xcr0 & (3u << 17)) == (3u << 17);
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return f;
+    if (!cpuid(7, 0, r)) return f;
+    const unsigned b = r[1], c = r[2], d = r[3];
     const bool avx2 = (b >> 5) & 1;
     const bool avx512 = ((b >> 16) & 1) && ((b >> 17) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1);  // F, DQ, BW, VL
     const bool vnni512 = (c >> 11) & 1;
     const bool amx = ((d >> 24) & 1) && ((d >> 25) & 1);  // AMX-TILE, AMX-INT8
-    unsigned a1 = 0, b1, c1, d1;
-    __get_cpuid_count(7, 1, &a1, &b1, &c1, &d1);
+    cpuid(7, 1, r);
+    const unsigned a1 = r[0];
     f.avx2 = ymm_os && avx2;
     f.f16c = f.avx2 && ((c1_leaf1 >> 29) & 1);
     f.avx512bw = f.avx2 && zmm_os && avx512;

@@ -354,6 +354,8 @@ QDML_ALWAYS_INLINE inline void store_int4(T* p, const ibatch<A>& v0, const ibatc
 inline void prefetch(const void* p, std::size_t ahead) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + ahead));
+#elif XSIMD_WITH_SSE2  // MSVC x64
+    _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(p) + ahead), _MM_HINT_T0);
 #else
     (void)p;
     (void)ahead;

@@ -165,11 +165,13 @@ inline void dpbusd(int c, int a, int b) noexcept {
 
 // The real instructions, for the build with the emulation on a CPU that
 // has AMX: out of line, in their own region (the tile registers keep their
-// values across the calls, as across any code that does not use them),
-// written out because the compilers' tile intrinsics take the tile number
-// as a literal (g++ pastes it into the instruction's text).
+// values across the calls, as across any code that does not use them).
+// With QDML_INLINE_ASM written out; else the intrinsics, whose tile numbers
+// must be literals (g++ pastes them into the instruction's text): one case
+// per tile the kernel uses.
 QDML_REGION_AMX
 namespace qdml::simd::gemm::amx::emulation::hardware {
+#if QDML_INLINE_ASM
 inline void load_config(const std::uint8_t (&cfg)[64]) noexcept { __asm__ volatile("ldtilecfg %0" : : "m"(cfg)); }
 inline void release() noexcept { __asm__ volatile("tilerelease"); }
 template <int T>
@@ -192,6 +194,56 @@ template <int C, int A, int B>
 void dpbusd() noexcept {
     __asm__ volatile("tdpbusd %%tmm%c2, %%tmm%c1, %%tmm%c0" : : "i"(C), "i"(A), "i"(B));
 }
+#else
+/// F(t) for the literal t == T (tiles 0-7).
+#define QDML_AMX_LITERAL(T, F)                                                                                 \
+    if constexpr (T == 0) F(0);                                                                                \
+    else if constexpr (T == 1) F(1);                                                                           \
+    else if constexpr (T == 2) F(2);                                                                           \
+    else if constexpr (T == 3) F(3);                                                                           \
+    else if constexpr (T == 4) F(4);                                                                           \
+    else if constexpr (T == 5) F(5);                                                                           \
+    else if constexpr (T == 6) F(6);                                                                           \
+    else if constexpr (T == 7) F(7)
+inline void load_config(const std::uint8_t (&cfg)[64]) noexcept { _tile_loadconfig(cfg); }
+inline void release() noexcept { _tile_release(); }
+template <int T>
+void zero() noexcept {
+#define QDML_AMX_ZERO(t) _tile_zero(t)
+    QDML_AMX_LITERAL(T, QDML_AMX_ZERO);
+#undef QDML_AMX_ZERO
+}
+template <int T>
+void load(const void* base, std::size_t stride) noexcept {
+#define QDML_AMX_LOAD(t) _tile_loadd(t, base, stride)
+    QDML_AMX_LITERAL(T, QDML_AMX_LOAD);
+#undef QDML_AMX_LOAD
+}
+template <int T>
+void stream_load(const void* base, std::size_t stride) noexcept {
+#define QDML_AMX_STREAM_LOAD(t) _tile_stream_loadd(t, base, stride)
+    QDML_AMX_LITERAL(T, QDML_AMX_STREAM_LOAD);
+#undef QDML_AMX_STREAM_LOAD
+}
+template <int T>
+void store(void* base, std::size_t stride) noexcept {
+#define QDML_AMX_STORE(t) _tile_stored(t, base, stride)
+    QDML_AMX_LITERAL(T, QDML_AMX_STORE);
+#undef QDML_AMX_STORE
+}
+/// tdpbusd C, A, B for the kernel's four (C, A, B).
+template <int C, int A, int B>
+void dpbusd() noexcept {
+    static_assert((C == 0 && A == 4 && B == 6) || (C == 1 && A == 4 && B == 7) || (C == 2 && A == 5 && B == 6) ||
+                      (C == 3 && A == 5 && B == 7),
+                  "the AMX kernel's tiles (x86/amx/gemm_kernel.hpp)");
+    if constexpr (C == 0) _tile_dpbusd(0, 4, 6);
+    else if constexpr (C == 1) _tile_dpbusd(1, 4, 7);
+    else if constexpr (C == 2) _tile_dpbusd(2, 5, 6);
+    else _tile_dpbusd(3, 5, 7);
+}
+#undef QDML_AMX_LITERAL
+#endif
 }  // namespace qdml::simd::gemm::amx::emulation::hardware
 QDML_REGION_END
 

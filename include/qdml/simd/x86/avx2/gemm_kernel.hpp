@@ -52,15 +52,18 @@ struct Dot {
     }
 };
 
-// The k loop of a whole 4-row block on a wide panel as one asm statement:
-// through the intrinsics g++ 12 copied the eight accumulators between
-// registers every k group (vmovdqa, on the three vector ports that the 16
-// vpmaddwd and 16 vpaddd of a group already fill). One induction register i
-// (A's bytes up to 0 from below; the panel's group at its end pointer + 4i),
-// the groups % 4 one at a time, then four per iteration; 16 ymm registers
-// (any AVX2 CPU): the accumulators of row r in ymm(2r), ymm(2r + 1) (columns
-// 0-7, 8-15), the panel's group in ymm8-11, A's two broadcast pairs in
-// ymm12-13, the vpmaddwd results in ymm14-15; stored to acc at the end.
+// The k loop of a whole 4-row block on a wide panel (dot4), in two forms
+// that give the same sums. With QDML_INLINE_ASM (g++, clang) one asm
+// statement: through the intrinsics g++ 12 copied the eight accumulators
+// between registers every k group (vmovdqa, on the three vector ports that
+// the 16 vpmaddwd and 16 vpaddd of a group already fill). One induction
+// register i (A's bytes up to 0 from below; the panel's group at its end
+// pointer + 4i), the groups % 4 one at a time, then four per iteration; 16
+// ymm registers (any AVX2 CPU): the accumulators of row r in ymm(2r),
+// ymm(2r + 1) (columns 0-7, 8-15), the panel's group in ymm8-11, A's two
+// broadcast pairs in ymm12-13, the vpmaddwd results in ymm14-15; stored to
+// acc at the end. Without it (MSVC) the same loop in intrinsics.
+#if QDML_INLINE_ASM
 #define QDML_AVX2_MADD(u, r, w, x, t, c) "vpmaddwd %%ymm" #w ", %%ymm" #x ", %%ymm" #t "\n\tvpaddd %%ymm" #t ", %%ymm" #c ", %%ymm" #c "\n\t"
 #define QDML_AVX2_ROW(u, r, c0, c1)                                                                            \
     "vpbroadcastd 32*" #u "+8*" #r "(%[a],%[i]), %%ymm12\n\t"                                               \
@@ -104,13 +107,41 @@ inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t* pa, const std
             : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
               "xmm12", "xmm13", "xmm14", "xmm15", "cc", "memory");
 }
-
 #undef QDML_AVX2_MADD
 #undef QDML_AVX2_ROW
 #undef QDML_AVX2_GROUP
 #undef QDML_AVX2_EACH
 #undef QDML_AVX2_ZERO
 #undef QDML_AVX2_STORE
+#else
+/// (The same, intrinsics only; out of line: inlined into ymm::tile, g++ 12
+/// spilled two accumulators and copied the others every k group.)
+QDML_NOINLINE inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t* pa, const std::int8_t* pb,
+                 std::size_t groups) noexcept {
+    __m256i c[4][2];
+    QDML_UNROLL
+    for (int r = 0; r < 4; ++r) c[r][0] = c[r][1] = _mm256_setzero_si256();
+    for (std::size_t g = 0; g < groups; ++g, pa += 32, pb += 128) {
+        const auto* w = reinterpret_cast<const __m256i*>(pb);  // (b0, b2), (b1, b3) of columns 0-7, then 8-15
+        const __m256i even0 = _mm256_load_si256(w), odd0 = _mm256_load_si256(w + 1);
+        const __m256i even1 = _mm256_load_si256(w + 2), odd1 = _mm256_load_si256(w + 3);
+        QDML_UNROLL
+        for (int r = 0; r < 4; ++r) {
+            std::int32_t a02, a13;
+            std::memcpy(&a02, pa + 8 * r, 4);
+            std::memcpy(&a13, pa + 8 * r + 4, 4);
+            const __m256i va02 = _mm256_set1_epi32(a02), va13 = _mm256_set1_epi32(a13);
+            c[r][0] = _mm256_add_epi32(c[r][0], _mm256_madd_epi16(even0, va02));
+            c[r][0] = _mm256_add_epi32(c[r][0], _mm256_madd_epi16(odd0, va13));
+            c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(even1, va02));
+            c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(odd1, va13));
+        }
+    }
+    QDML_UNROLL
+    for (int r = 0; r < 4; ++r)
+        for (int h = 0; h < 2; ++h) _mm256_store_si256(reinterpret_cast<__m256i*>(acc[r][h]), c[r][h]);
+}
+#endif
 
 /// Wide panels (RightPacking::wide, 128 bytes per group): the four int16
 /// registers loaded as they are, no shift in the k loop; a whole block of

@@ -12,7 +12,17 @@
 //   step(acc, a, panel)      acc[0..1] += row a's group . panel
 //   kBlockRows               0, or the rows of a whole block whose k loop is the Dot's own:
 //   block(sums, a, b, groups)  sums[r][h] = row r's groups . columns 8h..8h+7 (int32[kBlockRows][2][8])
-#pragma once
+//
+// The skeleton is compiled in the region of the file that includes it: once
+// here, in the AVX2 region (namespace gemm::ymm); and where the target
+// regions are not empty (g++, clang) but QDML_INLINE_ASM is 0, again in
+// the AVX-VNNI kernel's region (x86/avxvnni/gemm_kernel.hpp), so that its
+// dot step, the intrinsic (an AVX-VNNI target's), inlines into it: the file
+// includes itself with QDML_TILE256_NAMESPACE set, which compiles only the
+// skeleton, into that namespace.
+#if !defined(QDML_TILE256_NAMESPACE)
+#ifndef QDML_SIMD_X86_AVX2_TILE256_HPP
+#define QDML_SIMD_X86_AVX2_TILE256_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +31,14 @@
 
 #if QDML_X86
 QDML_REGION_AVX2
-namespace qdml::simd::gemm::ymm {
+#define QDML_TILE256_NAMESPACE ymm
+#include "qdml/simd/x86/avx2/tile256.hpp"
+#undef QDML_TILE256_NAMESPACE
+QDML_REGION_END
+#endif  // QDML_X86
+#endif  // QDML_SIMD_X86_AVX2_TILE256_HPP
+#else   // the skeleton, in the includer's region
+namespace qdml::simd::gemm::QDML_TILE256_NAMESPACE {
 
 template <class Dot, int MR>
 void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
@@ -47,7 +64,7 @@ void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::siz
         const std::size_t group_step = in_place ? 4 : Dot::kUnit * MR;
 #if defined(__clang__)
         _Pragma("unroll 2")
-#else
+#elif defined(__GNUC__)
         _Pragma("GCC unroll 2")
 #endif
         for (std::size_t g = 0; g < b.groups; ++g, pa += group_step, pb += Dot::kGroupBytes) {
@@ -128,6 +145,5 @@ inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, 
     with_count<Rows>(mr, [&](auto rows) { tile<Dot, decltype(rows)::value>(a, b, e, m0, p); });
 }
 
-}  // namespace qdml::simd::gemm::ymm
-QDML_REGION_END
-#endif  // QDML_X86
+}  // namespace qdml::simd::gemm::QDML_TILE256_NAMESPACE
+#endif  // QDML_TILE256_NAMESPACE

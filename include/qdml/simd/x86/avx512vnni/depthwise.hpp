@@ -149,11 +149,16 @@ inline __m512i requantize64_avx512(__m512i a0, __m512i a1, __m512i a2, __m512i a
     return requantize64_lanes_avx512<TOut, Phased, Capped>(a0, a1, a2, a3, m, _mm512_set1_ps(c.q.hi), c.q.zp);
 }
 
-/// acc += x (u8) . w (s8), four products per lane. Written out: g++ 12 keeps
-/// the intrinsic's accumulator apart from its result and copies every
-/// accumulator twice per tap (as in gemm/kernel_avx512vnni.hpp).
+/// acc += x (u8) . w (s8), four products per lane. Written out with
+/// QDML_INLINE_ASM: g++ 12 keeps the intrinsic's accumulator apart from its
+/// result and copies every accumulator twice per tap (as in
+/// x86/avx512vnni/gemm_kernel.hpp); else the intrinsic.
 inline void dot_quads(__m512i& acc, __m512i x, __m512i w) noexcept {
+#if QDML_INLINE_ASM
     __asm__("vpdpbusd %[w], %[x], %[acc]" : [acc] "+v"(acc) : [x] "v"(x), [w] "v"(w));
+#else
+    acc = _mm512_dpbusd_epi32(acc, x, w);
+#endif
 }
 
 /// One tap of plane_quads_avx512: phases 0-3 of 64 outputs from p.

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "qdml/simd/x86/avx512vnni/store.hpp"
@@ -25,10 +26,13 @@ inline constexpr int kRowPanels = 4;  ///< panels per call for one row (GEMV: mo
 inline constexpr LeftLayout kLayout = LeftLayout::Groups4;
 inline constexpr std::size_t kPrefetch = 1024;  ///< bytes ahead in each panel stream
 
-/// acc[j] += broadcast(a's dword) . b[j] for the NP panels, in one asm
-/// statement with its own broadcast register.
+/// acc[j] += broadcast(a's dword) . b[j] for the NP panels: with
+/// QDML_INLINE_ASM in one asm statement with its own broadcast register
+/// (g++ 12 keeps the intrinsic's accumulator apart from its result and
+/// copies it), else the intrinsics.
 template <int NP>
 inline void row(__m512i (&acc)[NP], const std::uint8_t* a, const __m512i (&b)[NP]) noexcept {
+#if QDML_INLINE_ASM
     __m512i t;
     const auto& a4 = *reinterpret_cast<const std::int32_t*>(a);
     if constexpr (NP == 1)
@@ -47,8 +51,23 @@ inline void row(__m512i (&acc)[NP], const std::uint8_t* a, const __m512i (&b)[NP
                 "vpdpbusd %[b2], %[t], %[c2]\n\tvpdpbusd %[b3], %[t], %[c3]"
                 : [c0] "+v"(acc[0]), [c1] "+v"(acc[1]), [c2] "+v"(acc[2]), [c3] "+v"(acc[3]), [t] "=&v"(t)
                 : [a] "m"(a4), [b0] "v"(b[0]), [b1] "v"(b[1]), [b2] "v"(b[2]), [b3] "v"(b[3]));
+#else
+    std::int32_t a4;
+    std::memcpy(&a4, a, 4);
+    const __m512i t = _mm512_set1_epi32(a4);
+    QDML_UNROLL
+    for (int j = 0; j < NP; ++j) acc[j] = _mm512_dpbusd_epi32(acc[j], t, b[j]);
+#endif
 }
 
+/// Where dot8 reads A's 8 rows: packed (Groups4: 32 bytes per group at
+/// `data`), or in place (row r at data + r * lda, K = 4 * groups bytes).
+struct Rows8 {
+    const std::uint8_t* data = nullptr;
+    std::size_t lda = 0;  ///< 0: packed
+};
+
+#if QDML_INLINE_ASM
 // The k loop of the 8-row tiles of 1 to 3 panels as one asm statement:
 // through the intrinsics g++ 12 keeps two induction variables and a counter
 // (five scalar uops per group, some of them on the two vpdpbusd ports) and
@@ -117,13 +136,6 @@ inline void row(__m512i (&acc)[NP], const std::uint8_t* a, const __m512i (&b)[NP
 #define QDML_VNNI_CLOBBER16 QDML_VNNI_CLOBBER8, "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm29"
 #define QDML_VNNI_CLOBBER24                                                                                    \
     QDML_VNNI_CLOBBER16, "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm30"
-
-/// Where dot8 reads A's 8 rows: packed (Groups4: 32 bytes per group at
-/// `data`), or in place (row r at data + r * lda, K = 4 * groups bytes).
-struct Rows8 {
-    const std::uint8_t* data = nullptr;
-    std::size_t lda = 0;  ///< 0: packed
-};
 
 /// acc[j][r] = init[16 j..16 j + 15] + row r of A's 8 rows . panel j (b[j]:
 /// 64 bytes per group), over `groups` groups.
@@ -211,6 +223,53 @@ inline void dot8_chain(std::int32_t (&acc)[NP][8][16], const std::uint8_t* a, st
 #undef QDML_VNNI_CLOBBER8
 #undef QDML_VNNI_CLOBBER16
 #undef QDML_VNNI_CLOBBER24
+#else
+// (dot8 and dot8_chain with intrinsics only: the same sums.)
+namespace detail {
+/// acc[j][r] = (Chain ? acc[j][r] : init[16 j..16 j + 15]) + row r of A's 8
+/// rows . panel j over `groups` groups; A packed (lda 0: group g of row r at
+/// a + 32 g + 4 r) or in place (a + r lda + 4 g).
+template <int NP, bool Chain>
+inline void dot8_k(std::int32_t (&acc)[NP][8][16], const std::uint8_t* a, std::size_t lda,
+                   const std::int8_t* const (&b)[NP], const std::int32_t* init, std::size_t groups) noexcept {
+    __m512i c[NP][8];
+    QDML_UNROLL
+    for (int j = 0; j < NP; ++j)
+        QDML_UNROLL
+        for (int r = 0; r < 8; ++r) c[j][r] = _mm512_load_si512(Chain ? acc[j][r] : init + 16 * j);
+    const std::size_t row_step = lda == 0 ? 4 : lda, group_step = lda == 0 ? 32 : 4;
+    for (std::size_t g = 0; g < groups; ++g, a += group_step) {
+        __m512i vb[NP];
+        QDML_UNROLL
+        for (int j = 0; j < NP; ++j) vb[j] = _mm512_load_si512(b[j] + 64 * g);
+        QDML_UNROLL
+        for (int r = 0; r < 8; ++r) {
+            std::int32_t a4;
+            std::memcpy(&a4, a + r * row_step, 4);
+            const __m512i t = _mm512_set1_epi32(a4);
+            QDML_UNROLL
+            for (int j = 0; j < NP; ++j) c[j][r] = _mm512_dpbusd_epi32(c[j][r], t, vb[j]);
+        }
+    }
+    QDML_UNROLL
+    for (int j = 0; j < NP; ++j)
+        QDML_UNROLL
+        for (int r = 0; r < 8; ++r) _mm512_store_si512(acc[j][r], c[j][r]);
+}
+}  // namespace detail
+
+template <int NP>
+inline void dot8(std::int32_t (&acc)[NP][8][16], Rows8 a, const std::int8_t* const (&b)[NP],
+                 const std::int32_t* init, std::size_t groups) noexcept {
+    detail::dot8_k<NP, false>(acc, a.data, a.lda, b, init, groups);
+}
+
+template <int NP>
+inline void dot8_chain(std::int32_t (&acc)[NP][8][16], const std::uint8_t* a, std::size_t lda,
+                       const std::int8_t* const (&b)[NP], std::size_t groups) noexcept {
+    detail::dot8_k<NP, true>(acc, a, lda, b, nullptr, groups);
+}
+#endif  // QDML_INLINE_ASM
 
 namespace detail {
 /// 8 rows x columns n0..n0+15 from acc (row r at c + 16 r, the column bias

@@ -20,7 +20,32 @@
 #include "qdml/simd/x86/avx2/tile256.hpp"
 
 #if QDML_X86
+// With QDML_INLINE_ASM the dot step is the instruction written out, in the
+// AVX2 region (it needs no AVX-512, and g++ 12 copies the intrinsic's
+// accumulator twice per k group), and runs in the AVX2 skeleton (gemm::ymm).
+// Without it, the intrinsic in the AVX-VNNI region; where regions are not
+// empty (g++, clang) the skeleton is compiled again in that region
+// (avxvnni::ymm), so that the dot step inlines into it; MSVC (no regions)
+// runs gemm::ymm. (The testing aid's twin there: the EVEX intrinsic in an
+// AVX-512 region, called out of line.)
+#if !QDML_INLINE_ASM && defined(QDML_GEMM_TEST_AVXVNNI_EVEX)
+QDML_REGION_AVX512VNNI
+namespace qdml::simd::gemm::avxvnni::evex {
+inline __m256i dpbusd(__m256i acc, __m256i a, __m256i b) noexcept { return _mm256_dpbusd_epi32(acc, a, b); }
+}  // namespace qdml::simd::gemm::avxvnni::evex
+QDML_REGION_END
+#endif
+
+#if QDML_INLINE_ASM
 QDML_REGION_AVX2
+#else
+QDML_REGION_AVXVNNI
+#endif
+#if !QDML_INLINE_ASM && defined(QDML_HAS_REGIONS)
+#define QDML_TILE256_NAMESPACE avxvnni::ymm
+#include "qdml/simd/x86/avx2/tile256.hpp"
+#undef QDML_TILE256_NAMESPACE
+#endif
 namespace qdml::simd::gemm::avxvnni {
 
 inline constexpr int kRows = 6;  ///< rows per block (Groups4 layout)
@@ -39,14 +64,23 @@ struct DotT {
         return {_mm256_load_si256(reinterpret_cast<const __m256i*>(group)),
                 _mm256_load_si256(reinterpret_cast<const __m256i*>(group + 32))};
     }
-    /// acc += a (u8) . b (s8), four products per lane; the VEX encoding
-    /// written out (the AVX-VNNI instruction needs no AVX-512), and because
-    /// g++ 12 copies the intrinsic's accumulator twice per k group.
+    /// acc += a (u8) . b (s8), four products per lane: VEX vpdpbusd (the
+    /// AVX-VNNI instruction needs no AVX-512); the twin's EVEX.
     static void dot(__m256i& acc, __m256i a, __m256i b) noexcept {
+#if QDML_INLINE_ASM
         if constexpr (Evex)
             __asm__("%{evex%} vpdpbusd %[b], %[a], %[acc]" : [acc] "+x"(acc) : [a] "x"(a), [b] "x"(b));
         else
             __asm__("%{vex%} vpdpbusd %[b], %[a], %[acc]" : [acc] "+x"(acc) : [a] "x"(a), [b] "x"(b));
+#else
+        if constexpr (Evex) {
+#if defined(QDML_GEMM_TEST_AVXVNNI_EVEX)
+            acc = evex::dpbusd(acc, a, b);
+#endif
+        } else {
+            acc = _mm256_dpbusd_avx_epi32(acc, a, b);
+        }
+#endif
     }
     static void step(__m256i (&acc)[2], const std::uint8_t* a, const Panel& b) noexcept {
         std::int32_t a4;
@@ -62,10 +96,15 @@ using Dot = DotT<false>;
 /// Rows m0..m0+mr-1 (mr <= kRows) times panel p.
 inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
                   std::size_t p) {
-#if defined(QDML_GEMM_TEST_AVXVNNI_EVEX)
-    if (!simd::detail::cpu_features().avxvnni) return ymm::tiles<DotT<true>, kRows>(a, b, e, m0, mr, p);
+#if QDML_INLINE_ASM || !defined(QDML_HAS_REGIONS)
+    namespace skeleton = gemm::ymm;
+#else
+    namespace skeleton = avxvnni::ymm;
 #endif
-    ymm::tiles<Dot, kRows>(a, b, e, m0, mr, p);
+#if defined(QDML_GEMM_TEST_AVXVNNI_EVEX)
+    if (!simd::detail::cpu_features().avxvnni) return skeleton::tiles<DotT<true>, kRows>(a, b, e, m0, mr, p);
+#endif
+    skeleton::tiles<Dot, kRows>(a, b, e, m0, mr, p);
 }
 
 }  // namespace qdml::simd::gemm::avxvnni
