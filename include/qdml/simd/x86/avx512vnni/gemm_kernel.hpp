@@ -224,13 +224,15 @@ inline void dot8_chain(std::int32_t (&acc)[NP][8][16], const std::uint8_t* a, st
 #undef QDML_VNNI_CLOBBER16
 #undef QDML_VNNI_CLOBBER24
 #else
-// (dot8 and dot8_chain with intrinsics only: the same sums.)
+// (dot8 and dot8_chain with intrinsics only: the same sums. Out of line:
+// inlined into tile8, g++ 12 spilled accumulators and kept the row
+// addresses on the stack.)
 namespace detail {
 /// acc[j][r] = (Chain ? acc[j][r] : init[16 j..16 j + 15]) + row r of A's 8
 /// rows . panel j over `groups` groups; A packed (lda 0: group g of row r at
 /// a + 32 g + 4 r) or in place (a + r lda + 4 g).
 template <int NP, bool Chain>
-inline void dot8_k(std::int32_t (&acc)[NP][8][16], const std::uint8_t* a, std::size_t lda,
+QDML_NOINLINE void dot8_k(std::int32_t (&acc)[NP][8][16], const std::uint8_t* a, std::size_t lda,
                    const std::int8_t* const (&b)[NP], const std::int32_t* init, std::size_t groups) noexcept {
     __m512i c[NP][8];
     QDML_UNROLL
@@ -408,18 +410,18 @@ void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
                     _mm512_sub_epi32(_mm512_load_si512(acc[j][r]), _mm512_load_si512(init + j * kPanel)));
 }
 
+namespace detail {
+/// acc[r][j] = rows r of A's MR (Groups4, 4 MR bytes per group from pa) .
+/// panels j of NP (64 bytes per group from pb, `stride` bytes apart), over
+/// `groups` groups.
 template <int MR, int NP>
-void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
-                             std::size_t p) {
-    const std::uint8_t* pa = a.rows(m0);
-    const std::int8_t* pb = b.panel(p);
-    const std::size_t stride = b.groups * 64;  // bytes between panels
-    __m512i acc[MR][NP];
+QDML_ALWAYS_INLINE inline void tile_k(__m512i (&acc)[MR][NP], const std::uint8_t* pa, const std::int8_t* pb,
+                                      std::size_t stride, std::size_t groups) noexcept {
     QDML_UNROLL
     for (int r = 0; r < MR; ++r)
         QDML_UNROLL
         for (int j = 0; j < NP; ++j) acc[r][j] = _mm512_setzero_si512();
-    for (std::size_t g = 0; g < b.groups; ++g, pa += 4 * MR, pb += 64) {
+    for (std::size_t g = 0; g < groups; ++g, pa += 4 * MR, pb += 64) {
         __m512i vb[NP];
         QDML_UNROLL
         for (int j = 0; j < NP; ++j) {
@@ -429,6 +431,42 @@ void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::siz
         QDML_UNROLL
         for (int r = 0; r < MR; ++r) row<NP>(acc[r], pa + 4 * r, vb);
     }
+}
+
+#if !QDML_INLINE_ASM
+/// tile_k out of line, its sums stored to `out`: inlined into tile's
+/// epilogue, g++ 12 copied every accumulator twice per vpdpbusd of the
+/// intrinsic (2 MR NP vmovdqa64 per group: objdump of the noasm build).
+template <int MR, int NP>
+QDML_NOINLINE void tile_k_out(std::int32_t (&out)[MR][NP][16], const std::uint8_t* pa, const std::int8_t* pb,
+                              std::size_t stride, std::size_t groups) noexcept {
+    __m512i acc[MR][NP];
+    tile_k<MR, NP>(acc, pa, pb, stride, groups);
+    QDML_UNROLL
+    for (int r = 0; r < MR; ++r)
+        QDML_UNROLL
+        for (int j = 0; j < NP; ++j) _mm512_store_si512(out[r][j], acc[r][j]);
+}
+#endif
+}  // namespace detail
+
+template <int MR, int NP>
+void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
+                             std::size_t p) {
+    const std::uint8_t* pa = a.rows(m0);
+    const std::int8_t* pb = b.panel(p);
+    const std::size_t stride = b.groups * 64;  // bytes between panels
+    __m512i acc[MR][NP];
+#if QDML_INLINE_ASM
+    detail::tile_k<MR, NP>(acc, pa, pb, stride, b.groups);
+#else
+    alignas(64) std::int32_t sums[MR][NP][16];
+    detail::tile_k_out<MR, NP>(sums, pa, pb, stride, b.groups);
+    QDML_UNROLL
+    for (int r = 0; r < MR; ++r)
+        QDML_UNROLL
+        for (int j = 0; j < NP; ++j) acc[r][j] = _mm512_load_si512(sums[r][j]);
+#endif
     if (e.var_a || e.var_b || e.mode != MultMode::PerColumn || e.out_cs != 1) {
         QDML_UNROLL
         for (int r = 0; r < MR; ++r)
