@@ -30,8 +30,12 @@ for t in "${targets[@]}"; do
   work=build-fuzz/corpus/${t#fuzz_}
   mkdir -p "$work"
   echo "== $t: ${seconds}s"
-  build-fuzz/tests/fuzz/$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-      -artifact_prefix=build-fuzz/artifacts/ "$work" "$seeds" 2>&1 |
-    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==|SUMMARY)|ERROR|runtime error|Test unit written' || true
-  test "${PIPESTATUS[0]}" -eq 0
+  # (The target's own exit status decides: with pipefail, a `... | grep ||
+  # true` pipeline's PIPESTATUS was true's, and a crash passed.)
+  rc=0
+  out=$(build-fuzz/tests/fuzz/$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      -artifact_prefix=build-fuzz/artifacts/ "$work" "$seeds" 2>&1) || rc=$?
+  printf '%s\n' "$out" |
+    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==|SUMMARY)|ERROR|runtime error|Test unit written|^ +#[0-9]+ ' || true
+  if [ "$rc" -ne 0 ]; then echo "== $t failed (exit status $rc)"; exit 1; fi
 done

@@ -202,8 +202,8 @@ void require_same(const Tensor& ref, const Tensor& got, const char* what) {
 /// output block (an in-place clip: its input too); compares.
 template <class Desc>
 void differential(Builder& b, const Desc& d) {
-    try {
-        qdml::validate(d);
+    try {  // (in the default profile, the one every run below computes: its refusals included)
+        qdml::validate(d, qdml::FeatureLevel::Latest, qdml::RunOptions{}.fidelity);
     } catch (const qdml::Error&) {
         return;
     }
