@@ -4,7 +4,11 @@
 // register themselves from their own files.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <exception>
+
 #include "cpu.hpp"
+#include "models.hpp"
 
 // Peers built on OpenMP (oneDNN) run on one thread, like every row (BENCH.md);
 // weak, so the binary needs no OpenMP when no peer brings it.
@@ -20,6 +24,12 @@ int main(int argc, char** argv) {
 #if defined(__OPTIMIZE__)
     benchmark::AddCustomContext("qdml_build", "optimized");
 #endif
+    try {
+        qdml_bench::register_model_rows();  // (after every file's own rows and registry entries)
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 1;
+    }
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

@@ -216,7 +216,9 @@ struct MatmulProblem {
     TOut out_zp = mid_zero_point<TOut>();
     qdml::QuantizedLinearMatrixMultiplyDesc desc;
 
-    MatmulProblem(std::uint32_t batch_, std::uint32_t m, std::uint32_t n, std::uint32_t k)
+    /// (`reference` false: `expected` is left empty, for a caller that fills
+    /// it another way: the model suite, bench/models.cpp.)
+    MatmulProblem(std::uint32_t batch_, std::uint32_t m, std::uint32_t n, std::uint32_t k, bool reference = true)
         : batch(batch_), M(m), N(n), K(k), out_scale(spread_scale(a_scale * b_scale, k)) {
         using qdml::data_type_of;
         const auto shape = [&](qdml::TensorDataType t, std::uint32_t r, std::uint32_t c) {
@@ -236,6 +238,7 @@ struct MatmulProblem {
         desc.OutputScaleTensor = {scalar(f32), &out_scale};
         desc.OutputZeroPointTensor = qdml::Tensor{scalar(data_type_of<TOut>), &out_zp};
         desc.OutputTensor = tensor_of(shape(data_type_of<TOut>, M, N), output);
+        if (!reference) return;
         run_reference(desc);
         expected = output;
     }
@@ -286,7 +289,8 @@ struct ConvProblem {
     std::uint8_t in_zp = 128, out_zp = 128;
     qdml::QuantizedLinearConvolutionDesc desc;
 
-    explicit ConvProblem(const ConvShape& s)
+    /// (`reference` false: `expected` is left empty, as MatmulProblem's.)
+    explicit ConvProblem(const ConvShape& s, bool reference = true)
         : shape(s), out_scale(spread_scale(in_scale * filter_scale, double(s.cin / s.groups) * s.kh * s.kh)) {
         using qdml::TensorDataType;
         const auto scalar = [](TensorDataType t) { return qdml::TensorDesc::make(t, {1, 1, 1, 1}); };
@@ -311,6 +315,7 @@ struct ConvProblem {
         desc.StartPadding = {s.pad(), s.pad()};
         desc.EndPadding = {s.pad(), s.pad()};
         desc.GroupCount = s.groups;
+        if (!reference) return;
         run_reference(desc);
         expected = output;
     }

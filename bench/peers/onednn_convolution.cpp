@@ -9,6 +9,7 @@
 //                                        layouts it picks are timed too.
 // Both also at /threads:N (issue 26, BENCH.md "Threads"): oneDNN's OpenMP at
 // N threads (onednn::on_threads).
+#include "../models.hpp"
 #include "../problems.hpp"
 #include "onednn_common.hpp"
 
@@ -83,6 +84,10 @@ Peer nchw_end_to_end(ConvProblem& p) try {
 }
 
 [[maybe_unused]] const bool registered = [] {
+    // The model suite (bench/models.cpp): NHWC layers as conv/onednn, NCHW as conv/onednn_e2e.
+    add_model_conv("onednn", {"nhwc"}, [](ConvProblem& p, unsigned t) { return on_threads<ConvProblem>(t, nhwc)(p); });
+    add_model_conv("onednn_e2e", {"nchw"},
+                   [](ConvProblem& p, unsigned t) { return on_threads<ConvProblem>(t, nchw_end_to_end)(p); });
     for (const ConvShape& c : conv_shapes()) {
         const ConvShape n = c.with_layout(true);
         register_peer_row<ConvProblem>("conv/onednn/u8s8u8/" + n.name(), benchmark::kMillisecond, nhwc, n);

@@ -6,6 +6,7 @@
 // oneDNN 2.6 has no such matmul; the u8u8u8 row is skipped with its message.)
 // matmul/onednn/u8s8u8/<shape>/threads:N (issue 26, BENCH.md "Threads"): the
 // same with oneDNN's OpenMP at N threads (onednn::on_threads).
+#include "../models.hpp"
 #include "../problems.hpp"
 #include "onednn_common.hpp"
 
@@ -13,8 +14,10 @@ namespace qdml_bench {
 namespace {
 
 using namespace onednn;
+/// `reorder_b` false (the model suite's activation B: BERT's attention
+/// products): B in its plain layout, read by every call, no reorder.
 template <class P>
-Peer matmul(P& p) try {
+Peer matmul_b(P& p, bool reorder_b) try {
     const auto d = [&](std::uint32_t r, std::uint32_t c) {
         return p.batch > 1 ? memory::dims{p.batch, r, c} : memory::dims{r, c};
     };
@@ -28,10 +31,15 @@ Peer matmul(P& p) try {
     attr.set_zero_points(DNNL_ARG_DST, 0, {p.out_zp});
     if (p.desc.BZeroPointTensor) attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {p.b_zp});
     const memory::desc b_any(d(p.K, p.N), data_type<typename P::B>(), tag::any);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a.get_desc(), b_any, out.get_desc()), attr, engine());
-    memory b(pd.weights_desc(), engine());
-    dnnl::reorder(b_user, b).execute(stream(), b_user, b);
-    stream().wait();
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a.get_desc(), reorder_b ? b_any : b_user.get_desc(),
+                                                        out.get_desc()),
+                                    attr, engine());
+    memory b = b_user;
+    if (reorder_b) {
+        b = memory(pd.weights_desc(), engine());
+        dnnl::reorder(b_user, b).execute(stream(), b_user, b);
+        stream().wait();
+    }
     Peer peer = peer_of(dnnl::matmul(pd), {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, out}},
                         pd.impl_info_str());
     return peer;
@@ -39,7 +47,15 @@ Peer matmul(P& p) try {
     return unsupported(e);
 }
 
+template <class P>
+Peer matmul(P& p) {
+    return matmul_b(p, true);
+}
+
 [[maybe_unused]] const bool registered = [] {
+    add_model_matmul("onednn", [](ModelMatmul& p, bool weights, unsigned t) {
+        return on_threads<ModelMatmul>(t, [weights](ModelMatmul& q) { return matmul_b(q, weights); })(p);
+    });
     for_each_matmul_row([](auto problem, const MatmulShape& m) {
         using P = typename decltype(problem)::type;
         register_peer_row<P>(matmul_row<P>("onednn", m), benchmark::kMicrosecond, matmul<P>, m.batch, m.m, m.n, m.k);

@@ -5,6 +5,7 @@
 // filter is handed to it as the same values in u8 with zero point 128
 // (f + 128, exact), in its {Cout, KH, KW, Cin/G} layout; input, bias, output
 // and every scale are qdml's. XNNPACK packs the filter at create time.
+#include "../models.hpp"
 #include "../problems.hpp"
 #include "xnnpack_common.hpp"
 
@@ -35,6 +36,7 @@ Peer convolution(ConvProblem& p, unsigned threads = 1) {
 }
 
 [[maybe_unused]] const bool registered = [] {
+    add_model_conv("xnnpack", {"nhwc"}, [](ConvProblem& p, unsigned t) { return convolution(p, t); });
     for (const ConvShape& c : conv_shapes()) {
         const ConvShape n = c.with_layout(true);
         register_peer_row<ConvProblem>("conv/xnnpack/u8s8u8/" + n.name(), benchmark::kMillisecond,
