@@ -111,11 +111,9 @@ const std::vector<Network>& models() {
     return nets;
 }
 
-/// A convolution with its filter constant, prepared once (conv/simd_prepared).
-Peer qdml_conv(ConvProblem& p, unsigned threads) {
-    using Desc = qdml::QuantizedLinearConvolutionDesc;
-    auto desc = std::make_shared<Desc>(p.desc);
-    desc->FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+/// `desc` compiled (a copy, kept by the peer) and executed on `threads` threads.
+template <class Desc>
+Peer compiled_peer(std::shared_ptr<Desc> desc, unsigned threads) {
     auto compiled = std::make_shared<const qdml::Compiled<Desc>>(*desc);
     Peer peer;
     peer.info = compiled->path();
@@ -124,17 +122,18 @@ Peer qdml_conv(ConvProblem& p, unsigned threads) {
     return peer;
 }
 
+/// A convolution with its filter constant, prepared once (conv/simd_prepared).
+Peer qdml_conv(ConvProblem& p, unsigned threads) {
+    auto desc = std::make_shared<qdml::QuantizedLinearConvolutionDesc>(p.desc);
+    desc->FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+    return compiled_peer(desc, threads);
+}
+
 /// A matmul, prepared; B flagged constant only when it is a weight.
 Peer qdml_matmul(ModelMatmul& p, bool weights, unsigned threads) {
-    using Desc = qdml::QuantizedLinearMatrixMultiplyDesc;
-    auto desc = std::make_shared<Desc>(p.desc);
+    auto desc = std::make_shared<qdml::QuantizedLinearMatrixMultiplyDesc>(p.desc);
     if (weights) desc->BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-    auto compiled = std::make_shared<const qdml::Compiled<Desc>>(*desc);
-    Peer peer;
-    peer.info = compiled->path();
-    const qdml::Executor executor = executor_of(threads);
-    peer.call = [desc, compiled, executor] { compiled->execute(*desc, executor); };
-    return peer;
+    return compiled_peer(desc, threads);
 }
 
 /// One network's layers in one layout, built (with their expected outputs)
