@@ -354,6 +354,38 @@ TEST_CASE("simd depthwise: requantize multipliers at and above 1, inf and NaN (Q
     });
 }
 
+TEST_CASE("simd depthwise: the NHWC direct form with strides (pairs: any stride, a vertical stride above 1 one "
+          "row per pass) equals the reference",
+          "[simd][conv][depthwise]") {
+    // NHWC in and out, C a multiple of 8, kH <= 3, unit vertical dilation:
+    // the direct geometry (nhwc_geometry), now with strides 1-3 in either
+    // dimension (MobileNetV2's stride-2 layers took the rows form), odd and
+    // even output widths (a 2-pixel block past the last output), every
+    // padding the geometry allows, both weight word forms.
+    diff::for_each_case(0xd52, 300, [](diff::Rng& r, std::uint64_t seed) {
+        static constexpr DT q8[] = {DT::UInt8, DT::Int8};
+        Case c;
+        c.tin = q8[r.range(0, 1)];
+        c.tf = q8[r.range(0, 1)];
+        c.tout = q8[r.range(0, 1)];
+        c.n = r.chance(20) ? 2 : 1;
+        c.cin = 8 * static_cast<std::uint32_t>(r.range(1, 6));
+        c.kh = static_cast<std::uint32_t>(r.range(1, 3));
+        c.kw = static_cast<std::uint32_t>(r.range(1, 5));
+        c.stride[0] = static_cast<std::uint32_t>(r.range(1, 3));
+        c.stride[1] = r.chance(30) ? 1 : static_cast<std::uint32_t>(r.range(2, 3));
+        c.dil[1] = r.chance(80) ? 1 : 2;
+        c.pad0[0] = static_cast<std::uint32_t>(r.range(0, 1)), c.pad1[0] = static_cast<std::uint32_t>(r.range(0, 2));
+        c.pad0[1] = static_cast<std::uint32_t>(r.range(0, 2)), c.pad1[1] = static_cast<std::uint32_t>(r.range(0, 2));
+        c.h = static_cast<std::uint32_t>(r.range(3, 17));
+        c.w = static_cast<std::uint32_t>(r.range(1 + (c.kw - 1) * c.dil[1], 40));
+        c.per_channel = r.chance(50);
+        c.int8_weights = r.chance(50);
+        c.in_order = c.out_order = Order::Nhwc;
+        check(r, c, seed);
+    });
+}
+
 TEST_CASE("simd depthwise: NHWC by strides through the plane form (staged by transposition, output in bands), "
           "channel counts and widths around the vector widths",
           "[simd][conv][depthwise]") {
@@ -534,7 +566,10 @@ TEST_CASE("simd depthwise: select_depthwise_form picks the form the rules give, 
     CHECK((t12.input && t12.output));
     CHECK(form(dw_op(32, 1, 20, 40, 5, 3, 1, 1, 1, 1, H, H), false, A2) == DepthwiseForm::Plane);
     CHECK(form(dw_op(16, 2, 20, 40, 3, 3, 1, 1, 1, 1, H, H), false, A2) == DepthwiseForm::Plane);
-    CHECK(form(dw_op(32, 1, 20, 40, 3, 3, 2, 2, 1, 1, H, H), false, A2) == DepthwiseForm::Rows);
+    // Stride 2: the pairs direct form (any strides); the quads one takes unit strides only.
+    CHECK(form(dw_op(32, 1, 20, 40, 3, 3, 2, 2, 1, 1, H, H), false, A2) == DepthwiseForm::NhwcPairs);
+    CHECK(form(dw_op(32, 1, 20, 40, 3, 3, 2, 1, 1, 1, H, H), false, A2) == DepthwiseForm::NhwcPairs);
+    CHECK(form(dw_op(32, 1, 20, 40, 3, 3, 2, 2, 1, 1, H, H), true, A5) == DepthwiseForm::Rows);
     // NHWC input, NCHW output: never the direct forms (they need both NHWC);
     // the input alone is transposed.
     const DwOp nhwc_in = dw_op(32, 1, 20, 40, 3, 3, 1, 1, 1, 1, H, N);

@@ -519,10 +519,12 @@ void depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
     // Vertical pairs of padded pixel p at p * C (+3 pixels: a 2-pixel block reads one past the last
     // output's; +16 words: align64); padding holds XZP pairs.
     const std::uint32_t zpair = kernel::pair_word(x_zp, x_zp);
-    std::vector<std::uint32_t> va((Wp + 3) * C + 16, zpair), vb(va);
+    const std::size_t sx = g.sx, sy = g.sy;
+    std::vector<std::uint32_t> va((Wp + sx + 3) * C + 16, zpair), vb(va);  // (+sx: an odd row's last block reads one output past)
     const std::vector<TIn> zp_row(W * C, x_zp);
     kernel::NhwcPairRows<TOut> a;
     a.ow = oW;
+    a.pixel_step = sx * C;
     a.tap_step = dx * C;
     a.taps = kw;
     a.cblocks = C / 8;
@@ -542,6 +544,18 @@ void depthwise_nhwc_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
         };
         std::uint32_t* v01 = align64(va.data());
         std::uint32_t* v23 = align64(vb.data());
+        if (sy > 1) {  // one output row per pass: padded rows oy sy .. oy sy + 3, the first row's weights
+            a.v01 = v01;
+            a.v23 = v23;
+            a.out1 = nullptr;
+            for (std::size_t oy = 0; oy < oH; ++oy) {
+                kernel::vertical_pairs_avx2(row(oy * sy), row(oy * sy + 1), Wi * C, v01 + pl * C);
+                kernel::vertical_pairs_avx2(row(oy * sy + 2), row(oy * sy + 3), Wi * C, v23 + pl * C);
+                a.out0 = &Out[{static_cast<std::uint32_t>(n), 0, static_cast<std::uint32_t>(oy), 0}];
+                (capped ? kernel::nhwc_pair_rows_avx2<TOut, false, true> : kernel::nhwc_pair_rows_avx2<TOut, false, false>)(a);
+            }
+            continue;
+        }
         kernel::vertical_pairs_avx2(row(0), row(1), Wi * C, v01 + pl * C);
         for (std::size_t oy = 0; oy < oH; oy += 2) {
             if (oy > 0) std::swap(v01, v23);  // rows oy, oy + 1 were the last pair's 2-3

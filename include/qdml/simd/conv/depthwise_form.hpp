@@ -6,11 +6,12 @@
 // strides, attributes), the ISA path and the filter's word form, never data.
 //
 //   1. NhwcQuads   input and output NHWC by strides (channels_inner), the
-//                  NHWC direct geometry with C a multiple of 16 (nhwc_geometry),
-//                  AVX-512 VNNI with byte quads: channels across lanes, no
-//                  transposition.
-//   2. NhwcPairs   the same geometry with C a multiple of 8, AVX2 or AVX-512
-//                  VNNI with int16 pairs.
+//                  NHWC direct geometry with C a multiple of 16 (nhwc_geometry)
+//                  and unit strides, AVX-512 VNNI with byte quads: channels
+//                  across lanes, no transposition.
+//   2. NhwcPairs   the same geometry with C a multiple of 8, any strides (a
+//                  vertical stride above 1: one output row per pass), AVX2 or
+//                  AVX-512 VNNI with int16 pairs.
 //   3. Reference   the word row the channel forms build is longer than
 //                  kMaxRowElements (a width or dilation in the millions): the
 //                  reference's loop, on the tensors as they are.
@@ -90,11 +91,12 @@ bool channels_inner(const TensorView<T, 4>& t) noexcept {
 
 /// The geometry the NHWC direct forms take: input and output NHWC with
 /// pixel stride C (any row and image strides), C a multiple of `lanes`,
-/// channel multiplier 1, kH <= 3, unit strides and vertical dilation (any
-/// horizontal dilation), rows within kMaxRowElements.
+/// channel multiplier 1, kH <= 3, unit vertical dilation (any horizontal
+/// dilation, any strides: the quads form takes unit strides only,
+/// select_depthwise_form), rows within kMaxRowElements.
 struct NhwcGeometry {
-    std::size_t N = 0, C = 0, H = 0, W = 0, oH = 0, oW = 0, kh = 0, kw = 0, dx = 0, pt = 0, pl = 0;
-    std::size_t Wp = 0;  ///< padded pixels the outputs read
+    std::size_t N = 0, C = 0, H = 0, W = 0, oH = 0, oW = 0, kh = 0, kw = 0, dx = 0, pt = 0, pl = 0, sy = 1, sx = 1;
+    std::size_t Wp = 0;  ///< padded pixels the outputs read: (oW - 1) sx + (kW - 1) dx + 1
     std::size_t Wi = 0;  ///< input pixels among them
 };
 
@@ -107,11 +109,12 @@ bool nhwc_geometry(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, std
     g.N = X.sizes[0], g.C = X.sizes[1], g.H = X.sizes[2], g.W = X.sizes[3];
     g.oH = Out.sizes[2], g.oW = Out.sizes[3], g.kh = op.FilterTensor.sizes[2], g.kw = op.FilterTensor.sizes[3];
     g.dx = op.Dilations[1];
-    if (Out.sizes[1] != g.C || g.C % lanes != 0 || g.kh > 3 || op.Dilations[0] != 1 || op.Strides[0] != 1 ||
-        op.Strides[1] != 1 || X.strides[1] != 1 || X.strides[3] != g.C || Out.strides[1] != 1 || Out.strides[3] != g.C)
+    g.sy = op.Strides[0], g.sx = op.Strides[1];
+    if (Out.sizes[1] != g.C || g.C % lanes != 0 || g.kh > 3 || op.Dilations[0] != 1 || X.strides[1] != 1 ||
+        X.strides[3] != g.C || Out.strides[1] != 1 || Out.strides[3] != g.C)
         return false;
     g.pt = op.StartPadding[0], g.pl = op.StartPadding[1];
-    g.Wp = g.oW + (g.kw - 1) * g.dx;
+    g.Wp = (g.oW - 1) * g.sx + (g.kw - 1) * g.dx + 1;
     g.Wi = g.pl >= g.Wp ? 0 : std::min(g.W, g.Wp - g.pl);
     return (g.Wp + g.W) * g.C <= kMaxRowElements;
 }
@@ -160,7 +163,8 @@ DepthwiseForm select_depthwise_form(const QuantizedLinearConvolution<TIn, TFilte
     const std::size_t G = depthwise_word_size(isa, quads);
     detail::NhwcGeometry g;
     if (detail::channels_inner(op.InputTensor) && detail::channels_inner(op.OutputTensor)) {
-        if (G == 4 && detail::nhwc_geometry(op, 16, g)) return DepthwiseForm::NhwcQuads;
+        if (G == 4 && op.Strides[0] == 1 && op.Strides[1] == 1 && detail::nhwc_geometry(op, 16, g))
+            return DepthwiseForm::NhwcQuads;
         if (isa != simd::Isa::Generic && G == 2 && detail::nhwc_geometry(op, 8, g)) return DepthwiseForm::NhwcPairs;
     }
     if (detail::word_rows(op, G).row_len > kMaxRowElements) return DepthwiseForm::Reference;

@@ -152,13 +152,14 @@ struct NhwcRows {
 /// 8): output (pixel x, channel c) of the first row is bias[c] + sum over kx
 /// of v01[i] . (w'[0][kx], w'[1][kx]) + v23[i] . (w'[2][kx], 0), and of the
 /// second v01[i] . (0, w'[0][kx]) + v23[i] . (w'[1][kx], w'[2][kx]), with
-/// i = x * C + c + kx * tap_step, v01 / v23 the vertical pairs of padded
-/// input rows 0-1 / 2-3 of the pair.
+/// i = x * pixel_step + c + kx * tap_step (pixel_step = sx * C), v01 / v23
+/// the vertical pairs of padded input rows 0-1 / 2-3 of the pair.
 template <class TOut>
 struct NhwcPairRows {
-    const std::uint32_t* v01 = nullptr;   ///< each readable to (ow + 1 + (taps - 1) * dx) * C: 2-pixel blocks
+    const std::uint32_t* v01 = nullptr;   ///< each readable to (ow * sx + 1 + (taps - 1) * dx) * C: 2-pixel blocks
     const std::uint32_t* v23 = nullptr;
     std::size_t ow = 0;                   ///< pixels per output row
+    std::size_t pixel_step = 0;           ///< words between the inputs of neighbouring outputs: sx * C
     std::size_t tap_step = 0, taps = 0, cblocks = 0;
     const std::uint32_t* w = nullptr;     ///< [kx][cb][4][8]: the first row's two weight pairs, then the second's
     const std::uint32_t* bias = nullptr;  ///< [cb][8]

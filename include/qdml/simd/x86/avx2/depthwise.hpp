@@ -295,14 +295,15 @@ inline __m256i load8_avx2(const std::uint32_t* p) noexcept {
 }
 
 /// One filter column of nhwc_pair_rows_avx2's block: r[u] (row 0) and
-/// r[2 + u] (row 1) of pixel u += the column's products.
+/// r[2 + u] (row 1) of pixel u += the column's products (pixel u's inputs
+/// at p + u * ps, q + u * ps).
 template <bool Two>
 inline void nhwc_pair_column_avx2(__m256i (&r)[4], const std::uint32_t* p, const std::uint32_t* q,
-                                                   const std::uint32_t* w, std::size_t C) noexcept {
+                                                   const std::uint32_t* w, std::size_t ps) noexcept {
     const __m256i a01 = load8_avx2(w), a23 = load8_avx2(w + 8);
     const __m256i b01 = load8_avx2(w + 16), b23 = load8_avx2(w + 24);
     QDML_UNROLL for (int u = 0; u < 2; ++u) {
-        const __m256i i01 = load8_avx2(p + u * C), i23 = load8_avx2(q + u * C);
+        const __m256i i01 = load8_avx2(p + u * ps), i23 = load8_avx2(q + u * ps);
         r[u] = _mm256_add_epi32(r[u], _mm256_add_epi32(_mm256_madd_epi16(i01, a01), _mm256_madd_epi16(i23, a23)));
         if constexpr (Two)
             r[2 + u] = _mm256_add_epi32(r[2 + u], _mm256_add_epi32(_mm256_madd_epi16(i01, b01), _mm256_madd_epi16(i23, b23)));
@@ -326,7 +327,7 @@ void nhwc_pair_rows_avx2(const NhwcPairRows<TOut>& a) noexcept {
     const DirectMLLanesAvx2 dml{_mm256_set1_ps(a.in_scale), _mm256_set1_ps(a.out_scale), _mm256_set1_epi32(a.zp)};
     const DirectMLLanesAvx2* const d = a.directml ? &dml : nullptr;
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  // dword 4 * (k / 4) + u to qword u
-    const std::size_t C = a.cblocks * 8, wstep = a.cblocks * 32, ow = a.ow, step = a.tap_step;
+    const std::size_t C = a.cblocks * 8, wstep = a.cblocks * 32, ow = a.ow, step = a.tap_step, ps = a.pixel_step;
     TOut* const out0 = a.out0;
     TOut* const out1 = a.out1;
     const std::uint32_t* const v01 = a.v01;
@@ -336,14 +337,14 @@ void nhwc_pair_rows_avx2(const NhwcPairRows<TOut>& a) noexcept {
             const __m256i bias = load8_avx2(a.bias + cb * 8);
             const __m256 m = _mm256_loadu_ps(a.mult + cb * 8);
             __m256i r[4] = {bias, bias, bias, bias};  // row 0 pixels 0, 1; row 1 pixels 0, 1
-            const std::size_t at = x * C + cb * 8;
-            const std::uint32_t* p = v01 + at;
-            const std::uint32_t* q = v23 + at;
+            const std::size_t at = x * C + cb * 8, in = x * ps + cb * 8;
+            const std::uint32_t* p = v01 + in;
+            const std::uint32_t* q = v23 + in;
             const std::uint32_t* w = a.w + cb * 32;
             if constexpr (Taps > 0) {
-                QDML_UNROLL for (int kx = 0; kx < Taps; ++kx) nhwc_pair_column_avx2<Two>(r, p + kx * step, q + kx * step, w + kx * wstep, C);
+                QDML_UNROLL for (int kx = 0; kx < Taps; ++kx) nhwc_pair_column_avx2<Two>(r, p + kx * step, q + kx * step, w + kx * wstep, ps);
             } else {
-                for (std::size_t kx = 0; kx < a.taps; ++kx) nhwc_pair_column_avx2<Two>(r, p + kx * step, q + kx * step, w + kx * wstep, C);
+                for (std::size_t kx = 0; kx < a.taps; ++kx) nhwc_pair_column_avx2<Two>(r, p + kx * step, q + kx * step, w + kx * wstep, ps);
             }
             const __m256i b = _mm256_permutevar8x32_epi32(requantize32_packed_avx2<TOut, Capped>(r[0], r[1], r[2], r[3], m, hi, zp, d), order);
             const __m128i lo = _mm256_castsi256_si128(b), up = _mm256_extracti128_si256(b, 1);
