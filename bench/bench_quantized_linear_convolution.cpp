@@ -41,12 +41,7 @@ Runner<Desc> simd_conv(qdml::Fidelity f) {
 Peer prepared(ConvProblem& p, unsigned threads) {
     auto desc = std::make_shared<Desc>(p.desc);
     desc->FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-    auto compiled = std::make_shared<const qdml::Compiled<Desc>>(*desc);
-    Peer peer;
-    peer.info = compiled->path();
-    const qdml::Executor executor = executor_of(threads);
-    peer.call = [desc, compiled, executor] { compiled->execute(*desc, executor); };
-    return peer;
+    return compiled_peer(desc, threads);
 }
 
 [[maybe_unused]] const bool registered = [] {

@@ -46,16 +46,7 @@ template <class P>
 Peer prepared(P& p, unsigned threads = 0) {
     auto desc = std::make_shared<Desc>(p.desc);
     desc->BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
-    auto compiled = std::make_shared<const qdml::Compiled<Desc>>(*desc);
-    Peer peer;
-    peer.info = compiled->path();
-    if (threads == 0) {
-        peer.call = [desc, compiled] { compiled->execute(*desc); };
-    } else {
-        const qdml::Executor executor = executor_of(threads);
-        peer.call = [desc, compiled, executor] { compiled->execute(*desc, executor); };
-    }
-    return peer;
+    return compiled_peer(desc, threads);
 }
 
 [[maybe_unused]] const bool registered = [] {

@@ -111,17 +111,6 @@ const std::vector<Network>& models() {
     return nets;
 }
 
-/// `desc` compiled (a copy, kept by the peer) and executed on `threads` threads.
-template <class Desc>
-Peer compiled_peer(std::shared_ptr<Desc> desc, unsigned threads) {
-    auto compiled = std::make_shared<const qdml::Compiled<Desc>>(*desc);
-    Peer peer;
-    peer.info = compiled->path();
-    const qdml::Executor executor = executor_of(threads);
-    peer.call = [desc, compiled, executor] { compiled->execute(*desc, executor); };
-    return peer;
-}
-
 /// A convolution with its filter constant, prepared once (conv/simd_prepared).
 Peer qdml_conv(ConvProblem& p, unsigned threads) {
     auto desc = std::make_shared<qdml::QuantizedLinearConvolutionDesc>(p.desc);

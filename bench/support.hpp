@@ -165,6 +165,19 @@ inline qdml::Executor executor_of(unsigned threads) {
     return pool->executor();
 }
 
+/// A prepared row's peer: `desc` (a copy the peer keeps, its constant
+/// operand flagged by the caller) compiled once outside the timed loop, each
+/// call executing it on `threads` worker threads (executor_of).
+template <class Desc>
+Peer compiled_peer(std::shared_ptr<Desc> desc, unsigned threads) {
+    auto compiled = std::make_shared<const qdml::Compiled<Desc>>(*desc);
+    Peer peer;
+    peer.info = compiled->path();
+    const qdml::Executor executor = executor_of(threads);
+    peer.call = [desc, compiled, executor] { compiled->execute(*desc, executor); };
+    return peer;
+}
+
 /// A problem built on first use and kept while rows of the same shape run
 /// (Google Benchmark calls a row several times; building 2^24 random
 /// elements or a 1024^3 reference output each time would dominate the run).
