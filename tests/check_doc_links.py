@@ -2,7 +2,8 @@
 """Every link in the repository's Markdown files names a file or directory
 inside the repository (a clone has no ../shared/ or other outside files, and
 a link to a web address leaves the repository too: cite an address as text),
-and every #anchor-free target exists.
+and every #anchor-free target exists. The README stays short enough to read
+(at most 350 lines; the rest belongs in docs/).
 
     python3 tests/check_doc_links.py <source-root>
 """
@@ -41,7 +42,12 @@ for md in markdown_files():
             bad.append("%s: link %s leaves the repository" % (where, target))
         elif not os.path.exists(path):
             bad.append("%s: link %s names no file" % (where, target))
+README_LIMIT = 350
+with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+    readme_lines = len(f.read().splitlines())
+if readme_lines > README_LIMIT:
+    bad.append("README.md: %d lines, more than %d (move the detail to docs/)" % (readme_lines, README_LIMIT))
 for b in bad:
     print(b)
-print("check_doc_links: %d bad link(s)" % len(bad))
+print("check_doc_links: %d problem(s)" % len(bad))
 sys.exit(1 if bad else 0)
