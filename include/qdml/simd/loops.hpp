@@ -361,6 +361,20 @@ void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std:
 }
 }  // namespace detail
 
+namespace detail {
+/// `f()` through the row kernel's region where it has one (x86 Rows::region:
+/// the tile loop compiled for the kernel's target, as in a -march=native
+/// build, rather than for the build's baseline around a kernel call per row).
+template <class Kernel, class F>
+auto in_kernel_region(const Kernel& kernel, F& f, int) -> decltype(kernel.region(f), void()) {
+    kernel.region(f);
+}
+template <class Kernel, class F>
+void in_kernel_region(const Kernel&, F& f, long) {
+    f();
+}
+}  // namespace detail
+
 /// Every row of `plan` (operand 0 the output, of TOut; then inputs of
 /// TIn...) through `kernel(out, ins..., n)` as run_row_impl runs a row, from
 /// the operands' bases. Where an operand is interleaved across the rows of
@@ -409,8 +423,11 @@ void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 
         std::array<char*, K> tile_ptrs;
         for (std::size_t k = 0; k < K; ++k) tile_ptrs[k] = ptrs[k] + static_cast<std::int64_t>(r0) * os[k];
         const auto rows = static_cast<std::size_t>(R - r0 < kTileRows ? R - r0 : kTileRows);
-        detail::run_tile_impl<TOut, TIn...>(tile_ptrs, q.row_stride, os, tr, rows, count, std::index_sequence_for<TIn...>{},
-                                            kernel, isa);
+        const auto one_tile = [&] {
+            detail::run_tile_impl<TOut, TIn...>(tile_ptrs, q.row_stride, os, tr, rows, count,
+                                                std::index_sequence_for<TIn...>{}, kernel, isa);
+        };
+        detail::in_kernel_region(kernel, one_tile, 0);
     };
     if (!executor.calling_thread_only() && plan.elements() * sizeof(TOut) >= 2 * kTaskBytes) {
         // As tasks (core/executor.hpp): units are the walked rows (the tile

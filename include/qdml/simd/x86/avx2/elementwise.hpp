@@ -259,6 +259,13 @@ struct Rows {
     QDML_FLATTEN void operator()(Args... args) const {
         kernel(args...);
     }
+    /// `f()`, everything it calls inlined and compiled for this region: a
+    /// whole tile of rows (loops.hpp, run_tile_impl: the transpositions, the
+    /// staging and this kernel) in one call, as a -march build compiles it.
+    template <class F>
+    QDML_FLATTEN void region(F& f) const {
+        f();
+    }
 };
 
 }  // namespace qdml::simd::x86::avx2
