@@ -566,10 +566,15 @@ TEST_CASE("simd depthwise: select_depthwise_form picks the form the rules give, 
     CHECK((t12.input && t12.output));
     CHECK(form(dw_op(32, 1, 20, 40, 5, 3, 1, 1, 1, 1, H, H), false, A2) == DepthwiseForm::Plane);
     CHECK(form(dw_op(16, 2, 20, 40, 3, 3, 1, 1, 1, 1, H, H), false, A2) == DepthwiseForm::Plane);
-    // Stride 2: the pairs direct form (any strides); the quads one takes unit strides only.
+    // Stride 2: the pairs direct form (any strides); the quads one takes unit
+    // strides only, so with byte quads on AVX-512 VNNI a stride above 1 takes
+    // the pairs form too (its AVX2 kernels, the filter's pair words), C = 24 as well.
     CHECK(form(dw_op(32, 1, 20, 40, 3, 3, 2, 2, 1, 1, H, H), false, A2) == DepthwiseForm::NhwcPairs);
     CHECK(form(dw_op(32, 1, 20, 40, 3, 3, 2, 1, 1, 1, H, H), false, A2) == DepthwiseForm::NhwcPairs);
-    CHECK(form(dw_op(32, 1, 20, 40, 3, 3, 2, 2, 1, 1, H, H), true, A5) == DepthwiseForm::Rows);
+    CHECK(form(dw_op(32, 1, 20, 40, 3, 3, 2, 2, 1, 1, H, H), true, A5) == DepthwiseForm::NhwcPairs);
+    CHECK(form(dw_op(32, 1, 20, 40, 3, 3, 1, 2, 1, 1, H, H), true, A5) == DepthwiseForm::NhwcPairs);
+    CHECK(form(dw_op(24, 1, 20, 40, 3, 3, 2, 2, 1, 1, H, H), true, A5) == DepthwiseForm::NhwcPairs);
+    CHECK(form(dw_op(12, 1, 20, 40, 3, 3, 2, 2, 1, 1, H, H), true, A5) == DepthwiseForm::Rows);
     // NHWC input, NCHW output: never the direct forms (they need both NHWC);
     // the input alone is transposed.
     const DwOp nhwc_in = dw_op(32, 1, 20, 40, 3, 3, 1, 1, 1, 1, H, N);
