@@ -493,6 +493,186 @@ def k_limit_case():
 
 
 # ---------------------------------------------------------------------------
+# MATRIX_MULTIPLY_INTEGER
+
+def mmi_case(name, desc, ta, tb, batch, M, K, N, rank=4, a_zp="tensor", b_zp="tensor", a_values=None, b_values=None,
+             a_kind="packed", b_kind="packed", b_bcast=False, zps=None, zp_rank=None, out_type=i32):
+    """A {B,C,M,K} x B {B,C,K,N} -> INT32 {B,C,M,N}, right-aligned to `rank`; a_zp/b_zp: "tensor", "row"/"column"
+    or None (absent), of `zp_rank` dimensions (default `rank`)."""
+    rng = rng_for("matmul_integer/" + name)
+    c = Case("matmul_integer", name, "MATRIX_MULTIPLY_INTEGER", desc)
+    B0, C0 = batch
+    a_sizes, b_sizes, y_sizes = right([B0, C0, M, K], rank), right([B0, C0, K, N], rank), right([B0, C0, M, N], rank)
+    c.input(rng, "ATensor", ta, a_sizes, a_kind, a_values)
+    zr = rank if zp_rank is None else zp_rank
+    zv = zps or {}
+    if a_zp:
+        sizes = right([1, 1, M if a_zp == "row" else 1, 1], zr)
+        n = int(np.prod(sizes))
+        c.tensor("AZeroPointTensor", ta, sizes, np.resize(np.asarray(zv["a"], ta), n) if "a" in zv else ints(rng, ta, n))
+    if b_bcast:  # B shared across the batch: stride 0 on its leading dimensions
+        st = packed(b_sizes)
+        bst = [0 if d < rank - 2 else st[d] for d in range(rank)]
+        nb = span(b_sizes, bst)
+        c.tensor("BTensor", tb, b_sizes, ints(rng, tb, nb) if b_values is None else np.resize(np.asarray(b_values, tb), nb), bst)
+    else:
+        c.input(rng, "BTensor", tb, b_sizes, b_kind, b_values)
+    if b_zp:
+        sizes = right([1, 1, 1, N if b_zp == "column" else 1], zr)
+        n = int(np.prod(sizes))
+        c.tensor("BZeroPointTensor", tb, sizes, np.resize(np.asarray(zv["b"], tb), n) if "b" in zv else ints(rng, tb, n))
+    return c.output(out_type, y_sizes)
+
+
+def gen_matmul_integer():
+    cases = []
+    mixes = list(itertools.product(Q8, Q8))
+    zp_forms = [("tensor", "tensor"), ("row", "column"), ("row", None), (None, "column"), (None, None), ("tensor", "column")]
+    kinds = ["packed", "padded", "permuted"]
+    for (ta, tb), k in itertools.product(mixes, range(6)):
+        mix = SHORT[np.dtype(ta)] + SHORT[np.dtype(tb)]
+        name = f"random_{mix}_{k}"
+        rng = rng_for("sizes/" + name)
+        rank = 2 + k % 3
+        M, K, N = (int(rng.integers(1, 20)) for _ in range(3))
+        batch = (int(rng.integers(1, 3)), int(rng.integers(1, 4))) if rank == 4 else (1, int(rng.integers(1, 4))) if rank == 3 else (1, 1)
+        az, bz = zp_forms[k]
+        cases.append(mmi_case(name, f"rank {rank}, batch {batch}, M {M} K {K} N {N}, AZeroPoint {az}, BZeroPoint {bz}",
+                              ta, tb, batch, M, K, N, rank, az, bz, a_kind=kinds[k % 3], b_kind=kinds[(k + 1) % 3],
+                              b_bcast=(rank == 4 and k % 2 == 1)))
+    for ta, tb in mixes:
+        mix = SHORT[np.dtype(ta)] + SHORT[np.dtype(tb)]
+        cases.append(mmi_case(f"large_{mix}", "M 33 K 300 N 40, per-row and per-column zero points", ta, tb, (1, 1), 33,
+                              300, 40, 2, "row", "column"))
+        # Every (a, b) pair once (K 1), with per-row and per-column zero points, random and at the extremes.
+        va, vb = all_pairs(ta, tb)
+        cases.append(mmi_case(f"pairs_{mix}", "every product once (K 1), per-row and per-column random zero points", ta,
+                              tb, (1, 1), 256, 1, 256, 2, "row", "column", a_values=va, b_values=vb))
+        for za, zb in [(np.iinfo(ta).min, np.iinfo(tb).max), (np.iinfo(ta).max, np.iinfo(tb).min)]:
+            cases.append(mmi_case(f"pairs_{mix}_zp{za}_{zb}", f"every product once (K 1), zero points {za}, {zb} per tensor",
+                                  ta, tb, (1, 1), 256, 1, 256, 2, "tensor", "tensor", a_values=va, b_values=vb,
+                                  zps={"a": [za], "b": [zb]}))
+    # int32 wrap: K up to the stack's limit with extreme differences (up to 255 * 255 per product).
+    for K, ta, tb, azp, bzp in [(33026, u8, u8, 0, 0), (61681, u8, u8, 0, 0), (61681, i8, i8, 0, 0),
+                                (61681, u8, u8, 255, 0), (50000, u8, i8, 0, -128), (61681, i8, u8, -128, 255),
+                                (61681, u8, i8, 255, 127)]:
+        lo_a, hi_a = np.iinfo(ta).min, np.iinfo(ta).max
+        lo_b, hi_b = np.iinfo(tb).min, np.iinfo(tb).max
+        a = np.full(K, hi_a if abs(int(hi_a) - azp) >= abs(int(lo_a) - azp) else lo_a, ta)
+        b0 = hi_b if abs(int(hi_b) - bzp) >= abs(int(lo_b) - bzp) else lo_b
+        b1 = lo_b if b0 == hi_b else hi_b
+        b = np.concatenate([np.full(K, b0, tb), np.full(K, b1, tb)])
+        name = f"wrap_K{K}_{SHORT[np.dtype(ta)]}{SHORT[np.dtype(tb)]}_zp{azp}_{bzp}"
+        c = mmi_case(name, f"int32 accumulator wrap: K {K} of extreme products (zero points {azp}, {bzp})", ta, tb, (1, 1),
+                     1, K, 2, 2, "tensor", "tensor", a_values=a, zps={"a": [azp], "b": [bzp]})
+        c.tensor("BTensor", tb, [K, 2], b, [1, K])
+        cases.append(c)
+    # Zero point shapes: fewer dimensions (right-aligned), stride 0, per batch, and shapes outside the docs.
+    cases.append(mmi_case("zp_rank1_tensor", "rank 4, AZeroPoint {1} and BZeroPoint {1}", u8, i8, (2, 2), 5, 7, 6, 4,
+                          "tensor", "tensor", zp_rank=1))
+    cases.append(mmi_case("zp_rank2_row_col", "rank 3, AZeroPoint {M,1}, BZeroPoint {1,N}", i8, u8, (1, 3), 6, 9, 5, 3,
+                          "row", "column", zp_rank=2))
+    cases.append(mmi_case("zp_rank1_col", "rank 2, BZeroPoint {N} (1 dimension; DML_FEATURE_LEVEL_5_2)", u8, u8, (1, 1),
+                          4, 5, 6, 2, None, "column", zp_rank=1))
+    c = mmi_case("refuse_azp_rank1_M", "rank 2, AZeroPoint {M} (1 dimension, M values: right-aligned it is {1,1,1,M})", u8, u8,
+                 (1, 1), 4, 5, 6, 2, "tensor", None)
+    c.tensor("AZeroPointTensor", u8, [4], [1, 2, 3, 4])
+    cases.append(c)
+    c = mmi_case("azp_rank3_bzp_rank2", "rank 4 A/B/Output, AZeroPoint {1,M,1}, BZeroPoint {1,N}: the zero points' "
+                 "DimensionCounts differ", u8, i8, (2, 1), 4, 5, 6, 4, "row", "column")
+    c.tensor("AZeroPointTensor", u8, [1, 4, 1], [9, 8, 7, 6])
+    c.tensor("BZeroPointTensor", i8, [1, 6], [-3, -2, -1, 0, 1, 2])
+    cases.append(c)
+    c = mmi_case("refuse_azp_stride0_row", "AZeroPoint {1,1,M,N} with strides {0,0,1,0}: per row written at the output's size", u8,
+                 u8, (1, 1), 4, 5, 6, 4, None, None)
+    c.tensor("AZeroPointTensor", u8, [1, 1, 4, 6], [10, 20, 30, 40], [0, 0, 1, 0])
+    cases.append(c)
+    c = mmi_case("bzp_stride0_tensor", "BZeroPoint {1,1,1,N} with strides {0,0,0,0}: one value repeated", i8, i8, (1, 1),
+                 4, 5, 6, 4, None, None)
+    c.tensor("BZeroPointTensor", i8, [1, 1, 1, 6], [-7], [0, 0, 0, 0])
+    cases.append(c)
+    c = mmi_case("refuse_azp_per_batch", "A {2,3,M,K}, AZeroPoint {2,1,M,1}: a zero point per batch (not in the docs)", u8, u8,
+                 (2, 3), 4, 5, 6, 4, None, None)
+    c.tensor("AZeroPointTensor", u8, [2, 1, 4, 1], list(range(1, 9)))
+    cases.append(c)
+    c = mmi_case("refuse_bzp_per_channel", "B {2,3,K,N}, BZeroPoint {1,3,1,N}: a zero point per channel (not in the docs)", i8,
+                 i8, (2, 3), 4, 5, 6, 4, None, None)
+    c.tensor("BZeroPointTensor", i8, [1, 3, 1, 6], list(range(-9, 9)))
+    cases.append(c)
+    c = mmi_case("refuse_azp_per_column", "AZeroPoint {1,1,1,K}: per column of A (not in the docs)", u8, u8, (1, 1), 4, 5, 6, 4,
+                 None, None)
+    c.tensor("AZeroPointTensor", u8, [1, 1, 1, 5], [1, 2, 3, 4, 5])
+    cases.append(c)
+    c = mmi_case("refuse_bzp_per_row", "BZeroPoint {1,1,K,1}: per row of B (not in the docs)", u8, u8, (1, 1), 4, 5, 6, 4, None,
+                 None)
+    c.tensor("BZeroPointTensor", u8, [1, 1, 5, 1], [1, 2, 3, 4, 5])
+    cases.append(c)
+    c = mmi_case("refuse_azp_full", "AZeroPoint {1,1,M,K}: one per element of A (not in the docs)", u8, u8, (1, 1), 2, 3, 2, 4,
+                 None, None)
+    c.tensor("AZeroPointTensor", u8, [1, 1, 2, 3], [1, 2, 3, 4, 5, 6])
+    cases.append(c)
+    # Batch broadcast through Sizes 1 (no zero strides), and through zero strides.
+    c = mmi_case("refuse_bcast_b_sizes1", "A {2,3,M,K}, B {1,1,K,N}, Output {2,3,M,N}: B broadcast by Sizes 1", u8, i8, (2, 3), 4,
+                 5, 6, 4, "tensor", "tensor")
+    c.input(rng_for("bcast_b"), "BTensor", i8, [1, 1, 5, 6])
+    cases.append(c)
+    c = mmi_case("refuse_bcast_a_sizes1", "A {1,3,M,K}, B {2,1,K,N}, Output {2,3,M,N}: both broadcast by Sizes 1", i8, u8, (2, 3),
+                 4, 5, 6, 4, None, None)
+    c.input(rng_for("bcast_a1"), "ATensor", i8, [1, 3, 4, 5])
+    c.input(rng_for("bcast_a2"), "BTensor", u8, [2, 1, 5, 6])
+    cases.append(c)
+    c = mmi_case("refuse_bcast_b_rank2", "A {2,3,M,K} (rank 4), B {K,N} (rank 2): DimensionCounts differ", u8, u8, (2, 3), 4, 5,
+                 6, 4, None, None)
+    c.input(rng_for("bcast_b_rank2"), "BTensor", u8, [5, 6])
+    cases.append(c)
+    cases.append(mmi_case("bcast_stride0", "rank 4, B {2,3,K,N} with zero strides on batch and channel", u8, u8, (2, 3), 7,
+                          9, 8, 4, "row", "column", b_bcast=True))
+    # Degenerate sizes and strided outputs.
+    cases.append(mmi_case("ones_M1_K1_N1", "M = K = N = 1", i8, i8, (1, 1), 1, 1, 1, 2, "tensor", "tensor"))
+    cases.append(mmi_case("gemv_M1", "M 1 K 64 N 33", u8, i8, (1, 1), 1, 64, 33, 2, "tensor", "column"))
+    c = mmi_case("out_padded", "Output {2,M,N} with padded strides", u8, u8, (1, 2), 3, 4, 5, 3, "row", "column")
+    c.output(i32, [2, 3, 5], [24, 8, 1])
+    cases.append(c)
+    c = mmi_case("azp_stride0_tensor", "AZeroPoint {1,1,M,1} with strides {0,0,0,0}: per row in shape, one value", u8, u8,
+                 (1, 1), 4, 5, 6, 4, None, None)
+    c.tensor("AZeroPointTensor", u8, [1, 1, 4, 1], [7], [0, 0, 0, 0])
+    cases.append(c)
+    c = mmi_case("azp_padded", "AZeroPoint {1,1,M,1} with strides {0,0,2,1}: every other buffer element", u8, u8, (1, 1), 4,
+                 5, 6, 4, None, None)
+    c.tensor("AZeroPointTensor", u8, [1, 1, 4, 1], [1, 99, 2, 99, 3, 99, 4], [0, 0, 2, 1])
+    cases.append(c)
+    c = mmi_case("refuse_bzp_stride0_MN", "BZeroPoint {1,1,M,N} with strides {0,0,0,1}: per column written at the "
+                 "output's size", u8, u8, (1, 1), 4, 5, 6, 4, None, None)
+    c.tensor("BZeroPointTensor", u8, [1, 1, 4, 6], [1, 2, 3, 4, 5, 6], [0, 0, 0, 1])
+    cases.append(c)
+    c = mmi_case("refuse_azp_stride0_batch", "A {2,3,M,K}, AZeroPoint {2,3,M,1} with strides {0,0,1,0}", u8, u8, (2, 3), 4,
+                 5, 6, 4, None, None)
+    c.tensor("AZeroPointTensor", u8, [2, 3, 4, 1], [1, 2, 3, 4], [0, 0, 1, 0])
+    cases.append(c)
+    c = mmi_case("refuse_bzp_rank5", "BZeroPoint {1,1,1,1,N}: 5 dimensions", u8, u8, (1, 1), 4, 5, 6, 4, None, None)
+    c.tensor("BZeroPointTensor", u8, [1, 1, 1, 1, 6], [1, 2, 3, 4, 5, 6])
+    cases.append(c)
+    # Refusals (expected): types and shapes outside the docs.
+    cases.append(mmi_case("refuse_out_i8", "OutputTensor INT8", u8, u8, (1, 1), 4, 5, 6, 2, None, None, out_type=i8))
+    cases.append(mmi_case("refuse_out_u32", "OutputTensor UINT32", u8, u8, (1, 1), 4, 5, 6, 2, None, None, out_type=u32))
+    c = mmi_case("refuse_azp_type", "A UINT8 with an INT8 AZeroPoint", u8, u8, (1, 1), 4, 5, 6, 2, None, None)
+    c.tensor("AZeroPointTensor", i8, [1, 1], [3])
+    cases.append(c)
+    c = mmi_case("refuse_a_i32", "A INT32", u8, u8, (1, 1), 4, 5, 6, 2, None, None)
+    c.input(rng_for("a_i32"), "ATensor", i32, [4, 5], values=lambda n: np.arange(n))
+    cases.append(c)
+    c = mmi_case("refuse_k_mismatch", "A {M,5}, B {4,N}", u8, u8, (1, 1), 4, 5, 6, 2, None, None)
+    c.input(rng_for("kmis"), "BTensor", u8, [4, 6])
+    cases.append(c)
+    c = mmi_case("refuse_azp_M_wrong", "AZeroPoint {1,1,3,1} with M = 4", u8, u8, (1, 1), 4, 5, 6, 4, None, None)
+    c.tensor("AZeroPointTensor", u8, [1, 1, 3, 1], [1, 2, 3])
+    cases.append(c)
+    cases.append(mmi_case("zp_rank4_ab_rank2", "A, B, Output of 2 dimensions, zero points {1,1,M,1} and {1,1,1,N}", u8,
+                          i8, (1, 1), 4, 5, 6, 2, "row", "column", zp_rank=4))
+    return cases
+
+
+# ---------------------------------------------------------------------------
 # QUANTIZED_LINEAR_CONVOLUTION
 
 def conv_case(name, desc, tx, tw, ty, N, Cin, H, W, Cout, kH, kW, G=1, strides=(1, 1), dil=(1, 1), pads=(0, 0, 0, 0),
@@ -686,7 +866,8 @@ def gen_clip():
     return cases
 
 
-GENERATORS = {"dequantize": gen_dequantize, "add": gen_add, "matmul": gen_matmul, "conv": gen_conv, "clip": gen_clip}
+GENERATORS = {"dequantize": gen_dequantize, "add": gen_add, "matmul": gen_matmul, "matmul_integer": gen_matmul_integer,
+              "conv": gen_conv, "clip": gen_clip}
 
 
 # ---------------------------------------------------------------------------
