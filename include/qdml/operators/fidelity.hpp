@@ -4,9 +4,12 @@
 // tests/data/directml/*/refuse_*, */params_zp_fewer_dims):
 //   - a zero point whose DimensionCount or Sizes differ from its scale's
 //     (QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION);
-//   - ELEMENT_WISE_CLIP with ScaleBias on INT64 or UINT64.
+//   - ELEMENT_WISE_CLIP with ScaleBias on INT64 or UINT64;
+//   - a MATRIX_MULTIPLY_INTEGER zero point repeated to the output's size
+//     through zero strides (docs/semantics.md section 12).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,10 +18,12 @@
 #include "qdml/core/error.hpp"
 #include "qdml/core/feature_level.hpp"
 #include "qdml/core/fidelity.hpp"
+#include "qdml/core/shape.hpp"
 #include "qdml/core/validate.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
+#include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 
@@ -36,6 +41,21 @@ inline void zero_point_like_scale(std::string_view op, const char* zp_member, co
         throw Error(std::string(op), zp_member,
                     cat("DimensionCount and Sizes ", sizes_str(z), " must equal ", scale_member, "'s ", sizes_str(s),
                         " (DirectML refuses a zero point shaped unlike its scale; fidelity exact allows it)"));
+}
+
+/// DirectML: a zero point's Sizes, right-aligned, are all 1 but `extent` on
+/// `axis` (no repetition to the output's size through zero strides).
+inline void zero_point_documented_shape(const Validator& v, const char* member, const OptionalTensor& zp,
+                                        std::uint32_t axis, std::uint32_t extent, const char* form) {
+    if (!zp) return;
+    std::uint32_t sizes[4];
+    std::uint64_t strides[4];
+    aligned4(zp->Desc, sizes, strides);
+    for (std::uint32_t i = 0; i < 4; ++i)
+        v.require(sizes[i] == 1 || (i == axis && sizes[i] == extent), member, [&] {
+            return cat("Sizes ", sizes_str(zp->Desc), " must be {1,1,1,1} (per tensor) or ", form,
+                       " (DirectML refuses a zero point repeated through zero Strides; fidelity exact allows it)");
+        });
 }
 }  // namespace detail
 
@@ -59,6 +79,16 @@ inline void validate_directml(const QuantizedLinearConvolutionDesc& d) {
                                   d.FilterScaleTensor);
     detail::zero_point_like_scale(n, "OutputZeroPointTensor", d.OutputZeroPointTensor, "OutputScaleTensor",
                                   d.OutputScaleTensor);
+}
+
+inline void validate_directml(const MatrixMultiplyIntegerDesc& d) {
+    const Validator v(MatrixMultiplyIntegerDesc::OperatorName, FeatureLevel::Latest);
+    std::uint32_t a[4], b[4];
+    std::uint64_t unused[4];
+    detail::aligned4(d.ATensor.Desc, a, unused);
+    detail::aligned4(d.BTensor.Desc, b, unused);
+    detail::zero_point_documented_shape(v, "AZeroPointTensor", d.AZeroPointTensor, 2, a[2], "{1,1,M,1} (per row)");
+    detail::zero_point_documented_shape(v, "BZeroPointTensor", d.BZeroPointTensor, 3, b[3], "{1,1,1,N} (per column)");
 }
 
 inline void validate_directml(const ElementWiseClipDesc& d) {

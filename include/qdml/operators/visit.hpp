@@ -11,6 +11,7 @@
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
+#include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 
@@ -68,6 +69,15 @@ void visit_typed(const QuantizedLinearConvolutionDesc& d, F&& f) {
                        f(QuantizedLinearConvolution<typename decltype(in)::type, typename decltype(filter)::type,
                                                     typename decltype(out)::type>::bind_validated(d));
                    });
+}
+
+template <class F>
+void visit_typed(const MatrixMultiplyIntegerDesc& d, F&& f) {
+    visit_one_of<std::int8_t, std::uint8_t>(d.ATensor.Desc.DataType, [&](auto a) {
+        visit_one_of<std::int8_t, std::uint8_t>(d.BTensor.Desc.DataType, [&](auto b) {
+            f(MatrixMultiplyInteger<typename decltype(a)::type, typename decltype(b)::type>::bind_validated(d));
+        });
+    });
 }
 
 template <class F>

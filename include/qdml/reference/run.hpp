@@ -12,6 +12,7 @@
 #include "qdml/reference/element_wise_clip.hpp"
 #include "qdml/reference/element_wise_dequantize_linear.hpp"
 #include "qdml/reference/element_wise_quantized_linear_add.hpp"
+#include "qdml/reference/matrix_multiply_integer.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_matrix_multiply.hpp"
 
@@ -31,6 +32,9 @@ inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Fidelity f = kDe
 }
 inline void compute(const QuantizedLinearConvolutionDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { quantized_linear_convolution(op, f); });
+}
+inline void compute(const MatrixMultiplyIntegerDesc& d, Fidelity f = kDefaultFidelity) {
+    visit_typed(d, [f](const auto& op) { matrix_multiply_integer(op, f); });
 }
 inline void compute(const ElementWiseClipDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { element_wise_clip(op, f); });
