@@ -198,6 +198,32 @@ TEST_CASE("execute: QUANTIZED_LINEAR_MATRIX_MULTIPLY, UINT8", "[directml]") {
     CHECK(y[1] == 20);
 }
 
+TEST_CASE("execute: MATRIX_MULTIPLY_INTEGER, UINT8 x INT8 with zero points", "[directml]") {
+    DmlTensor a(DML_TENSOR_DATA_TYPE_UINT8, {2, 2}), azp(DML_TENSOR_DATA_TYPE_UINT8, {2, 1});
+    DmlTensor b(DML_TENSOR_DATA_TYPE_INT8, {2, 1}), bzp(DML_TENSOR_DATA_TYPE_INT8, {1, 1});
+    DmlTensor out(DML_TENSOR_DATA_TYPE_INT32, {2, 1});
+    DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC mm{};
+    mm.ATensor = &a.desc;
+    mm.AZeroPointTensor = &azp.desc;
+    mm.BTensor = &b.desc;
+    mm.BZeroPointTensor = &bzp.desc;
+    mm.OutputTensor = &out.desc;
+    DML_OPERATOR_DESC op{DML_OPERATOR_MATRIX_MULTIPLY_INTEGER, &mm};
+    auto av = padded<std::uint8_t>({1, 2, 255, 0}, a), azv = padded<std::uint8_t>({0, 255}, azp);
+    auto bv = padded<std::int8_t>({5, -128}, b), bzv = padded<std::int8_t>({127}, bzp);
+    auto y = sentinel_buffer<std::int32_t>(out);
+    qdml::dml::execute(op, {buffer(av), buffer(azv), buffer(bv), buffer(bzv), buffer(y)});
+    // A - AZP = [1 2; 0 -255], B - BZP = [-122; -255]: [1*-122 + 2*-255; 0 + -255*-255] = [-632; 65025]
+    CHECK(y[0] == -632);
+    CHECK(y[1] == 65025);
+    // Without the zero points: [1*5 + 2*-128; 255*5 + 0] = [-251; 1275]
+    mm.AZeroPointTensor = nullptr;
+    mm.BZeroPointTensor = nullptr;
+    qdml::dml::execute(op, {buffer(av), Binding{}, buffer(bv), Binding{}, buffer(y)});
+    CHECK(y[0] == -251);
+    CHECK(y[1] == 1275);
+}
+
 TEST_CASE("execute: QUANTIZED_LINEAR_CONVOLUTION with Bias, padding and parameter arrays", "[directml]") {
     DmlTensor in(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 2, 2}), filter(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 2, 2});
     DmlTensor one(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 1, 1}), bias(DML_TENSOR_DATA_TYPE_INT32, {1, 1, 1, 1});

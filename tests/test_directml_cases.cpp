@@ -121,7 +121,8 @@ TEST_CASE("every case: the case-file runner and qdml::dml::execute give identica
             CHECK(qdml::cli::compare(runner_case.tensors.at("OutputTensor"), runner_case.expected) == "");
     }
     for (const auto* op : {"ELEMENT_WISE_DEQUANTIZE_LINEAR", "ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
-                           "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION", "ELEMENT_WISE_CLIP"}) {
+                           "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION", "ELEMENT_WISE_CLIP",
+                           "MATRIX_MULTIPLY_INTEGER"}) {
         INFO(op);
         CHECK(computed[op] >= 5);
     }
@@ -196,6 +197,8 @@ std::vector<std::pair<const char*, std::optional<Tensor>*>> optional_members(Des
                 {"OutputZeroPointTensor", &d.OutputZeroPointTensor}};
     else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>)
         return {};
+    else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerDesc>)
+        return {{"AZeroPointTensor", &d.AZeroPointTensor}, {"BZeroPointTensor", &d.BZeroPointTensor}};
     else
         return {{"AZeroPointTensor", &d.AZeroPointTensor},
                 {"BZeroPointTensor", &d.BZeroPointTensor},
@@ -217,6 +220,9 @@ std::vector<Tensor*> present_tensors(Desc& d) {
         add(d.OutputScaleTensor);
     } else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>) {
         add(d.InputTensor);
+    } else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerDesc>) {
+        add(d.ATensor);
+        add(d.BTensor);
     } else {
         add(d.ATensor);
         add(d.AScaleTensor);

@@ -223,6 +223,11 @@ TEST_CASE("matmul integer: the int32 sum wraps modulo 2^32", "[matmul_integer]")
         t.a_sizes = {1, 33026};
         t.b_sizes = {33026, 1};
         CHECK(t.run() == Out{-2147451646});
+        // The exact checker names the difference from the unwrapped sum.
+        const auto report = qdml::exact::check_exact(t.d, qdml::Fidelity::Exact);
+        REQUIRE(report.differences.size() == 1);
+        CHECK(report.differences[0].reason == qdml::exact::Reason::Int32Wrap);
+        CHECK(report.differences[0].exact == 2147515650.0);
     }
     SECTION("through the zero points: (0 - 255) * (255 - 0) * 66052 = -4295031300 -> + 2^32 * 2 = 4294903292 -> -64004") {
         // -66052 * 65025 = -4295031300; mod 2^32: -4295031300 + 8589934592 = 4294903292; as int32: 4294903292 - 2^32
@@ -451,5 +456,29 @@ TEST_CASE("matmul integer: validation, one rule at a time", "[matmul_integer][va
             CHECK(std::string(e.what()).find("MATRIX_MULTIPLY_INTEGER: OutputTensor: DataType INT8 is not supported; "
                                              "allowed: INT32") != std::string::npos);
         }
+    }
+}
+
+TEST_CASE("matmul integer: every entry computes the hand-computed case", "[matmul_integer]") {
+    for (auto impl : {qdml::Implementation::Reference, qdml::Implementation::Simd}) {
+        INFO("impl " << (impl == qdml::Implementation::Simd ? "simd" : "reference"));
+        MatMulInt t;
+        set_small_case(t, DT::UInt8, DT::Int8);
+        t.build();
+        qdml::run(t.d, qtest::exact(impl));
+        CHECK(t.pool.read(t.d.OutputTensor) == kExpected);
+        CHECK(qdml::describe(t.d, qtest::exact(impl)) ==
+              (impl == qdml::Implementation::Simd ? "simd scalar (no GEMM path for MATRIX_MULTIPLY_INTEGER yet)"
+                                                  : "reference"));
+        // Compiled once, executed on a second output buffer.
+        const auto compiled = qdml::compile(t.d, qtest::exact(impl));
+        qdml::MatrixMultiplyIntegerDesc d2 = t.d;
+        d2.OutputTensor = t.pool.output(DT::Int32, {2, 2});
+        compiled.execute(d2);
+        CHECK(t.pool.read(d2.OutputTensor) == kExpected);
+        // The exact checker: no difference (and an int32-wrapped one is named as such, below).
+        const auto report = qdml::exact::check_exact(t.d, qdml::Fidelity::Exact);
+        CHECK(report.elements == 4);
+        CHECK(report.differences.empty());
     }
 }

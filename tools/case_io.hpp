@@ -104,6 +104,10 @@ inline const std::vector<OperatorSpec>& operator_specs() {
         {ElementWiseClipDesc::OperatorName,
          {{"InputTensor", K::Required}, {"OutputTensor", K::Output}},
          {"ScaleBias", "Min", "Max"}},
+        {MatrixMultiplyIntegerDesc::OperatorName,
+         {{"ATensor", K::Required}, {"AZeroPointTensor", K::Optional}, {"BTensor", K::Required},
+          {"BZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
+         {}},
     };
     return specs;
 }
@@ -420,7 +424,8 @@ inline Case load_case(const std::string& path) {
 // Descs
 
 using AnyDesc = std::variant<ElementWiseDequantizeLinearDesc, ElementWiseQuantizedLinearAddDesc,
-                             QuantizedLinearMatrixMultiplyDesc, QuantizedLinearConvolutionDesc, ElementWiseClipDesc>;
+                             QuantizedLinearMatrixMultiplyDesc, QuantizedLinearConvolutionDesc, ElementWiseClipDesc,
+                             MatrixMultiplyIntegerDesc>;
 
 namespace detail {
 
@@ -459,6 +464,9 @@ AnyDesc build_desc(Case& c, Bind&& bind) {
         return QuantizedLinearMatrixMultiplyDesc{req("ATensor"), req("AScaleTensor"), opt("AZeroPointTensor"),
                                                  req("BTensor"), req("BScaleTensor"), opt("BZeroPointTensor"),
                                                  req("OutputScaleTensor"), opt("OutputZeroPointTensor"), req("OutputTensor")};
+    if (op == MatrixMultiplyIntegerDesc::OperatorName)
+        return MatrixMultiplyIntegerDesc{req("ATensor"), opt("AZeroPointTensor"), req("BTensor"), opt("BZeroPointTensor"),
+                                         req("OutputTensor")};
     if (op == QuantizedLinearConvolutionDesc::OperatorName) {
         QuantizedLinearConvolutionDesc d;
         d.InputTensor = req("InputTensor");
@@ -557,7 +565,8 @@ inline constexpr std::uint64_t kDefaultMaxWork = std::uint64_t{1} << 34;
 inline std::uint64_t work_units(const Case& c) {
     const TensorDesc& out = c.tensors.at("OutputTensor").desc;
     const std::uint64_t n = element_count(out).value_or(0);  // < 2^32 once valid
-    if (c.operator_name == QuantizedLinearMatrixMultiplyDesc::OperatorName) {
+    if (c.operator_name == QuantizedLinearMatrixMultiplyDesc::OperatorName ||
+        c.operator_name == MatrixMultiplyIntegerDesc::OperatorName) {
         const TensorDesc& a = c.tensors.at("ATensor").desc;
         return n * a.Sizes[a.DimensionCount - 1];
     }
@@ -575,6 +584,7 @@ inline void check_limits(const Case& c, std::uint64_t max_work) {
     const std::uint64_t w = work_units(c);
     if (w > max_work) {
         const bool macs = c.operator_name == QuantizedLinearMatrixMultiplyDesc::OperatorName ||
+                          c.operator_name == MatrixMultiplyIntegerDesc::OperatorName ||
                           c.operator_name == QuantizedLinearConvolutionDesc::OperatorName;
         throw InputError(c.file, std::string("work limit: the case needs ") + std::to_string(w) +
                                      (macs ? " multiply-adds" : " output elements") + ", more than the limit of " +

@@ -59,7 +59,7 @@ Error.__module__ = __name__  # shown as qdml.Error
 __all__ = [
     "Error", "element_wise_dequantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
-    "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
+    "matrix_multiply_integer", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
     "LATEST_FEATURE_LEVEL", "DEFAULT_FIDELITY", "FIDELITIES",
 ]
 
@@ -131,6 +131,9 @@ def _output_layout(op, t, params):
         return t["InputTensor"].shape, t["ScaleTensor"].dtype
     if op == "ELEMENT_WISE_CLIP":
         return t["InputTensor"].shape, t["InputTensor"].dtype
+    if op == "MATRIX_MULTIPLY_INTEGER":
+        a, b = t["ATensor"].shape, t["BTensor"].shape
+        return a[:-1] + b[-1:], np.dtype(np.int32)
     zp = t.get("OutputZeroPointTensor")
     dtype = None if zp is None else zp.dtype
     if op == "ELEMENT_WISE_QUANTIZED_LINEAR_ADD":
@@ -290,6 +293,17 @@ def element_wise_clip(*, InputTensor, Min, Max, ScaleBias=None, OutputTensor=Non
     OutputTensor=InputTensor computes in place."""
     return _call("ELEMENT_WISE_CLIP", dict(InputTensor=InputTensor),
                  _params(Min=Min, Max=Max, ScaleBias=ScaleBias), OutputTensor, impl, feature_level, fidelity, threads)
+
+
+def matrix_multiply_integer(*, ATensor, BTensor, AZeroPointTensor=None, BZeroPointTensor=None, OutputTensor=None,
+                            impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
+    """DML_MATRIX_MULTIPLY_INTEGER: sum_k (A - AZeroPoint)(B - BZeroPoint), INT32 (wrapping).
+    2-4 dimensions, output [..., M, N]; AZeroPoint per tensor or per row ((M, 1)),
+    BZeroPoint per tensor or per column ((1, N) or (N,))."""
+    return _call("MATRIX_MULTIPLY_INTEGER",
+                 dict(ATensor=ATensor, AZeroPointTensor=AZeroPointTensor, BTensor=BTensor,
+                      BZeroPointTensor=BZeroPointTensor),
+                 {}, OutputTensor, impl, feature_level, fidelity, threads)
 
 
 # ---------------------------------------------------------------------------

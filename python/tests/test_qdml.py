@@ -355,11 +355,45 @@ def test_every_implementation_gives_the_references_bits():
             same_bits(call(impl=impl), want)
 
 
+# --- MATRIX_MULTIPLY_INTEGER (docs/semantics.md section 12) -------------------
+
+def test_matrix_multiply_integer_hand_computed():
+    # A - AZP(1) = [[0, 1, 2], [3, 4, 5]], B - BZP(-1) = [[2, 0], [3, 1], [4, 2]]
+    # -> [[0*2+1*3+2*4, 0*0+1*1+2*2], [3*2+4*3+5*4, 0+4+10]] = [[11, 5], [38, 14]]
+    a = np.array([[1, 2, 3], [4, 5, 6]], np.int8)
+    b = np.array([[1, -1], [2, 0], [3, 1]], np.int8)
+    for impl in qdml.IMPLEMENTATIONS:
+        out = qdml.matrix_multiply_integer(ATensor=a, BTensor=b, AZeroPointTensor=np.array([[1]], np.int8),
+                                           BZeroPointTensor=np.array([[-1]], np.int8), impl=impl)
+        assert out.dtype == np.int32 and out.tolist() == [[11, 5], [38, 14]]
+    # Per row (M, 1) and per column (N,): A u8 - [[10], [20]] = [[0, 2], [0, 10]],
+    # B i8 - [1, 0, -1] = [[0, 2, 4], [3, 5, 7]] -> [[6, 10, 14], [30, 50, 70]]
+    out = qdml.matrix_multiply_integer(ATensor=np.array([[10, 12], [20, 30]], np.uint8),
+                                       AZeroPointTensor=np.array([[10], [20]], np.uint8),
+                                       BTensor=np.array([[1, 2, 3], [4, 5, 6]], np.int8),
+                                       BZeroPointTensor=np.array([1, 0, -1], np.int8))
+    assert out.tolist() == [[6, 10, 14], [30, 50, 70]]
+
+
+def test_matrix_multiply_integer_wraps_and_refuses():
+    # 33026 * 255 * 255 = 2147515650 wraps to 2147515650 - 2^32 = -2147451646
+    k = 33026
+    a = np.broadcast_to(np.uint8(255), (1, k))
+    b = np.broadcast_to(np.uint8(255), (k, 1))
+    assert qdml.matrix_multiply_integer(ATensor=a, BTensor=b).tolist() == [[-2147451646]]
+    with pytest.raises(qdml.Error, match=r"^MATRIX_MULTIPLY_INTEGER: AZeroPointTensor: .*per row"):
+        qdml.matrix_multiply_integer(ATensor=np.zeros((2, 3), np.int8), BTensor=np.zeros((3, 4), np.int8),
+                                     AZeroPointTensor=np.zeros(2, np.int8))  # (M,) is {1,1,1,M}: write (M, 1)
+    with pytest.raises(qdml.Error, match=r"^MATRIX_MULTIPLY_INTEGER: OutputTensor: DataType INT8"):
+        qdml.matrix_multiply_integer(ATensor=np.zeros((2, 3), np.int8), BTensor=np.zeros((3, 4), np.int8),
+                                     OutputTensor=np.zeros((2, 4), np.int8))
+
+
 # --- the default implementation ---------------------------------------------
 
 FUNCTIONS = [qdml.element_wise_dequantize_linear, qdml.element_wise_quantized_linear_add,
              qdml.quantized_linear_matrix_multiply, qdml.quantized_linear_convolution, qdml.element_wise_clip,
-             qdml.run_case]
+             qdml.matrix_multiply_integer, qdml.run_case]
 
 
 def test_the_default_implementation_is_the_cpp_default():

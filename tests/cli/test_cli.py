@@ -40,7 +40,8 @@ TYPES = {
     "FLOAT32": ("<f4", "<f"), "FLOAT16": ("<f2", "<e"),
 }
 OPERATORS = ["ELEMENT_WISE_DEQUANTIZE_LINEAR", "ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
-             "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION", "ELEMENT_WISE_CLIP"]
+             "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION", "ELEMENT_WISE_CLIP",
+             "MATRIX_MULTIPLY_INTEGER"]
 
 # ---------------------------------------------------------------------------
 # .npy by hand

@@ -141,7 +141,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FuzzedDataProvider p(data, size);
     Builder b(p);
     const auto F = TensorDataType::Float32;
-    switch (p.ConsumeIntegralInRange(0, 4)) {
+    switch (p.ConsumeIntegralInRange(0, 5)) {
         case 0: {
             const auto r = b.rank(1, 8);
             const auto s = b.sizes(r);
@@ -203,6 +203,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             d.OutputScaleTensor = b.tensor(F, 4, b.ones(4));
             d.OutputZeroPointTensor = b.maybe(to, 4, b.ones(4));
             d.OutputTensor = b.tensor(to, 4, {nb, cout, oh, ow});
+            attempt(d);
+            break;
+        }
+        case 4: {  // MATRIX_MULTIPLY_INTEGER: zero points per tensor, per row / column, or of another rank
+            const auto r = b.rank(2, 4);
+            const std::uint32_t m = b.small(1, 5), k = b.small(1, 5), n = b.small(1, 5);
+            std::vector<std::uint32_t> a(r, 1), bb(r, 1), o(r, 1);
+            a[r - 2] = m, a[r - 1] = k, bb[r - 2] = k, bb[r - 1] = n, o[r - 2] = m, o[r - 1] = n;
+            if (r >= 3) a[r - 3] = bb[r - 3] = o[r - 3] = b.small(1, 2);
+            const auto ta = b.q8(), tb = b.q8();
+            const auto zr = b.rank(1, 4);
+            std::vector<std::uint32_t> az(zr, 1), bz(zr, 1);
+            if (zr >= 2 && p.ConsumeBool()) az[zr - 2] = m;
+            if (p.ConsumeBool()) bz[zr - 1] = n;
+            qdml::MatrixMultiplyIntegerDesc d{b.tensor(ta, r, a), b.maybe(ta, zr, az), b.tensor(tb, r, bb), b.maybe(tb, zr, bz),
+                                              b.tensor(p.ConsumeBool() ? TensorDataType::Int32 : b.q8(), r, o)};
             attempt(d);
             break;
         }

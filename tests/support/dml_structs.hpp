@@ -56,6 +56,15 @@ public:
         s.GroupCount = d.GroupCount;
         op = {DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION, &s};
     }
+    explicit DmlOp(const qdml::MatrixMultiplyIntegerDesc& d) {
+        auto& s = matmul_integer_;
+        s.ATensor = add(d.ATensor);
+        s.AZeroPointTensor = add(d.AZeroPointTensor);
+        s.BTensor = add(d.BTensor);
+        s.BZeroPointTensor = add(d.BZeroPointTensor);
+        s.OutputTensor = add(d.OutputTensor);
+        op = {DML_OPERATOR_MATRIX_MULTIPLY_INTEGER, &s};
+    }
     explicit DmlOp(const qdml::ElementWiseClipDesc& d) {
         auto& s = clip_;
         s.InputTensor = add(d.InputTensor);
@@ -87,6 +96,7 @@ private:
     DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC add_{};
     DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC matmul_{};
     DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC conv_{};
+    DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC matmul_integer_{};
     DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_{};
 
     const UINT* array(const std::uint32_t* p, std::size_t n) { return arrays_.emplace_back(p, p + n).data(); }

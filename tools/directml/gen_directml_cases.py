@@ -323,6 +323,18 @@ def right(sizes, r):
     return list(sizes[len(sizes) - r:])
 
 
+def b_input(c, rng, tb, b_sizes, rank, b_kind, b_values, b_bcast):
+    """A matmul's BTensor of layout `b_kind`, or with `b_bcast` shared across the batch (stride 0 on its
+    leading dimensions)."""
+    if not b_bcast:
+        c.input(rng, "BTensor", tb, b_sizes, b_kind, b_values)
+        return
+    st = packed(b_sizes)
+    bst = [0 if d < rank - 2 else st[d] for d in range(rank)]
+    nb = span(b_sizes, bst)
+    c.tensor("BTensor", tb, b_sizes, ints(rng, tb, nb) if b_values is None else np.resize(np.asarray(b_values, tb), nb), bst)
+
+
 def matmul_case(name, desc, ta, tb, ty, batch, M, K, N, rank=4, a_param="tensor", b_param="tensor", zp_present=(1, 1, 1),
                 a_values=None, b_values=None, a_kind="packed", b_kind="packed", scales=None, zps=None, b_bcast=False,
                 param_rank=None, zp_param=None):
@@ -347,14 +359,7 @@ def matmul_case(name, desc, ta, tb, ty, batch, M, K, N, rank=4, a_param="tensor"
     param("AScaleTensor", f32, a_param, M, sc.get("a"))
     if zp_present[0]:
         param("AZeroPointTensor", ta, zp_param[0], M, zv.get("a"))
-    bst = None
-    if b_bcast:  # B shared across the batch: stride 0 on its leading dimensions
-        st = packed(b_sizes)
-        bst = [0 if d < rank - 2 else st[d] for d in range(rank)]
-        nb = span(b_sizes, bst)
-        c.tensor("BTensor", tb, b_sizes, ints(rng, tb, nb) if b_values is None else np.resize(np.asarray(b_values, tb), nb), bst)
-    else:
-        c.input(rng, "BTensor", tb, b_sizes, b_kind, b_values)
+    b_input(c, rng, tb, b_sizes, rank, b_kind, b_values, b_bcast)
     param("BScaleTensor", f32, b_param, N, sc.get("b"))
     if zp_present[1]:
         param("BZeroPointTensor", tb, zp_param[1], N, zv.get("b"))
@@ -510,13 +515,7 @@ def mmi_case(name, desc, ta, tb, batch, M, K, N, rank=4, a_zp="tensor", b_zp="te
         sizes = right([1, 1, M if a_zp == "row" else 1, 1], zr)
         n = int(np.prod(sizes))
         c.tensor("AZeroPointTensor", ta, sizes, np.resize(np.asarray(zv["a"], ta), n) if "a" in zv else ints(rng, ta, n))
-    if b_bcast:  # B shared across the batch: stride 0 on its leading dimensions
-        st = packed(b_sizes)
-        bst = [0 if d < rank - 2 else st[d] for d in range(rank)]
-        nb = span(b_sizes, bst)
-        c.tensor("BTensor", tb, b_sizes, ints(rng, tb, nb) if b_values is None else np.resize(np.asarray(b_values, tb), nb), bst)
-    else:
-        c.input(rng, "BTensor", tb, b_sizes, b_kind, b_values)
+    b_input(c, rng, tb, b_sizes, rank, b_kind, b_values, b_bcast)
     if b_zp:
         sizes = right([1, 1, 1, N if b_zp == "column" else 1], zr)
         n = int(np.prod(sizes))

@@ -299,6 +299,19 @@ void check(const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, Report& r, Fid
     }, r, f);
 }
 
+/// The exact sum of a matrix multiplication's output element i (int64, no
+/// wrap): sum over k of (A[m][k] - AZP[m]) * (B[k][n] - BZP[n]).
+template <class Op, class Index>
+std::int64_t matmul_sum(const Op& op, const Index& i) {
+    const std::uint32_t b = i[0], c = i[1], m = i[2], n = i[3];
+    const std::int64_t azp = op.AZeroPointTensor ? (*op.AZeroPointTensor)[i] : 0;
+    const std::int64_t bzp = op.BZeroPointTensor ? (*op.BZeroPointTensor)[i] : 0;
+    std::int64_t acc = 0;
+    for (std::uint32_t k = 0; k < op.ATensor.sizes[3]; ++k)
+        acc += (op.ATensor[{b, c, m, k}] - azp) * (op.BTensor[{b, c, k, n}] - bzp);
+    return acc;
+}
+
 /// The requantize epilogue of matmul and convolution, three ways: exact acc *
 /// (sa * sb / so); fp32(wrapped acc) * (fp32(sa * sb) / so); and DirectML's
 /// ((fp32(wrapped acc) * s1) * s2) / so (s1 = sa for matmul, sb = the filter's
@@ -328,17 +341,26 @@ Exact requantize_both(std::int64_t acc, float sa, float sb, float so, std::int64
 
 template <class TA, class TB, class TOut>
 void check(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, Report& r, Fidelity f) {
-    const auto& A = op.ATensor;
-    const auto& B = op.BTensor;
-    const std::uint32_t K = A.sizes[3];
     compare(op.OutputTensor, [&](const auto& i) {
-        const std::uint32_t b = i[0], c = i[1], m = i[2], n = i[3];
-        const std::int64_t azp = op.AZeroPointTensor ? (*op.AZeroPointTensor)[i] : 0;
-        const std::int64_t bzp = op.BZeroPointTensor ? (*op.BZeroPointTensor)[i] : 0;
-        std::int64_t acc = 0;
-        for (std::uint32_t k = 0; k < K; ++k) acc += (A[{b, c, m, k}] - azp) * (B[{b, c, k, n}] - bzp);
+        const std::int64_t acc = matmul_sum(op, i);
         const std::int64_t ozp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[i] : 0;
         return requantize_both<TOut>(acc, op.AScaleTensor[i], op.BScaleTensor[i], op.OutputScaleTensor[i], ozp);
+    }, r, f);
+}
+
+/// MATRIX_MULTIPLY_INTEGER (docs/semantics.md section 12): the exact sum in
+/// int64; docs/semantics.md's result is that sum wrapped to int32 (the same in
+/// both profiles), so the only explained difference is int32-wrapped.
+template <class TA, class TB>
+void check(const MatrixMultiplyInteger<TA, TB>& op, Report& r, Fidelity f) {
+    compare(op.OutputTensor, [&](const auto& i) {
+        const std::int64_t acc = matmul_sum(op, i);
+        Exact e;
+        e.value = e.result = static_cast<double>(acc);
+        e.wrapped = !fits_int32(acc);
+        e.binary32 = static_cast<double>(wrapped_int32(acc));
+        e.same_in_directml();
+        return e;
     }, r, f);
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 #include "qdml/core/error.hpp"
 #include "qdml/core/tensor.hpp"
@@ -43,6 +44,41 @@ inline void quantization_param_shape(const Validator& v, std::string_view m, con
         const bool ok = sizes[i] == 1 || (i == axis && sizes[i] == extent) || (strides[i] == 0 && sizes[i] == full[i]);
         v.require(ok, m, [&] { return "Sizes " + sizes_str(t.Desc) + " must be {1,1,1,1} (per tensor) or " + form; });
     }
+}
+
+/// The A {.., M, K}, B {.., K, N} and Output {.., M, N} rules of the matrix
+/// multiplications (docs/semantics.md sections 5 and 12): one
+/// DimensionCount, B's K equal to A's, the output's last two sizes {M, N},
+/// batch and channel sizes equal to the output's (a shared operand is
+/// expressed through zero strides). Sets `o` to the output's sizes
+/// right-aligned to 4-D; returns {M, N}.
+inline std::pair<std::uint32_t, std::uint32_t> matmul_shapes(const Validator& v, const Tensor& A, const Tensor& B,
+                                                             const Tensor& Out, std::uint32_t (&o)[4]) {
+    v.same_dimension_count("BTensor", B, "ATensor", A);
+    v.same_dimension_count("OutputTensor", Out, "ATensor", A);
+    std::uint32_t a[4], b[4];
+    std::uint64_t unused[4];
+    aligned4(A.Desc, a, unused);
+    aligned4(B.Desc, b, unused);
+    aligned4(Out.Desc, o, unused);
+    const std::uint32_t M = a[2], K = a[3], N = b[3];
+    v.require(b[2] == K, "BTensor", [&] {
+        return cat("Sizes ", sizes_str(B.Desc), ": rows (K) ", b[2], " must equal ATensor's columns (K) ", K);
+    });
+    v.require(o[2] == M && o[3] == N, "OutputTensor", [&] {
+        return cat("Sizes ", sizes_str(Out.Desc), " must end in {M, N} = {", M, ", ", N, "}");
+    });
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        v.require(a[i] == o[i], "ATensor", [&] {
+            return cat("Sizes ", sizes_str(A.Desc), ": batch dimension ", a[i], " must equal OutputTensor's ", o[i],
+                       " (broadcast through zero Strides)");
+        });
+        v.require(b[i] == o[i], "BTensor", [&] {
+            return cat("Sizes ", sizes_str(B.Desc), ": batch dimension ", b[i], " must equal OutputTensor's ", o[i],
+                       " (broadcast through zero Strides)");
+        });
+    }
+    return {M, N};
 }
 
 }  // namespace qdml::detail

@@ -21,6 +21,7 @@
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
+#include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 // Last: on Windows, DirectML.h brings in windows.h, whose min/max macros
@@ -170,7 +171,6 @@ const Desc& operator_desc(const DML_OPERATOR_DESC& op, std::string_view name) {
 inline std::string_view unimplemented_name(std::uint32_t type) {
     switch (type) {
         case 33: return "ELEMENT_WISE_QUANTIZE_LINEAR";
-        case 117: return "MATRIX_MULTIPLY_INTEGER";
         case 119: return "CONVOLUTION_INTEGER";
         case 148: return "DYNAMIC_QUANTIZE_LINEAR";
         case 153: return "ELEMENT_WISE_CLIP1";
@@ -218,6 +218,18 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             if (add) return convert(Add{}, operator_desc<DmlAdd>(op, Add::OperatorName));
             return convert(Matmul{}, operator_desc<DmlMatmul>(op, Matmul::OperatorName));
         }
+        case DML_OPERATOR_MATRIX_MULTIPLY_INTEGER: {
+            using D = MatrixMultiplyIntegerDesc;
+            const auto& s = operator_desc<DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC>(op, D::OperatorName);
+            Reader r(D::OperatorName, b, 5);
+            D d;
+            d.ATensor = r.required("ATensor", s.ATensor);
+            d.AZeroPointTensor = r.optional("AZeroPointTensor", s.AZeroPointTensor);
+            d.BTensor = r.required("BTensor", s.BTensor);
+            d.BZeroPointTensor = r.optional("BZeroPointTensor", s.BZeroPointTensor);
+            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+            return f(d);
+        }
         case DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION: {
             using D = QuantizedLinearConvolutionDesc;
             const auto& s = operator_desc<DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC>(op, D::OperatorName);
@@ -264,7 +276,8 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
         throw NotImplemented("DML_OPERATOR_DESC", "Type",
                              cat("DML_OPERATOR_TYPE ", type, " is not implemented by qdml (it implements ",
                                  "ELEMENT_WISE_DEQUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZED_LINEAR_ADD, ",
-                                 "QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, ELEMENT_WISE_CLIP)"));
+                                 "QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, ELEMENT_WISE_CLIP, ",
+                                 "MATRIX_MULTIPLY_INTEGER)"));
     throw Error("DML_OPERATOR_DESC", "Type", cat(type, " is not a DML_OPERATOR_TYPE"));
 }
 

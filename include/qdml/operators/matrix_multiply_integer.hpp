@@ -79,32 +79,9 @@ inline void validate(const MatrixMultiplyIntegerDesc& d, FeatureLevel level) {
     if (d.AZeroPointTensor) v.same_type("AZeroPointTensor", *d.AZeroPointTensor, "ATensor", d.ATensor);
     if (d.BZeroPointTensor) v.same_type("BZeroPointTensor", *d.BZeroPointTensor, "BTensor", d.BTensor);
 
-    v.same_dimension_count("BTensor", d.BTensor, "ATensor", d.ATensor);
-    v.same_dimension_count("OutputTensor", d.OutputTensor, "ATensor", d.ATensor);
-    std::uint32_t a[4], b[4], o[4];
-    std::uint64_t unused[4];
-    detail::aligned4(d.ATensor.Desc, a, unused);
-    detail::aligned4(d.BTensor.Desc, b, unused);
-    detail::aligned4(d.OutputTensor.Desc, o, unused);
-    const std::uint32_t M = a[2], K = a[3], N = b[3];
-    v.require(b[2] == K, "BTensor", [&] {
-        return detail::cat("Sizes ", detail::sizes_str(d.BTensor.Desc), ": rows (K) ", b[2],
-                           " must equal ATensor's columns (K) ", K);
-    });
-    v.require(o[2] == M && o[3] == N, "OutputTensor", [&] {
-        return detail::cat("Sizes ", detail::sizes_str(d.OutputTensor.Desc), " must end in {M, N} = {", M, ", ", N,
-                           "}");
-    });
-    for (std::uint32_t i = 0; i < 2; ++i) {
-        v.require(a[i] == o[i], "ATensor", [&] {
-            return detail::cat("Sizes ", detail::sizes_str(d.ATensor.Desc), ": batch dimension ", a[i],
-                               " must equal OutputTensor's ", o[i], " (broadcast through zero Strides)");
-        });
-        v.require(b[i] == o[i], "BTensor", [&] {
-            return detail::cat("Sizes ", detail::sizes_str(d.BTensor.Desc), ": batch dimension ", b[i],
-                               " must equal OutputTensor's ", o[i], " (broadcast through zero Strides)");
-        });
-    }
+    std::uint32_t o[4];
+    const auto mn = detail::matmul_shapes(v, d.ATensor, d.BTensor, d.OutputTensor, o);
+    const std::uint32_t M = mn.first, N = mn.second;
     if (d.AZeroPointTensor)
         detail::quantization_param_shape(v, "AZeroPointTensor", *d.AZeroPointTensor, 2, M, o, "{1,1,M,1} (per row)");
     if (d.BZeroPointTensor)

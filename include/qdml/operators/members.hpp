@@ -13,6 +13,7 @@
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
+#include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 
@@ -53,6 +54,11 @@ inline std::array<BoundMember, 10> members(const QuantizedLinearConvolutionDesc&
              {"BiasTensor", bound(d.BiasTensor)}, {"OutputScaleTensor", bound(d.OutputScaleTensor)},
              {"OutputZeroPointTensor", bound(d.OutputZeroPointTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
 }
+inline std::array<BoundMember, 5> members(const MatrixMultiplyIntegerDesc& d) noexcept {
+    return {{{"ATensor", bound(d.ATensor)}, {"AZeroPointTensor", bound(d.AZeroPointTensor)},
+             {"BTensor", bound(d.BTensor)}, {"BZeroPointTensor", bound(d.BZeroPointTensor)},
+             {"OutputTensor", bound(d.OutputTensor)}}};
+}
 inline std::array<BoundMember, 2> members(const ElementWiseClipDesc& d) noexcept {
     return {{{"InputTensor", bound(d.InputTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
 }
@@ -79,6 +85,9 @@ inline const char* changed_param(const QuantizedLinearConvolutionDesc& a, const 
     if (a.StartPadding != b.StartPadding) return "StartPadding";
     if (a.EndPadding != b.EndPadding) return "EndPadding";
     if (a.GroupCount != b.GroupCount) return "GroupCount";
+    return nullptr;
+}
+inline const char* changed_param(const MatrixMultiplyIntegerDesc&, const MatrixMultiplyIntegerDesc&) noexcept {
     return nullptr;
 }
 inline const char* changed_param(const ElementWiseClipDesc& a, const ElementWiseClipDesc& b) noexcept {

@@ -142,7 +142,7 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
             if (weights_owned_by_dml(d))
                 return std::make_shared<WeightsForm<Desc, simd::PreparedQuantizedLinearConvolution>>(
                     d, gemm, o.feature_level);
-        } else if constexpr (simd::kAvailable) {
+        } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc>) {
             std::shared_ptr<const Form<Desc>> e;
             visit_typed(d, [&](const auto& op) { e = make_form(op, gemm); });
             return e;
@@ -291,6 +291,7 @@ QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearMatrixMultiplyDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClipDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
 #endif
 /// Makes one operator's dispatch and executors in this translation unit, for
 /// the programs built with QDML_EXTERN_DISPATCH: write it at namespace scope,

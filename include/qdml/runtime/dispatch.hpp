@@ -19,6 +19,7 @@
 #include "qdml/simd/element_wise_clip.hpp"
 #include "qdml/simd/element_wise_dequantize_linear.hpp"
 #include "qdml/simd/element_wise_quantized_linear_add.hpp"
+#include "qdml/simd/matrix_multiply_integer.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
 
@@ -73,6 +74,8 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fideli
             simd::quantized_linear_matrix_multiply(op, gemm);
         else if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
             simd::quantized_linear_convolution(op, gemm);
+        else if constexpr (std::is_same_v<Desc, MatrixMultiplyIntegerDesc>)
+            simd::matrix_multiply_integer(op, gemm);
         else
             simd::element_wise_clip(op, gemm);
     });
@@ -91,6 +94,10 @@ inline void compute(const QuantizedLinearMatrixMultiplyDesc& d, Implementation i
     dispatch(d, impl, gemm, f);
 }
 inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = kDefaultFidelity) {
+    dispatch(d, impl, gemm, f);
+}
+inline void compute(const MatrixMultiplyIntegerDesc& d, Implementation impl, simd::GemmOptions gemm = {},
                     Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
@@ -143,4 +150,5 @@ QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearMatrixMultiplyDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseClipDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
 #endif
