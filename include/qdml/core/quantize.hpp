@@ -6,6 +6,7 @@
 //   quantize<T>(v, zp)       = Q(v, zp, T): clamp v to [lo-zp, hi-zp] (NaN -> lo-zp),
 //                              then rne(v) + zp
 //   requantize multiplier    = fp32(scale_a * scale_b) / scale_out
+//   quantize_linear<T>(x, s, zp) = Q(x / s, zp, T)           (a true division)
 // (The DirectML profile's forms of the steps that differ: quantize_directml.hpp.)
 #pragma once
 
@@ -221,6 +222,19 @@ inline T requantize(std::int32_t acc, float multiplier, std::int32_t zp) noexcep
 /// Widens a float tensor element to binary32 (exact).
 inline float to_float(float x) noexcept { return x; }
 inline float to_float(float16 x) noexcept { return static_cast<float>(x); }
+
+/// ELEMENT_WISE_QUANTIZE_LINEAR's x(Input) (docs/semantics.md section 11):
+/// FLOAT32 as it is, FLOAT16 widened (exact), INT32 by fp32 (rounded beyond 2^24).
+inline float quantize_input(float x) noexcept { return x; }
+inline float quantize_input(float16 x) noexcept { return static_cast<float>(x); }
+inline float quantize_input(std::int32_t x) noexcept { return fp32(x); }
+
+/// One element of ELEMENT_WISE_QUANTIZE_LINEAR (docs/semantics.md section 11):
+/// Q(x / s, zp, T), the quotient one true binary32 division.
+template <class T>
+inline T quantize_linear(float x, float s, std::int32_t zp) noexcept {
+    return quantize<T>(x / s, zp);
+}
 
 /// Rounds a binary32 result to the float element type T (once, RNE).
 template <class T>

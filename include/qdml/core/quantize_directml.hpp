@@ -6,6 +6,7 @@
 //   requantize_directml<T>   = quantize_directml<T>(((fp32(acc) * s1) * s2) / scale_out, zp)
 //   quantize_directml<T>     = clamp(wrap32(int32_saturate(rne(v)) + zp), lo, hi), NaN -> 0 + zp
 //   clamp_min_max_directml   = t = v < hi ? v : hi; t > lo ? t : lo
+//   quantize_linear_directml<T> = quantize_linear<T>, but a NaN quotient -> 0 without a zero point
 // Every other step is the exact profile's (core/quantize.hpp).
 #pragma once
 
@@ -55,6 +56,16 @@ inline T requantize_directml(std::int32_t acc, float s1, float s2, float scale_o
     const float v1 = no_fuse(fp32(acc) * s1);
     const float v2 = no_fuse(v1 * s2);
     return quantize_directml<T>(v2 / scale_out, zp);
+}
+
+/// DirectML's ELEMENT_WISE_QUANTIZE_LINEAR (docs/semantics.md section 11):
+/// Q(x / s, zp, T) as quantize_linear, except that a NaN quotient gives 0
+/// when the desc has no zero point (with one, T's low end, as Q).
+template <class T>
+inline T quantize_linear_directml(float x, float s, std::int32_t zp, bool has_zero_point) noexcept {
+    const float v = x / s;
+    if (v != v && !has_zero_point) return T{0};
+    return quantize<T>(v, zp);
 }
 
 /// Clip's comparisons as DirectML makes them: min(v, hi) is v only when

@@ -22,6 +22,7 @@
 #include "qdml/core/validate.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
+#include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
@@ -62,6 +63,7 @@ inline void zero_point_documented_shape(const Validator& v, const char* member, 
 /// The DirectML profile's refusals beyond validate(d, level); the others none.
 inline void validate_directml(const ElementWiseDequantizeLinearDesc&) {}
 inline void validate_directml(const ElementWiseQuantizedLinearAddDesc&) {}
+inline void validate_directml(const ElementWiseQuantizeLinearDesc&) {}
 
 inline void validate_directml(const QuantizedLinearMatrixMultiplyDesc& d) {
     constexpr std::string_view n = QuantizedLinearMatrixMultiplyDesc::OperatorName;

@@ -10,6 +10,7 @@
 #include "qdml/core/float16.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
+#include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
@@ -31,6 +32,15 @@ void visit_typed(const ElementWiseDequantizeLinearDesc& d, F&& f) {
                 f(ElementWiseDequantizeLinear<typename decltype(in)::type, typename decltype(out)::type>::bind_validated(d));
             });
         });
+}
+
+template <class F>
+void visit_typed(const ElementWiseQuantizeLinearDesc& d, F&& f) {
+    visit_one_of<float, float16, std::int32_t>(d.InputTensor.Desc.DataType, [&](auto in) {
+        visit_one_of<std::int8_t, std::uint8_t>(d.OutputTensor.Desc.DataType, [&](auto out) {
+            f(ElementWiseQuantizeLinear<typename decltype(in)::type, typename decltype(out)::type>::bind_validated(d));
+        });
+    });
 }
 
 /// Calls f(type_tag<A>, type_tag<B>, type_tag<Out>) for the three int8/uint8

@@ -11,6 +11,7 @@
 #include "qdml/operators/visit.hpp"
 #include "qdml/reference/element_wise_clip.hpp"
 #include "qdml/reference/element_wise_dequantize_linear.hpp"
+#include "qdml/reference/element_wise_quantize_linear.hpp"
 #include "qdml/reference/element_wise_quantized_linear_add.hpp"
 #include "qdml/reference/matrix_multiply_integer.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
@@ -23,6 +24,9 @@ namespace detail {
 
 inline void compute(const ElementWiseDequantizeLinearDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { element_wise_dequantize_linear(op, f); });
+}
+inline void compute(const ElementWiseQuantizeLinearDesc& d, Fidelity f = kDefaultFidelity) {
+    visit_typed(d, [f](const auto& op) { element_wise_quantize_linear(op, f); });
 }
 inline void compute(const ElementWiseQuantizedLinearAddDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { element_wise_quantized_linear_add(op, f); });
@@ -44,7 +48,7 @@ inline void compute(const ElementWiseClipDesc& d, Fidelity f = kDefaultFidelity)
 
 /// Validates `d` against `level` and `fidelity`'s rules (throws qdml::Error,
 /// touching no data), then computes it with the reference in that profile
-/// (any of the five operator descs): what qdml::run gives with
+/// (any operator desc): what qdml::run gives with
 /// Implementation::Reference.
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>()))>
 void run(const Desc& d, FeatureLevel level = FeatureLevel::Latest, Fidelity fidelity = kDefaultFidelity) {
