@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,38 @@ TEST_CASE("execute: ELEMENT_WISE_DEQUANTIZE_LINEAR with per-tensor parameters by
     level_6_1.feature_level = DML_FEATURE_LEVEL_6_1;
     require_rejected(op, {buffer(x), buffer(s), Binding{}, buffer(y)}, qdml::dml::kInvalidArg,
                      {"ELEMENT_WISE_DEQUANTIZE_LINEAR: ZeroPointTensor: ", "6.2"}, level_6_1);
+}
+
+TEST_CASE("execute: ELEMENT_WISE_QUANTIZE_LINEAR, per-tensor scale, per-element zero point", "[directml]") {
+    DmlTensor in(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4});
+    DmlTensor scale(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4}, {0, 0});
+    DmlTensor zero_point(DML_TENSOR_DATA_TYPE_INT8, {1, 4});
+    DmlTensor out(DML_TENSOR_DATA_TYPE_INT8, {1, 4});
+    DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC q{&in.desc, &scale.desc, &zero_point.desc, &out.desc};
+    DML_OPERATOR_DESC op{DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR, &q};
+    auto x = padded<float>({2.25f, -1.25f, 100.0f, std::numeric_limits<float>::quiet_NaN()}, in);
+    auto s = padded<float>({0.3f}, scale);
+    auto zp = padded<std::int8_t>({1, 0, 100, 5}, zero_point);
+    auto y = sentinel_buffer<std::int8_t>(out);
+    qdml::dml::execute(op, {buffer(x), buffer(s), buffer(zp), buffer(y)});
+    // 2.25 / 0.3f = 7.4999995 -> 7 + 1; -1.25 / 0.3f = -4.17 -> -4; 333.3 + 100 -> 127; NaN -> 0 in
+    // the directml profile (a zero point per element: DirectML's strided form), -128 in the exact one.
+    CHECK(y == std::vector<std::int8_t>{8, -4, 127, 0});
+    qdml::dml::ExecuteOptions exact;
+    exact.fidelity = qdml::Fidelity::Exact;
+    qdml::dml::execute(op, {buffer(x), buffer(s), buffer(zp), buffer(y)}, exact);
+    CHECK(y == std::vector<std::int8_t>{8, -4, 127, -128});
+
+    // Without ZeroPoint (from 6.2): 0 for NaN in the directml profile, -128 in the exact one.
+    q.ZeroPointTensor = nullptr;
+    qdml::dml::execute(op, {buffer(x), buffer(s), Binding{}, buffer(y)});
+    CHECK(y == std::vector<std::int8_t>{7, -4, 127, 0});
+    qdml::dml::execute(op, {buffer(x), buffer(s), Binding{}, buffer(y)}, exact);
+    CHECK(y == std::vector<std::int8_t>{7, -4, 127, -128});
+    qdml::dml::ExecuteOptions level_6_1;
+    level_6_1.feature_level = DML_FEATURE_LEVEL_6_1;
+    require_rejected(op, {buffer(x), buffer(s), Binding{}, buffer(y)}, qdml::dml::kInvalidArg,
+                     {"ELEMENT_WISE_QUANTIZE_LINEAR: ZeroPointTensor: ", "6.2"}, level_6_1);
 }
 
 TEST_CASE("execute: ELEMENT_WISE_QUANTIZED_LINEAR_ADD, INT8", "[directml]") {

@@ -188,7 +188,8 @@ TEST_CASE("every case at every feature level: same verdict and message through t
 /// member name, so mutations can reach each.
 template <class Desc>
 std::vector<std::pair<const char*, std::optional<Tensor>*>> optional_members(Desc& d) {
-    if constexpr (std::is_same_v<Desc, qdml::ElementWiseDequantizeLinearDesc>)
+    if constexpr (std::is_same_v<Desc, qdml::ElementWiseDequantizeLinearDesc> ||
+                  std::is_same_v<Desc, qdml::ElementWiseQuantizeLinearDesc>)
         return {{"ZeroPointTensor", &d.ZeroPointTensor}};
     else if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearConvolutionDesc>)
         return {{"InputZeroPointTensor", &d.InputZeroPointTensor},
@@ -209,7 +210,8 @@ template <class Desc>
 std::vector<Tensor*> present_tensors(Desc& d) {
     std::vector<Tensor*> r;
     auto add = [&](Tensor& t) { r.push_back(&t); };
-    if constexpr (std::is_same_v<Desc, qdml::ElementWiseDequantizeLinearDesc>) {
+    if constexpr (std::is_same_v<Desc, qdml::ElementWiseDequantizeLinearDesc> ||
+                  std::is_same_v<Desc, qdml::ElementWiseQuantizeLinearDesc>) {
         add(d.InputTensor);
         add(d.ScaleTensor);
     } else if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearConvolutionDesc>) {

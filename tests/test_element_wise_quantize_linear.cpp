@@ -139,7 +139,8 @@ TEST_CASE("quantize: saturation to the output type, with and without a zero poin
     }
 }
 
-TEST_CASE("quantize: NaN goes to the low end; the directml profile gives 0 without a zero point", "[quantize]") {
+TEST_CASE("quantize: NaN goes to the low end; the directml profile gives 0 but in its packed per-tensor form",
+          "[quantize]") {
     // NaN input, 0/0 and inf/inf are NaN quotients.
     SECTION("INT8 with a zero point: -128 in both profiles") {
         CHECK(quantize_f32_both<std::int8_t>({kNaN, -kNaN, 5.0f}, 1.0f, std::int8_t{3}) == std::vector<int>{-128, -128, 8});
@@ -153,6 +154,30 @@ TEST_CASE("quantize: NaN goes to the low end; the directml profile gives 0 witho
               std::vector<int>{0, 0, 5});
         CHECK(quantize_f32<std::int8_t>({0.0f, kInf, 5.0f}, kInf, std::nullopt, Fidelity::DirectML) ==
               std::vector<int>{0, 0, 0});  // 0/inf = 0, inf/inf = NaN -> 0, 5/inf = 0
+    }
+    SECTION("INT8 with a zero point, directml: -128 only for one-element parameters on packed tensors") {
+        const auto nan_result = [](Dims scale_strides, std::vector<float> scale, Dims in_strides, Dims out_strides) {
+            Qz<float, std::int8_t> t;
+            t.sizes = {2, 2};
+            t.in = {kNaN, 1.0f, kNaN, 3.0f};
+            t.in_strides = std::move(in_strides);
+            t.scale = std::move(scale);
+            t.scale_strides = std::move(scale_strides);
+            t.zp = I8{-3};
+            t.zp_strides = {0, 0};
+            t.out_strides = std::move(out_strides);
+            const auto exact = t.run(Fidelity::Exact);
+            CHECK(exact[0] == -128);  // element (0, 0) is the NaN at offset 0 in every layout below
+            const auto dml = t.run(Fidelity::DirectML);
+            CHECK(dml[3] == exact[3]);  // (1, 1), offset 3: 3 / s - 3, the same in both
+            return dml[0];
+        };
+        CHECK(nan_result({0, 0}, {1.0f}, {}, {}) == -128);             // packed, one-element scale and zero point
+        CHECK(nan_result({0, 0}, {1.0f}, {2, 1}, {2, 1}) == -128);     // explicit packed strides
+        CHECK(nan_result({1, 0}, {1.0f, 2.0f}, {}, {}) == 0);          // scale per row
+        CHECK(nan_result({0, 0}, {1.0f}, {1, 2}, {}) == 0);            // input transposed
+        CHECK(nan_result({0, 0}, {1.0f}, {}, {1, 2}) == 0);            // output transposed
+        CHECK(nan_result({2, 1}, {1.0f, 1.0f, 1.0f, 1.0f}, {}, {}) == 0);  // scale per element, equal values
     }
     SECTION("UINT8: the low end is 0 in both") {
         CHECK(quantize_f32_both<std::uint8_t>({kNaN, 9.0f}, 1.0f, std::nullopt) == std::vector<int>{0, 9});

@@ -85,6 +85,10 @@ inline const std::vector<OperatorSpec>& operator_specs() {
          {{"InputTensor", K::Required}, {"ScaleTensor", K::Required}, {"ZeroPointTensor", K::Optional},
           {"OutputTensor", K::Output}},
          {}},
+        {ElementWiseQuantizeLinearDesc::OperatorName,
+         {{"InputTensor", K::Required}, {"ScaleTensor", K::Required}, {"ZeroPointTensor", K::Optional},
+          {"OutputTensor", K::Output}},
+         {}},
         {ElementWiseQuantizedLinearAddDesc::OperatorName,
          {{"ATensor", K::Required}, {"AScaleTensor", K::Required}, {"AZeroPointTensor", K::Optional},
           {"BTensor", K::Required}, {"BScaleTensor", K::Required}, {"BZeroPointTensor", K::Optional},
@@ -425,7 +429,7 @@ inline Case load_case(const std::string& path) {
 
 using AnyDesc = std::variant<ElementWiseDequantizeLinearDesc, ElementWiseQuantizedLinearAddDesc,
                              QuantizedLinearMatrixMultiplyDesc, QuantizedLinearConvolutionDesc, ElementWiseClipDesc,
-                             MatrixMultiplyIntegerDesc>;
+                             MatrixMultiplyIntegerDesc, ElementWiseQuantizeLinearDesc>;
 
 namespace detail {
 
@@ -456,6 +460,8 @@ AnyDesc build_desc(Case& c, Bind&& bind) {
     const std::string& op = c.operator_name;
     if (op == ElementWiseDequantizeLinearDesc::OperatorName)
         return ElementWiseDequantizeLinearDesc{req("InputTensor"), req("ScaleTensor"), opt("ZeroPointTensor"), req("OutputTensor")};
+    if (op == ElementWiseQuantizeLinearDesc::OperatorName)
+        return ElementWiseQuantizeLinearDesc{req("InputTensor"), req("ScaleTensor"), opt("ZeroPointTensor"), req("OutputTensor")};
     if (op == ElementWiseQuantizedLinearAddDesc::OperatorName)
         return ElementWiseQuantizedLinearAddDesc{req("ATensor"), req("AScaleTensor"), opt("AZeroPointTensor"),
                                                  req("BTensor"), req("BScaleTensor"), opt("BZeroPointTensor"),

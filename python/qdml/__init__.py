@@ -57,7 +57,7 @@ from . import _qdml
 Error.__module__ = __name__  # shown as qdml.Error
 
 __all__ = [
-    "Error", "element_wise_dequantize_linear", "element_wise_quantized_linear_add",
+    "Error", "element_wise_dequantize_linear", "element_wise_quantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
     "matrix_multiply_integer", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
     "LATEST_FEATURE_LEVEL", "DEFAULT_FIDELITY", "FIDELITIES",
@@ -134,6 +134,9 @@ def _output_layout(op, t, params):
     if op == "MATRIX_MULTIPLY_INTEGER":
         a, b = t["ATensor"].shape, t["BTensor"].shape
         return a[:-1] + b[-1:], np.dtype(np.int32)
+    if op == "ELEMENT_WISE_QUANTIZE_LINEAR":
+        zp = t.get("ZeroPointTensor")
+        return t["InputTensor"].shape, None if zp is None else zp.dtype
     zp = t.get("OutputZeroPointTensor")
     dtype = None if zp is None else zp.dtype
     if op == "ELEMENT_WISE_QUANTIZED_LINEAR_ADD":
@@ -157,6 +160,7 @@ def _output_layout(op, t, params):
 # operand's (docs/semantics.md sections 1, 3 and 4).
 _PARAMETERS = {
     "ELEMENT_WISE_DEQUANTIZE_LINEAR": ("InputTensor", ("ScaleTensor", "ZeroPointTensor"), False),
+    "ELEMENT_WISE_QUANTIZE_LINEAR": ("InputTensor", ("ScaleTensor", "ZeroPointTensor"), False),
     "ELEMENT_WISE_QUANTIZED_LINEAR_ADD": ("ATensor", ("AScaleTensor", "AZeroPointTensor", "BScaleTensor",
                                                       "BZeroPointTensor", "OutputScaleTensor",
                                                       "OutputZeroPointTensor"), True),
@@ -220,8 +224,9 @@ def _call(op, tensors, params, out, impl, feature_level, fidelity, threads):
         if out is not None:
             dtype = np.dtype(out)
         if dtype is None:
+            zp = "ZeroPointTensor" if op == "ELEMENT_WISE_QUANTIZE_LINEAR" else "OutputZeroPointTensor"
             raise Error(f"{op}: OutputTensor: give its dtype (OutputTensor=np.uint8 or an array): "
-                        "there is no OutputZeroPointTensor to take it from")
+                        f"there is no {zp} to take it from")
         out = np.empty(shape, dtype)
     o = _array(op, "OutputTensor", out)
     if not o.flags.writeable:
@@ -239,6 +244,19 @@ def element_wise_dequantize_linear(*, InputTensor, ScaleTensor, ZeroPointTensor=
     and ZeroPoint: any shape that broadcasts to Input's (a (1, 1) scale per
     tensor, (C, 1) per axis 0 of a (C, W) input), passed as stride-0 views."""
     return _call("ELEMENT_WISE_DEQUANTIZE_LINEAR",
+                 dict(InputTensor=InputTensor, ScaleTensor=ScaleTensor, ZeroPointTensor=ZeroPointTensor),
+                 {}, OutputTensor, impl, feature_level, fidelity, threads)
+
+
+def element_wise_quantize_linear(*, InputTensor, ScaleTensor, ZeroPointTensor=None, OutputTensor=None,
+                                 impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
+    """DML_ELEMENT_WISE_QUANTIZE_LINEAR: saturate(rne(x / Scale) + ZeroPoint), one
+    binary32 division (docs/semantics.md section 11). Input float32, float16 or
+    int32; Scale float32 (float16 with a float16 input); the output int8 or
+    uint8, the zero point's dtype (without a zero point, give OutputTensor).
+    Scale and ZeroPoint: any shape that broadcasts to Input's, passed as
+    stride-0 views."""
+    return _call("ELEMENT_WISE_QUANTIZE_LINEAR",
                  dict(InputTensor=InputTensor, ScaleTensor=ScaleTensor, ZeroPointTensor=ZeroPointTensor),
                  {}, OutputTensor, impl, feature_level, fidelity, threads)
 

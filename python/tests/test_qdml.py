@@ -66,6 +66,28 @@ def test_dequantize_float16_output():
     assert out[0] == 2048 and out[1] == 2052 and out[3] == np.inf  # 65520: the tie above 65504 rounds to inf
 
 
+def test_quantize_division_ties_and_broadcast_parameters():
+    # By hand: 2.25 / 0.3f = 7.4999995 (a binary32 division) -> 7, where 2.25 * (1 / 0.3f) = 7.5 would
+    # give 8; 1.25 / 0.5 = 2.5 -> 2 and 1.75 / 0.5 = 3.5 -> 4 (ties to even); zero point per row.
+    x = np.array([[2.25, 1.25, 1.75], [-2.25, 300.0, -np.inf]], f32)
+    scale = np.array([0.3, 0.5, 0.5], f32)               # per column: broadcast to (2, 3), stride 0 on rows
+    zp = np.array([[0], [-100]], np.int8)                # per row
+    out = qdml.element_wise_quantize_linear(InputTensor=x, ScaleTensor=scale, ZeroPointTensor=zp)
+    assert out.dtype == np.int8
+    assert out.tolist() == [[7, 2, 4], [-107, 127, -128]]  # 300 / 0.5 - 100 = 500 -> 127; -inf -> -128
+
+
+def test_quantize_output_dtype_and_nan_per_profile():
+    x = np.array([np.nan, 5.0], f32)
+    with pytest.raises(qdml.Error, match="ELEMENT_WISE_QUANTIZE_LINEAR: OutputTensor: give its dtype"):
+        qdml.element_wise_quantize_linear(InputTensor=x, ScaleTensor=np.float32(1))
+    # Without a zero point NaN gives 0 in the directml profile and the low end (-128) in the exact one.
+    assert qdml.element_wise_quantize_linear(InputTensor=x, ScaleTensor=np.float32(1),
+                                             OutputTensor=np.int8).tolist() == [0, 5]
+    assert qdml.element_wise_quantize_linear(InputTensor=x, ScaleTensor=np.float32(1), OutputTensor=np.int8,
+                                             fidelity="exact").tolist() == [-128, 5]
+
+
 def test_add_every_operand_broadcast():
     rng = np.random.default_rng(1)
     a = rng.integers(-128, 128, (3, 4), dtype=np.int8)
@@ -336,6 +358,8 @@ def test_every_implementation_gives_the_references_bits():
         lambda **i: qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale, ZeroPointTensor=np.int8(3),
                                                         **i),
         lambda **i: qdml.element_wise_clip(InputTensor=y, Min=-0.5, Max=0.7, ScaleBias=(1.5, 0.1), **i),
+        lambda **i: qdml.element_wise_quantize_linear(InputTensor=y, ScaleTensor=scale[:, :67], ZeroPointTensor=np.uint8(9),
+                                                      **i),
         lambda **i: qdml.element_wise_quantized_linear_add(
             ATensor=x, AScaleTensor=one, BTensor=x[::-1].copy(), BScaleTensor=one,
             OutputScaleTensor=per_tensor(0.1, f32, 2), OutputTensor=np.uint8, **i),
@@ -391,7 +415,7 @@ def test_matrix_multiply_integer_wraps_and_refuses():
 
 # --- the default implementation ---------------------------------------------
 
-FUNCTIONS = [qdml.element_wise_dequantize_linear, qdml.element_wise_quantized_linear_add,
+FUNCTIONS = [qdml.element_wise_dequantize_linear, qdml.element_wise_quantize_linear, qdml.element_wise_quantized_linear_add,
              qdml.quantized_linear_matrix_multiply, qdml.quantized_linear_convolution, qdml.element_wise_clip,
              qdml.matrix_multiply_integer, qdml.run_case]
 

@@ -141,7 +141,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FuzzedDataProvider p(data, size);
     Builder b(p);
     const auto F = TensorDataType::Float32;
-    switch (p.ConsumeIntegralInRange(0, 5)) {
+    switch (p.ConsumeIntegralInRange(0, 6)) {
         case 0: {
             const auto r = b.rank(1, 8);
             const auto s = b.sizes(r);
@@ -219,6 +219,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (p.ConsumeBool()) bz[zr - 1] = n;
             qdml::MatrixMultiplyIntegerDesc d{b.tensor(ta, r, a), b.maybe(ta, zr, az), b.tensor(tb, r, bb), b.maybe(tb, zr, bz),
                                               b.tensor(p.ConsumeBool() ? TensorDataType::Int32 : b.q8(), r, o)};
+            attempt(d);
+            break;
+        }
+        case 5: {  // ELEMENT_WISE_QUANTIZE_LINEAR: FLOAT32/FLOAT16/INT32 in, a scale of the input's or another type
+            const auto r = b.rank(1, 8);
+            const auto s = b.sizes(r);
+            const auto in = p.ConsumeBool() ? TensorDataType::Int32 : p.ConsumeBool() ? TensorDataType::Float16 : F;
+            const auto scale = p.ConsumeBool() ? TensorDataType::Float16 : F;
+            const auto out = b.q8();
+            qdml::ElementWiseQuantizeLinearDesc d{b.tensor(in, r, s), b.tensor(scale, r, s), b.maybe(out, r, s),
+                                                  b.tensor(out, r, s)};
             attempt(d);
             break;
         }

@@ -225,6 +225,7 @@ void differential(Builder& b, const Desc& d) {
 }
 
 constexpr DT kDequantizeInputs[] = {DT::Int8, DT::UInt8, DT::Int16, DT::UInt16, DT::Int32, DT::UInt32};
+constexpr DT kQuantizeInputs[] = {DT::Float32, DT::Float16, DT::Int32};
 constexpr DT kClipTypes[] = {DT::Float32, DT::Float16, DT::Int8,   DT::UInt8, DT::Int16,
                              DT::UInt16,  DT::Int32,   DT::UInt32, DT::Int64, DT::UInt64};
 
@@ -233,7 +234,7 @@ constexpr DT kClipTypes[] = {DT::Float32, DT::Float16, DT::Int8,   DT::UInt8, DT
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider p(data, size);
     Builder b(p);
-    switch (p.ConsumeIntegralInRange(0, 3)) {
+    switch (p.ConsumeIntegralInRange(0, 4)) {
         case 0: {
             const auto rank = b.pick(1, 8);
             const auto s = b.sizes(rank);
@@ -276,6 +277,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             d.Min = b.bound();
             d.Max = b.chance(10) ? d.Min : b.bound();
             if (b.chance(50)) d.ScaleBias = qdml::ScaleBiasDesc{b.chance(50) ? b.bound() : b.scale(), b.bound()};
+            differential(b, d);
+            break;
+        }
+        case 3: {  // ELEMENT_WISE_QUANTIZE_LINEAR: random scales and zero points, per element or broadcast
+            const auto rank = b.pick(1, 8);
+            const auto s = b.sizes(rank);
+            const DT in = p.PickValueInArray(kQuantizeInputs);
+            const DT out = b.q8();
+            qdml::ElementWiseQuantizeLinearDesc d;
+            d.InputTensor = b.tensor(in, s, true);
+            d.ScaleTensor = b.tensor(in == DT::Float16 ? DT::Float16 : DT::Float32, s, true);
+            if (b.chance(75)) d.ZeroPointTensor = b.tensor(out, s, true);
+            d.OutputTensor = b.tensor(out, s, false);
             differential(b, d);
             break;
         }

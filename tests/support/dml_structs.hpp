@@ -28,6 +28,14 @@ public:
         s.OutputTensor = add(d.OutputTensor);
         op = {DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR, &s};
     }
+    explicit DmlOp(const qdml::ElementWiseQuantizeLinearDesc& d) {
+        auto& s = quantize_;
+        s.InputTensor = add(d.InputTensor);
+        s.ScaleTensor = add(d.ScaleTensor);
+        s.ZeroPointTensor = add(d.ZeroPointTensor);
+        s.OutputTensor = add(d.OutputTensor);
+        op = {DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR, &s};
+    }
     explicit DmlOp(const qdml::ElementWiseQuantizedLinearAddDesc& d) {
         fill_binary(add_, d);
         op = {DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD, &add_};
@@ -93,6 +101,7 @@ private:
     std::vector<DML_TENSOR_DESC*> tensor_of_binding_;
     DML_SCALE_BIAS scale_bias_{};
     DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC dequantize_{};
+    DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC quantize_{};
     DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC add_{};
     DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC matmul_{};
     DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC conv_{};

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Conformance cases whose expected outputs are DirectML's own.
 
-Builds case files (docs/case-format.md) for the five operators, runs every
+Builds case files (docs/case-format.md) for qdml's operators, runs every
 one through Microsoft's DirectML.dll with tools/directml/run.sh (dmlrun.exe
 under wine, README.md beside this file) and writes it to tests/data/directml
 with DirectML's output as `expected` (tolerance 0), or, where DirectML
@@ -234,6 +234,151 @@ def gen_dequantize():
                                   np.arange(-128, 128), f32(sv), 3))
     cases.append(dequant_case("no_zero_point_u8_rank8", "8 dimensions, no zero point", u8, [2, 1, 3, 2, 1, 2, 2, 3],
                               "permuted", "axis", False))
+    return cases
+
+
+# ---------------------------------------------------------------------------
+# ELEMENT_WISE_QUANTIZE_LINEAR
+
+def param_strides(rng, sizes, param):
+    """Strides of a scale or zero point: per tensor, per (a random) axis, or a value per element (None)."""
+    r = len(sizes)
+    if param == "tensor":
+        return [0] * r
+    if param == "axis":
+        st = [0] * r
+        st[int(rng.integers(0, r))] = 1
+        return st
+    return None
+
+
+def quant_case(name, desc, t_in, t_out, sizes, x_kind="packed", param="tensor", zp=True, x_values=None, scale=None,
+               zp_value=None, scales=None, out_strides=None, zp_param=None):
+    """x_values: the input buffer (or a function of the rng and its length); scales: the scale buffer;
+    scale: one value for every scale; zp_value: one value for every zero point; zp_param: the zero
+    point's pattern where it differs from the scale's."""
+    rng = rng_for("quantize/" + name)
+    c = Case("quantize", name, "ELEMENT_WISE_QUANTIZE_LINEAR", desc)
+    pst = param_strides(rng, sizes, param)
+    zst = pst if zp_param is None else param_strides(rng, sizes, zp_param)
+    n = span(sizes, pst) if pst is not None else int(np.prod(sizes))
+    nz = span(sizes, zst) if zst is not None else int(np.prod(sizes))
+    sv = np.resize(np.asarray(scales if scales is not None else
+                              [rand_scale(rng, -7, 0) if scale is None else scale for _ in range(n)], f32), n)
+    info = np.iinfo(t_out)
+    zv = ints(rng, t_out, nz) if zp_value is None else np.full(nz, zp_value, t_out)
+    if x_values is None:  # quotients spread over the output range and a little beyond it
+        def x_values(rng_, m, sv=sv):
+            q = rng_.uniform(info.min - 40, info.max + 40, m) - (0 if not zp else float(np.mean(zv)))
+            return (q * float(np.max(np.abs(sv)))).astype(t_in) if t_in != i32 else np.clip(
+                np.rint(q * float(np.max(np.abs(sv)))), -2**31, 2**31 - 1).astype(i32)
+    c.input(rng, "InputTensor", t_in, sizes, x_kind, (lambda m: x_values(rng, m)) if callable(x_values) else x_values)
+    c.tensor("ScaleTensor", f32, sizes, sv, pst)
+    if zp:
+        c.tensor("ZeroPointTensor", t_out, sizes, zv, zst)
+    return c.output(t_out, sizes, out_strides)
+
+
+def gen_quantize():
+    cases = []
+    # Random shapes, layouts and parameter patterns, FLOAT32 and INT32 inputs.
+    for t_in in (f32, i32):
+        for t_out in (i8, u8):
+            for k in range(10 if t_in == f32 else 6):
+                name = f"random_{SHORT[np.dtype(t_in)]}_{SHORT[np.dtype(t_out)]}_{k}"
+                rng = rng_for("sizes/" + name)
+                rank = 1 + k % 8
+                sizes = rand_sizes(rng, rank, 2048, 6)
+                kind = ["packed", "padded", "permuted", "broadcast"][k % 4]
+                param = ["tensor", "axis", "full"][k % 3]
+                zp = k % 5 != 4
+                cases.append(quant_case(name, f"{rank} dimensions {sizes}, input {kind}, scale/zero point per {param}"
+                                        f"{', no zero point' if not zp else ''}", t_in, t_out, sizes, kind, param, zp))
+    # Ties and near-ties after the division: (k + 1/2) * s for scales that are and are not powers of two
+    # (a reciprocal multiply, ties away from zero and ties to even differ here).
+    for sv in (0.5, 0.3, 0.1, 0.7, 1.3, 3.0, 0.0625, 0.017):
+        for t_out in (i8, u8):
+            nm = f"ties_{SHORT[np.dtype(t_out)]}_s{sv}"
+            info = np.iinfo(t_out)
+            k = np.arange(info.min - 8, info.max + 8, dtype=np.float64)
+            x = np.concatenate([((k + 0.5) * sv).astype(f32), (k * sv).astype(f32),
+                                np.nextafter(((k + 0.5) * sv).astype(f32), f32(np.inf)),
+                                np.nextafter(((k + 0.5) * sv).astype(f32), f32(-np.inf))])
+            cases.append(quant_case(nm, f"x = (k + 1/2) * {sv}, k * {sv} and their neighbours, scale {sv}: ties",
+                                    f32, t_out, [x.size], "packed", "tensor", True, x, f32(sv), 0))
+    # INT32 inputs beyond 2^24: how the input becomes binary32.
+    rng = rng_for("quantize/int32_values")
+    big = np.concatenate([np.array([-2**31, 2**31 - 1, -2**31 + 1, 2**31 - 2, 0, 1, -1], np.int64),
+                          np.arange(64, dtype=np.int64) + (1 << 24) - 32, np.arange(64, dtype=np.int64) * 3 + (1 << 25) + 1,
+                          -(np.arange(64, dtype=np.int64) + (1 << 24) - 32),
+                          rng.integers(-2**31, 2**31, 200)]).astype(i32)
+    for sv in (2.0**25, 2.0**17, 3.0 * 2**23, 123456.7, 0.3):
+        for t_out in (i8, u8):
+            cases.append(quant_case(f"int32_{SHORT[np.dtype(t_out)]}_s{sv:g}", f"INT32 values near 2^24, 2^25 and the "
+                                    f"extremes, scale {sv:g}: fp32(x) / s or the exact quotient", i32, t_out, [big.size],
+                                    "packed", "tensor", True, big, f32(sv), 0 if t_out == i8 else 128))
+    # Special inputs (NaN, +-inf, huge, subnormal) with and without a zero point, at the zero point extremes.
+    special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-40, 1.4e-45, 3.4e38, -3.4e38, 3e9, -3e9,
+                        2.1e9, -2.2e9, 127.5, -128.5, 255.5, 0.5, -0.5, 1.5, 2.5, -2.5, 1.0, 126.5, 254.5], f32)
+    for t_out in (i8, u8):
+        info = np.iinfo(t_out)
+        for zpv in sorted({int(info.min), int(info.max), 0, 1, -1 if t_out == i8 else 128}):
+            cases.append(quant_case(f"special_{SHORT[np.dtype(t_out)]}_zp{zpv}", f"NaN, infinities, huge and subnormal "
+                                    f"inputs, scale 1, zero point {zpv}", f32, t_out, [special.size], "packed", "tensor",
+                                    True, special, f32(1.0), zpv))
+        cases.append(quant_case(f"special_{SHORT[np.dtype(t_out)]}_no_zp", "NaN, infinities, huge and subnormal inputs, "
+                                "scale 1, no zero point", f32, t_out, [special.size], "packed", "tensor", False, special,
+                                f32(1.0)))
+    # Scales: zero, -0, subnormal, tiny, huge, negative, infinite, NaN.
+    xs = np.concatenate([np.linspace(-300, 300, 121).astype(f32), special])
+    for nm, sv in [("scale_zero", 0.0), ("scale_neg_zero", -0.0), ("scale_subnormal", 1.4e-45), ("scale_subnormal2", 3e-39),
+                   ("scale_tiny", 1e-38), ("scale_huge", 3.0e38), ("scale_negative", -0.37), ("scale_inf", np.inf),
+                   ("scale_neg_inf", -np.inf), ("scale_nan", np.nan)]:
+        for t_out in (i8, u8):
+            for zp in (True, False):
+                cases.append(quant_case(f"{nm}_{SHORT[np.dtype(t_out)]}{'' if zp else '_no_zp'}",
+                                        f"scale {sv}, {'zero point 3' if zp else 'no zero point'}", f32, t_out, [xs.size],
+                                        "packed", "tensor", zp, xs, f32(sv), 3))
+    # Which form DirectML takes for a NaN quotient: the low end only with a one-element scale and zero
+    # point on packed input and output; 0 for every other layout (the same special values, INT8, zero point -3).
+    sp = special[:24]
+    for nm, desc, kw in [
+            ("nan_packed_rank4", "packed {2,3,2,2}, one-element scale and zero point", dict(sizes=[2, 3, 2, 2])),
+            ("nan_packed_rank8", "packed, 8 dimensions", dict(sizes=[1, 2, 1, 3, 1, 2, 2, 1])),
+            ("nan_input_padded", "input padded", dict(x_kind="padded")),
+            ("nan_input_permuted", "input permuted", dict(x_kind="permuted")),
+            ("nan_input_broadcast", "input broadcast", dict(x_kind="broadcast")),
+            ("nan_output_transposed", "output transposed", dict(out_strides=[1, 4, 12, 24])),
+            ("nan_scale_axis", "scale per axis, zero point per tensor", dict(param="axis", zp_param="tensor")),
+            ("nan_zp_axis", "scale per tensor, zero point per axis", dict(param="tensor", zp_param="axis")),
+            ("nan_full", "scale and zero point per element", dict(param="full")),
+            ("nan_no_zp", "no zero point", dict(zp=False))]:
+        args = dict(sizes=[4, 3, 2, 1], x_kind="packed", param="tensor", zp=True, out_strides=None, zp_param=None)
+        args.update(kw)
+        n = int(np.prod(args["sizes"]))
+        cases.append(quant_case(nm, f"NaN, infinities and ties, INT8, zero point -3: {desc}", f32, i8, args["sizes"],
+                                args["x_kind"], args["param"], args["zp"], lambda rng_, m: np.resize(sp, m), f32(0.5),
+                                -3, None, args["out_strides"], args["zp_param"]))
+    cases.append(quant_case("rank8_no_zp_strided_out", "8 dimensions, no zero point, scale per axis, transposed output",
+                            f32, i8, [2, 1, 3, 2, 1, 2, 2, 3], "permuted", "axis", False,
+                            out_strides=[1, 2, 2, 6, 12, 12, 24, 48]))
+    # What DirectML refuses (validation mirrors it; docs/feature-levels.md).
+    def refuse(name, desc, edit):
+        c = quant_case(name, desc, f32, u8, [2, 3], "packed", "tensor", True, None, f32(0.5), 3)
+        edit(c)
+        return c
+    cases.append(refuse("refuse_scale_int32", "ScaleTensor INT32", lambda c: c.tensor(
+        "ScaleTensor", i32, [2, 3], [1], [0, 0])))
+    cases.append(refuse("refuse_zp_type", "ZeroPointTensor INT8 with a UINT8 output", lambda c: c.tensor(
+        "ZeroPointTensor", i8, [2, 3], [3], [0, 0])))
+    cases.append(refuse("refuse_output_i32", "OutputTensor INT32 (and its zero point)", lambda c: (c.tensor(
+        "ZeroPointTensor", i32, [2, 3], [3], [0, 0]), c.output(i32, [2, 3]))))
+    cases.append(refuse("refuse_input_u8", "InputTensor UINT8", lambda c: c.tensor(
+        "InputTensor", u8, [2, 3], np.arange(6))))
+    cases.append(refuse("refuse_scale_sizes", "ScaleTensor of Sizes {1, 1} (no implicit broadcast)", lambda c: c.tensor(
+        "ScaleTensor", f32, [1, 1], [0.5])))
+    cases.append(refuse("refuse_zp_dims", "ZeroPointTensor of one dimension fewer", lambda c: c.tensor(
+        "ZeroPointTensor", u8, [3], [3], [0])))
     return cases
 
 
@@ -865,7 +1010,7 @@ def gen_clip():
     return cases
 
 
-GENERATORS = {"dequantize": gen_dequantize, "add": gen_add, "matmul": gen_matmul, "matmul_integer": gen_matmul_integer,
+GENERATORS = {"dequantize": gen_dequantize, "quantize": gen_quantize, "add": gen_add, "matmul": gen_matmul, "matmul_integer": gen_matmul_integer,
               "conv": gen_conv, "clip": gen_clip}
 
 

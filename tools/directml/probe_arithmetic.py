@@ -141,6 +141,68 @@ def dequant(j, ts):
         }
 
 
+def quant(j, ts, t):
+    """ELEMENT_WISE_QUANTIZE_LINEAR: the quotient and the quantize step, in the ways an implementation
+    may write them (docs/semantics.md section 11)."""
+    x = ts["InputTensor"]
+    has_zp = "ZeroPointTensor" in ts
+    te = j["tensors"]
+
+    def strides(m):
+        e = te[m]
+        if "strides" in e:
+            return e["strides"]
+        st, acc = [], 1
+        for sz in reversed(e["sizes"]):
+            st.insert(0, acc)
+            acc *= sz
+        return st
+
+    def one(m):  # stride 0 on every dimension of size > 1
+        return all(sz == 1 or st == 0 for sz, st in zip(te[m]["sizes"], strides(m)))
+
+    def packed(m):  # row-major, dimensions of size 1 aside
+        acc, ok = 1, True
+        for sz, st in zip(reversed(te[m]["sizes"]), reversed(strides(m))):
+            ok = ok and (sz == 1 or st == acc)
+            acc *= sz
+        return ok
+
+    low_form = has_zp and one("ScaleTensor") and one("ZeroPointTensor") and packed("InputTensor") and \
+        packed("OutputTensor")
+    zp = ts["ZeroPointTensor"].astype(np.int64) if has_zp else np.zeros(x.shape, np.int64)
+    s = ts["ScaleTensor"].astype(f32)
+    info = np.iinfo(t)
+    xf = x.astype(f32)  # fp32(x): rounds an INT32 beyond 2^24
+    with np.errstate(all="ignore"):
+        div = xf / s
+        recip = xf * (f32(1) / s)
+        exact_q = x.astype(np.float64) / s.astype(np.float64)  # the exact quotient (binary64), no binary32 step
+        qs = q_candidates(div, zp, t)
+        q = qs["Q (NaN -> low)"]
+        lo, hi = (info.min - zp).astype(f32), (info.max - zp).astype(f32)
+        c = np.where(div >= lo, div, lo)
+        c = np.where(c > hi, hi, c)
+        away = (np.trunc(c.astype(np.float64) + np.copysign(0.5, c)).astype(np.int64) + zp).astype(t)
+        # each alternative below changes one thing of the directml rule (NaN -> the low end with a
+        # one-element scale and zero point on packed input and output, else 0)
+        nan0 = lambda v, r: np.where(np.isnan(v) & (not low_form), t(0), r)
+        return {
+            "Q(fp32(x) / s), NaN -> low end (qdml exact)": q,
+            "Q(fp32(x) / s), NaN -> low end with a one-element scale and zero point on packed input and output, "
+            "else 0 (qdml directml)": nan0(div, q),
+            "Q(fp32(x) / s), NaN -> low end with a zero point, 0 without":
+                np.where(np.isnan(div) & (not has_zp), t(0), q),
+            "Q(fp32(x) / s), NaN -> zp": qs["Q (NaN -> zp)"],
+            "Q(fp32(x) * (1/s)), NaN rule": nan0(recip, q_candidates(recip, zp, t)["Q (NaN -> low)"]),
+            "Q(fp32(x) / s) with ties away from zero, NaN rule": nan0(div, away),
+            "int32(rne(fp32(x) / s)) saturating, NaN -> 0, + zp wrapping, clamp (matmul's)":
+                qs["int32(rne(v)) saturating, NaN -> 0, + zp wrapping, clamp"],
+            "Q(x / s) of the exact quotient (binary64), NaN rule":
+                nan0(exact_q, q_candidates(exact_q, zp, t)["Q (NaN -> low)"]),
+        }
+
+
 def clip(j, ts):
     x = ts["InputTensor"]
     if x.dtype != f32:
@@ -193,6 +255,8 @@ def main():
             for nv, v in cv.items():
                 for nq, qv in q_candidates(v, zp, want.dtype.type).items():
                     cands[f"{nv}, {nq}"] = (qv, want)
+        elif op == "ELEMENT_WISE_QUANTIZE_LINEAR":
+            cands = {k: (v, want) for k, v in quant(j, ts, want.dtype.type).items()}
         elif op == "ELEMENT_WISE_DEQUANTIZE_LINEAR":
             cands = {k: (v, want) for k, v in dequant(j, ts).items()}
         elif op == "ELEMENT_WISE_CLIP":

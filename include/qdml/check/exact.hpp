@@ -30,6 +30,7 @@
 #include "qdml/core/fidelity.hpp"
 #include "qdml/core/fp_env.hpp"
 #include "qdml/core/quantize.hpp"
+#include "qdml/core/quantize_directml.hpp"
 #include "qdml/operators/fidelity.hpp"
 #include "qdml/operators/visit.hpp"
 
@@ -57,6 +58,7 @@ enum class Reason {
     DirectMLRequantizeOrder,  ///< ((fp32(acc) * s1) * s2) / OutputScale instead of fp32(acc) * multiplier
     DirectMLQuantize,         ///< rne(v) to int32 saturating (NaN -> 0), + zero point wrapping, clamp
     DirectMLClip,             ///< clip's comparisons: NaN or a value equal to a bound becomes the bound
+    DirectMLQuantizeLinear,   ///< ELEMENT_WISE_QUANTIZE_LINEAR: a NaN quotient gives 0 (DirectML's strided form)
 };
 
 inline std::string_view name(Reason r) {
@@ -72,6 +74,8 @@ inline std::string_view name(Reason r) {
         case Reason::DirectMLQuantize:
             return "directml-quantize: rne(v) to int32 saturating (NaN -> 0), zero point added wrapping";
         case Reason::DirectMLClip: return "directml-clip: NaN or a value equal to a bound becomes the bound";
+        case Reason::DirectMLQuantizeLinear:
+            return "directml-quantize-linear: a NaN quotient gives 0 (no zero point, or a strided layout)";
         default: return "UNEXPLAINED";
     }
 }
@@ -275,6 +279,31 @@ void check(const ElementWiseDequantizeLinear<TIn, TOut>& op, Report& r, Fidelity
         Binary32 d;  // DirectML: fp32(Input) - fp32(ZeroPoint), then * Scale
         const float diff = d.add(static_cast<float>(op.InputTensor[i]), -static_cast<float>(zp));
         e.directml_result(d.to_output<TOut>(d.mul(diff, scale)), Reason::DirectMLDequantize);
+        return e;
+    }, r, f);
+}
+
+/// ELEMENT_WISE_QUANTIZE_LINEAR (docs/semantics.md section 11): exactly, the
+/// input's value divided by the scale in binary64 (one rounding, far below
+/// the tie window), then rne, + zp, saturated; in binary32, fp32(x) / s and Q.
+template <class TIn, class TOut>
+void check(const ElementWiseQuantizeLinear<TIn, TOut>& op, Report& r, Fidelity f) {
+    compare(op.OutputTensor, [&](const auto& i) {
+        Exact e;
+        const bool has_zp = op.ZeroPointTensor.has_value();
+        const bool nan_to_low = quantize_nan_to_low_directml(op);
+        const std::int64_t zp = has_zp ? std::int64_t{(*op.ZeroPointTensor)[i]} : 0;
+        const double x = as_double(op.InputTensor[i]);  // exact (an int32 too)
+        const float scale = static_cast<float>(as_double(op.ScaleTensor[i]));
+        quantize_exact<TOut>(e, x / static_cast<double>(scale), zp);
+        Binary32& s = e.steps;
+        const float x32 = static_cast<float>(x);  // fp32: rounds an INT32 beyond 2^24
+        const float v = s.div(x32, scale);
+        e.binary32 = Binary32::quantize<TOut>(v, zp);
+        if (std::isnan(v) && !nan_to_low)
+            e.directml_result(0.0, Reason::DirectMLQuantizeLinear);
+        else
+            e.same_in_directml();
         return e;
     }, r, f);
 }

@@ -10,6 +10,7 @@
 // Every other step is the exact profile's (core/quantize.hpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -60,12 +61,41 @@ inline T requantize_directml(std::int32_t acc, float s1, float s2, float scale_o
 
 /// DirectML's ELEMENT_WISE_QUANTIZE_LINEAR (docs/semantics.md section 11):
 /// Q(x / s, zp, T) as quantize_linear, except that a NaN quotient gives 0
-/// when the desc has no zero point (with one, T's low end, as Q).
+/// unless `nan_to_low` (quantize_nan_to_low_directml: T's low end, as Q).
 template <class T>
-inline T quantize_linear_directml(float x, float s, std::int32_t zp, bool has_zero_point) noexcept {
+inline T quantize_linear_directml(float x, float s, std::int32_t zp, bool nan_to_low) noexcept {
     const float v = x / s;
-    if (v != v && !has_zero_point) return T{0};
+    if (v != v && !nan_to_low) return T{0};
     return quantize<T>(v, zp);
+}
+
+/// Whether a view addresses one element (stride 0 on every dimension of size > 1).
+template <class View>
+bool one_element_view(const View& v) noexcept {
+    for (std::size_t d = 0; d < v.sizes.size(); ++d)
+        if (v.sizes[d] > 1 && v.strides[d] != 0) return false;
+    return true;
+}
+
+/// Whether a view is packed row-major (dimensions of size 1 aside).
+template <class View>
+bool packed_view(const View& v) noexcept {
+    std::uint64_t expect = 1;
+    for (std::size_t d = v.sizes.size(); d-- > 0;) {
+        if (v.sizes[d] > 1 && v.strides[d] != expect) return false;
+        expect *= v.sizes[d];
+    }
+    return true;
+}
+
+/// Which of DirectML's two forms a QUANTIZE_LINEAR desc takes for a NaN
+/// quotient (docs/semantics.md section 11, measured): T's low end when it has
+/// a zero point, Scale and ZeroPoint each address one element, and Input and
+/// Output are packed row-major; 0 otherwise.
+template <class Op>
+bool quantize_nan_to_low_directml(const Op& op) noexcept {
+    return op.ZeroPointTensor && one_element_view(op.ScaleTensor) && one_element_view(*op.ZeroPointTensor) &&
+           packed_view(op.InputTensor) && packed_view(op.OutputTensor);
 }
 
 /// Clip's comparisons as DirectML makes them: min(v, hi) is v only when

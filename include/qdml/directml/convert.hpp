@@ -20,6 +20,7 @@
 #include "qdml/core/tensor.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
+#include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
@@ -167,10 +168,9 @@ const Desc& operator_desc(const DML_OPERATOR_DESC& op, std::string_view name) {
 }
 
 /// DirectML's name of an operator type qdml does not implement, where it is
-/// a quantized neighbour of the five (DirectML.h's counted values), else "".
+/// a quantized neighbour of qdml's operators (DirectML.h's counted values), else "".
 inline std::string_view unimplemented_name(std::uint32_t type) {
     switch (type) {
-        case 33: return "ELEMENT_WISE_QUANTIZE_LINEAR";
         case 119: return "CONVOLUTION_INTEGER";
         case 148: return "DYNAMIC_QUANTIZE_LINEAR";
         case 153: return "ELEMENT_WISE_CLIP1";
@@ -185,6 +185,17 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
         case DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR: {
             using D = ElementWiseDequantizeLinearDesc;
             const auto& s = operator_desc<DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC>(op, D::OperatorName);
+            Reader r(D::OperatorName, b, 4);
+            D d;
+            d.InputTensor = r.required("InputTensor", s.InputTensor);
+            d.ScaleTensor = r.required("ScaleTensor", s.ScaleTensor);
+            d.ZeroPointTensor = r.optional("ZeroPointTensor", s.ZeroPointTensor);
+            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+            return f(d);
+        }
+        case DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR: {
+            using D = ElementWiseQuantizeLinearDesc;
+            const auto& s = operator_desc<DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC>(op, D::OperatorName);
             Reader r(D::OperatorName, b, 4);
             D d;
             d.InputTensor = r.required("InputTensor", s.InputTensor);
@@ -275,7 +286,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
     if (type >= 1 && type <= 177)  // DML_OPERATOR_ELEMENT_WISE_IDENTITY .. DML_OPERATOR_UNFOLD
         throw NotImplemented("DML_OPERATOR_DESC", "Type",
                              cat("DML_OPERATOR_TYPE ", type, " is not implemented by qdml (it implements ",
-                                 "ELEMENT_WISE_DEQUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZED_LINEAR_ADD, ",
+                                 "ELEMENT_WISE_DEQUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZED_LINEAR_ADD, ",
                                  "QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, ELEMENT_WISE_CLIP, ",
                                  "MATRIX_MULTIPLY_INTEGER)"));
     throw Error("DML_OPERATOR_DESC", "Type", cat(type, " is not a DML_OPERATOR_TYPE"));

@@ -12,6 +12,7 @@
 #include "qdml/core/tensor.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
+#include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
@@ -30,6 +31,10 @@ inline const Tensor* bound(const OptionalTensor& t) noexcept { return t ? &*t : 
 // members(d): the tensor members in DirectML's binding order (inputs, then
 // the output, always last): the one list of each operator's tensor members.
 inline std::array<BoundMember, 4> members(const ElementWiseDequantizeLinearDesc& d) noexcept {
+    return {{{"InputTensor", bound(d.InputTensor)}, {"ScaleTensor", bound(d.ScaleTensor)},
+             {"ZeroPointTensor", bound(d.ZeroPointTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
+}
+inline std::array<BoundMember, 4> members(const ElementWiseQuantizeLinearDesc& d) noexcept {
     return {{{"InputTensor", bound(d.InputTensor)}, {"ScaleTensor", bound(d.ScaleTensor)},
              {"ZeroPointTensor", bound(d.ZeroPointTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
 }
@@ -70,6 +75,9 @@ bool same_bits(const T& a, const T& b) noexcept {
     return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 inline const char* changed_param(const ElementWiseDequantizeLinearDesc&, const ElementWiseDequantizeLinearDesc&) noexcept {
+    return nullptr;
+}
+inline const char* changed_param(const ElementWiseQuantizeLinearDesc&, const ElementWiseQuantizeLinearDesc&) noexcept {
     return nullptr;
 }
 inline const char* changed_param(const ElementWiseQuantizedLinearAddDesc&, const ElementWiseQuantizedLinearAddDesc&) noexcept {

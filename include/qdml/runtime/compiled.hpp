@@ -142,6 +142,8 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
             if (weights_owned_by_dml(d))
                 return std::make_shared<WeightsForm<Desc, simd::PreparedQuantizedLinearConvolution>>(
                     d, gemm, o.feature_level);
+        } else if constexpr (std::is_same_v<Desc, ElementWiseQuantizeLinearDesc>) {
+            // no prepared form yet: the stateless call below
         } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc>) {
             std::shared_ptr<const Form<Desc>> e;
             visit_typed(d, [&](const auto& op) { e = make_form(op, gemm); });
@@ -287,6 +289,7 @@ Compiled<Desc> compile(const Desc& desc, const RunOptions& options = {}) {
         const Desc&, const qdml::RunOptions&);
 #if defined(QDML_EXTERN_DISPATCH)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseDequantizeLinearDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseQuantizeLinearDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearMatrixMultiplyDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)

@@ -18,6 +18,7 @@
 #include "qdml/simd/options.hpp"
 #include "qdml/simd/element_wise_clip.hpp"
 #include "qdml/simd/element_wise_dequantize_linear.hpp"
+#include "qdml/simd/element_wise_quantize_linear.hpp"
 #include "qdml/simd/element_wise_quantized_linear_add.hpp"
 #include "qdml/simd/matrix_multiply_integer.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
@@ -54,8 +55,8 @@ struct RunOptions {
 namespace detail {
 // dispatch(d, impl, gemm, f): run() after validation, one switch over the
 // types and one typed call (qdml::Compiled's stateless executions call it
-// too). A template, not five inline functions, so that a program can compile it once
-// (QDML_EXTERN_DISPATCH below); compute() names the five descs for run()'s
+// too). A template, not one inline function per operator, so that a program can compile it once
+// (QDML_EXTERN_DISPATCH below); compute() names the operator descs for run()'s
 // and describe()'s overload checks.
 template <class Desc>
 void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fidelity f) {
@@ -68,6 +69,8 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fideli
     visit_typed(d, [&](const auto& op) {
         if constexpr (std::is_same_v<Desc, ElementWiseDequantizeLinearDesc>)
             simd::element_wise_dequantize_linear(op, gemm);
+        else if constexpr (std::is_same_v<Desc, ElementWiseQuantizeLinearDesc>)
+            simd::element_wise_quantize_linear(op, gemm);
         else if constexpr (std::is_same_v<Desc, ElementWiseQuantizedLinearAddDesc>)
             simd::element_wise_quantized_linear_add(op, gemm);
         else if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>)
@@ -82,6 +85,10 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fideli
 }
 
 inline void compute(const ElementWiseDequantizeLinearDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = kDefaultFidelity) {
+    dispatch(d, impl, gemm, f);
+}
+inline void compute(const ElementWiseQuantizeLinearDesc& d, Implementation impl, simd::GemmOptions gemm = {},
                     Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
@@ -108,7 +115,7 @@ inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::Gem
 }  // namespace detail
 
 /// Validates `d` (throws qdml::Error, touching no data), then computes it
-/// (any of the five operator descs).
+/// (any operator desc).
 template <class Desc, class = decltype(detail::compute(std::declval<const Desc&>(), Implementation::Simd))>
 void run(const Desc& d, const RunOptions& o = {}) {
     validate(d, o.feature_level, o.fidelity);
@@ -146,6 +153,7 @@ std::string describe(const Desc& d, const RunOptions& o = {}) {
                                                    qdml::Fidelity);
 #if defined(QDML_EXTERN_DISPATCH)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseDequantizeLinearDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseQuantizeLinearDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearMatrixMultiplyDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
