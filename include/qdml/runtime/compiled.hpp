@@ -70,6 +70,16 @@ struct DequantizeForm final : Form<ElementWiseDequantizeLinearDesc> {
     }
 };
 
+template <class TIn, class TOut>
+struct QuantizeForm final : Form<ElementWiseQuantizeLinearDesc> {
+    simd::PreparedElementWiseQuantizeLinear<TIn, TOut> prepared;
+    QuantizeForm(const ElementWiseQuantizeLinear<TIn, TOut>& op, simd::GemmOptions g) : prepared(op, g) {}
+    void run(const ElementWiseQuantizeLinearDesc& d, const qdml::Executor& ex) const override {
+        prepared.execute(d.OutputTensor.Data, d.InputTensor.Data, d.ScaleTensor.Data,
+                         d.ZeroPointTensor ? d.ZeroPointTensor->Data : nullptr, ex);
+    }
+};
+
 /// The value of a one-element tensor (its element is at Data).
 template <class T>
 T scalar_at(const void* data) noexcept {
@@ -120,6 +130,11 @@ std::shared_ptr<const Form<ElementWiseDequantizeLinearDesc>> make_form(
     const ElementWiseDequantizeLinear<TIn, TOut>& op, simd::GemmOptions g) {
     return std::make_shared<DequantizeForm<TIn, TOut>>(op, g);
 }
+template <class TIn, class TOut>
+std::shared_ptr<const Form<ElementWiseQuantizeLinearDesc>> make_form(const ElementWiseQuantizeLinear<TIn, TOut>& op,
+                                                                      simd::GemmOptions g) {
+    return std::make_shared<QuantizeForm<TIn, TOut>>(op, g);
+}
 template <class TA, class TB, class TOut>
 std::shared_ptr<const Form<ElementWiseQuantizedLinearAddDesc>> make_form(
     const ElementWiseQuantizedLinearAdd<TA, TB, TOut>& op, simd::GemmOptions g) {
@@ -142,8 +157,6 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
             if (weights_owned_by_dml(d))
                 return std::make_shared<WeightsForm<Desc, simd::PreparedQuantizedLinearConvolution>>(
                     d, gemm, o.feature_level);
-        } else if constexpr (std::is_same_v<Desc, ElementWiseQuantizeLinearDesc>) {
-            // no prepared form yet: the stateless call below
         } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc>) {
             std::shared_ptr<const Form<Desc>> e;
             visit_typed(d, [&](const auto& op) { e = make_form(op, gemm); });
