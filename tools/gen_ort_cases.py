@@ -14,6 +14,7 @@ ONNX operator -> DirectML operator:
     QLinearMatMul                   QUANTIZED_LINEAR_MATRIX_MULTIPLY   tolerance 0
     QLinearConv                     QUANTIZED_LINEAR_CONVOLUTION       tolerance 0
     DequantizeLinear                ELEMENT_WISE_DEQUANTIZE_LINEAR     tolerance 0
+    QuantizeLinear                  ELEMENT_WISE_QUANTIZE_LINEAR       tolerance 0
     com.microsoft QLinearAdd        ELEMENT_WISE_QUANTIZED_LINEAR_ADD  tolerance 1 (fixed-point path)
     Clip                            ELEMENT_WISE_CLIP                  tolerance 0
     MatMulInteger                   MATRIX_MULTIPLY_INTEGER            tolerance 0
@@ -177,6 +178,14 @@ def spec_dequantize(x, scale, zp):
     """scale/zp already broadcastable to x; FLOAT16 scale: widen, compute, round once."""
     r = fp32_diff(x, 0 if zp is None else zp) * np.asarray(scale).astype(f32)
     return r.astype(np.asarray(scale).dtype)
+
+
+def spec_quantize(x, scale, zp, out_t):
+    """docs/semantics.md section 11: Q(x / scale, zp) with x and scale widened to binary32 (INT32 x by fp32),
+    one binary32 division; scale/zp already broadcastable to x."""
+    with np.errstate(all="ignore"):
+        v = np.asarray(x).astype(f32) / np.asarray(scale).astype(f32)
+    return Q(v, 0 if zp is None else zp, out_t)
 
 
 def spec_add(a, azp, as_, b, bzp, bs, os_, ozp, out_t):
@@ -819,6 +828,96 @@ def gen_dequantize(g):
 
 
 # ---------------------------------------------------------------------------
+# QuantizeLinear -> ELEMENT_WISE_QUANTIZE_LINEAR
+
+def quant_case(g, name, desc, x, scale, zp=None, axis=None, probe=False):
+    """scale/zp: scalars (per tensor) or 1-D along `axis` (per axis). Without a zero point ONNX's
+    output is UINT8 (DML: ZeroPointTensor omitted, OutputTensor UINT8)."""
+    scale = np.asarray(scale)
+    attrs = {} if axis is None else {"axis": axis}
+    out_t = u8 if zp is None else np.asarray(zp).dtype.type
+    out = run_ort("QuantizeLinear", [(x, False), (scale, True), (None if zp is None else np.asarray(zp), True)],
+                  out_t, attrs)
+    sizes = list(x.shape)
+    bshape = [1] * x.ndim
+    if scale.ndim > 0:
+        bshape[axis % x.ndim] = scale.size
+    spec = spec_quantize(x, scale.reshape(bshape), None if zp is None else np.asarray(zp, np.int64).reshape(bshape),
+                         out_t)
+    c = Case("quantize", name, "ELEMENT_WISE_QUANTIZE_LINEAR", desc)
+    c.tensor("InputTensor", x.dtype, sizes, x)
+    st = broadcast_layout(np.zeros(bshape), sizes)
+    c.tensor("ScaleTensor", scale.dtype, sizes, scale.ravel(), st)
+    if zp is not None:
+        c.tensor("ZeroPointTensor", out_t, sizes, np.asarray(zp, out_t).ravel(), st)
+    c.tensor("OutputTensor", out_t, sizes)
+    g.accept(c, out, spec, 0, probe)
+
+
+def gen_quantize(g):
+    for t in (u8, i8):
+        n = np.dtype(t).name
+        info = np.iinfo(t)
+        r = rng_for("q_random_" + n)
+        s = f32(r.uniform(0.01, 0.1))
+        zp = t(r.integers(info.min, info.max))
+        x = (r.uniform(info.min - 20 - int(zp), info.max + 20 - int(zp), (3, 5, 7)) * s).astype(f32)
+        quant_case(g, f"per_tensor_{n}_3x5x7", "random input over the output range and beyond, per-tensor scale "
+                   "and zero point (strides all 0)", x, s, zp)
+        scale = r.uniform(0.01, 0.1, 5).astype(f32)
+        zpv = rand(r, t, (5,))
+        quant_case(g, f"per_axis1_{n}", "scale and zero point per axis 1: Sizes {3,5,7}, Strides {0,1,0}",
+                   (r.standard_normal((3, 5, 7)) * 4).astype(f32), scale, zpv, axis=1)
+        quant_case(g, f"ties_scale_half_{n}", "(k + 1/2) / 0.5: exact ties after the division, to even",
+                   (np.arange(-40, 40, dtype=f32) + f32(0.5)) * f32(0.5), f32(0.5), t(0 if t == i8 else 100))
+        k = np.arange(-300, 300, dtype=np.float64)
+        quant_case(g, f"near_ties_scale_0_3_{n}", "(k + 1/2) * 0.3 / 0.3f: quotients a rounding away from ties, "
+                   "where a multiplication by 1/s rounds to the tie", ((k + 0.5) * 0.3).astype(f32), f32(0.3),
+                   t(0 if t == i8 else 128))
+        quant_case(g, f"saturation_{n}", "huge and infinite inputs saturate; the zero point at the type minimum",
+                   np.array([3e38, -3e38, np.inf, -np.inf, 1e10, -1e10, 2.1e9, -2.2e9, 0, 300, -300], f32),
+                   f32(1.0), t(info.min))
+        quant_case(g, f"zero_point_max_{n}", "the zero point at the type maximum",
+                   np.array([0, 1, -1, -255, -256, 0.5, -0.5, 1.5], f32), f32(1.0), t(info.max))
+    r = rng_for("q_misc")
+    quant_case(g, "per_axis0_u8", "per-axis on axis 0 of {4,3,2}", (r.standard_normal((4, 3, 2)) * 10).astype(f32),
+               r.uniform(0.05, 1, 4).astype(f32), rand(r, u8, (4,)), axis=0)
+    quant_case(g, "per_axis_last_i8", "per-axis on the last axis (axis -1) of {2,3,6}",
+               (r.standard_normal((2, 3, 6)) * 10).astype(f32), r.uniform(0.05, 1, 6).astype(f32), rand(r, i8, (6,)),
+               axis=-1)
+    quant_case(g, "no_zero_point_u8", "no zero point (optional from feature level 6.2): UINT8 output",
+               (r.standard_normal((2, 9)) * 20).astype(f32), f32(0.125))
+    quant_case(g, "no_zero_point_per_axis_u8", "per-axis scale, no zero point",
+               (r.standard_normal((3, 4)) * 20).astype(f32), r.uniform(0.05, 1, 3).astype(f32), axis=0)
+    quant_case(g, "negative_scale_i8", "negative scale", np.array([1, -1, 2.5, -2.5, 100, -100, 0.74], f32),
+               f32(-0.37), i8(3))
+    quant_case(g, "subnormal_scale_u8", "scale 1e-44 (subnormal): quotients of tiny inputs, no flush",
+               np.array([0, 1e-44, 2e-44, 1e-43, 1e-42, 1e-45, -1e-44, 1e-40], f32), f32(1e-44), u8(10))
+    quant_case(g, "subnormal_input_i8", "subnormal inputs over a subnormal scale",
+               np.array([1.4e-45, 2.8e-45, 4.2e-45, 7e-45, -7e-45, 1e-39, 0], f32), f32(2.8e-45), i8(0))
+    quant_case(g, "rank1_single_i8", "one element", np.array([7.3], f32), f32(0.1), i8(-3))
+    quant_case(g, "rank8_u8", "8 dimensions {1,2,1,3,1,2,1,2}, per axis 5",
+               (r.standard_normal((1, 2, 1, 3, 1, 2, 1, 2)) * 50).astype(f32), np.array([0.5, 0.3], f32),
+               np.array([1, 200], u8), axis=5)
+    # FLOAT16 input and scale: widened to binary32, one binary32 division.
+    for t in (u8, i8):
+        n = np.dtype(t).name
+        r = rng_for("q_f16_" + n)
+        quant_case(g, f"f16_per_tensor_{n}", "FLOAT16 input and scale, per tensor",
+                   (r.standard_normal((4, 6)) * 8).astype(f16), f16(0.0999755859375), t(5))
+        quant_case(g, f"f16_per_axis_{n}", "FLOAT16 input and scale per axis 1",
+                   (r.standard_normal((3, 4)) * 8).astype(f16), r.uniform(0.05, 0.5, 4).astype(f16), rand(r, t, (4,)),
+                   axis=1)
+    quant_case(g, "f16_ties_i8", "FLOAT16 (k + 1/2) / 1: ties to even; 1 / 0.15380859375 = 6.5016 (binary32) -> 7",
+               np.concatenate([np.arange(-20, 20, dtype=f16) + f16(0.5), np.array([1.0], f16)]),
+               f16(1.0), i8(0))
+    quant_case(g, "f16_binary32_quotient_i8", "FLOAT16 1 / 0.15380859375: 6.5016 in binary32 gives 7 (a binary16 "
+               "quotient, 6.5, would give 6)", np.array([1.0, 2.0, 3.0, -1.0], f16), f16(0.15380859375), i8(0))
+    quant_case(g, "f16_saturation_u8", "FLOAT16 infinities and 65504", np.array([65504, -65504, np.inf, -np.inf, 0],
+                                                                                f16), f16(1.0), u8(0))
+
+
+# ---------------------------------------------------------------------------
 # com.microsoft QLinearAdd -> ELEMENT_WISE_QUANTIZED_LINEAR_ADD
 
 def add_case(g, name, desc, a, azp, as_, b, bzp, bs, os_, ozp):
@@ -953,7 +1052,7 @@ def generate_with(root, *gens):
 
 
 def generate(root):
-    return generate_with(root, gen_matmul, gen_conv, gen_dequantize, gen_add, gen_clip, gen_matmul_integer)
+    return generate_with(root, gen_matmul, gen_conv, gen_dequantize, gen_quantize, gen_add, gen_clip, gen_matmul_integer)
 
 
 def diff_trees(new, old):
