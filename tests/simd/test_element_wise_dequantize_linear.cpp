@@ -9,16 +9,6 @@
 namespace {
 using namespace qtest::diff;
 
-/// Scale or zero-point strides: per tensor, per axis, or any layout with broadcasts.
-std::vector<std::uint32_t> param_strides(Rng& r, const std::vector<std::uint32_t>& sizes, std::string& why) {
-    const auto form = r.range(0, 2);
-    if (form == 2) return random_strides(r, sizes, true, why);
-    std::vector<bool> bc(sizes.size(), true);
-    if (form == 1) bc[static_cast<std::size_t>(r.range(0, static_cast<std::int64_t>(sizes.size()) - 1))] = false;
-    why = form == 0 ? "per-tensor" : "per-axis";
-    return make_strides(r, sizes, Layout::Packed, bc);
-}
-
 template <class TIn, class TOut>
 void one_case(Rng& r, std::uint64_t seed) {
     GuardedPool pool;

@@ -196,6 +196,17 @@ inline std::vector<std::uint32_t> random_strides(Rng& r, const std::vector<std::
     return make_strides(r, sizes, l, bc);
 }
 
+/// Scale or zero-point strides of an element-wise operator: per tensor, per
+/// axis, or any layout with broadcasts.
+inline std::vector<std::uint32_t> param_strides(Rng& r, const std::vector<std::uint32_t>& sizes, std::string& why) {
+    const auto form = r.range(0, 2);
+    if (form == 2) return random_strides(r, sizes, true, why);
+    std::vector<bool> bc(sizes.size(), true);
+    if (form == 1) bc[static_cast<std::size_t>(r.range(0, static_cast<std::int64_t>(sizes.size()) - 1))] = false;
+    why = form == 0 ? "per-tensor" : "per-axis";
+    return make_strides(r, sizes, Layout::Packed, bc);
+}
+
 /// The logical N-D index of element offset `off` of `d`, as "[i0,i1,...]".
 inline std::string index_of(const TensorDesc& d, std::uint64_t off) {
     const auto st = qdml::effective_strides(d);

@@ -21,20 +21,12 @@ public:
     std::vector<qdml::dml::Binding> bindings;
 
     explicit DmlOp(const qdml::ElementWiseDequantizeLinearDesc& d) {
-        auto& s = dequantize_;
-        s.InputTensor = add(d.InputTensor);
-        s.ScaleTensor = add(d.ScaleTensor);
-        s.ZeroPointTensor = add(d.ZeroPointTensor);
-        s.OutputTensor = add(d.OutputTensor);
-        op = {DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR, &s};
+        fill_scale_zero_point(dequantize_, d);
+        op = {DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR, &dequantize_};
     }
     explicit DmlOp(const qdml::ElementWiseQuantizeLinearDesc& d) {
-        auto& s = quantize_;
-        s.InputTensor = add(d.InputTensor);
-        s.ScaleTensor = add(d.ScaleTensor);
-        s.ZeroPointTensor = add(d.ZeroPointTensor);
-        s.OutputTensor = add(d.OutputTensor);
-        op = {DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR, &s};
+        fill_scale_zero_point(quantize_, d);
+        op = {DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR, &quantize_};
     }
     explicit DmlOp(const qdml::ElementWiseQuantizedLinearAddDesc& d) {
         fill_binary(add_, d);
@@ -132,6 +124,13 @@ private:
         buffer_of_binding_.push_back(nullptr);
         tensor_of_binding_.push_back(nullptr);
         return nullptr;
+    }
+    template <class S, class D>  // DEQUANTIZE_LINEAR and QUANTIZE_LINEAR: the same four members
+    void fill_scale_zero_point(S& s, const D& d) {
+        s.InputTensor = add(d.InputTensor);
+        s.ScaleTensor = add(d.ScaleTensor);
+        s.ZeroPointTensor = add(d.ZeroPointTensor);
+        s.OutputTensor = add(d.OutputTensor);
     }
     template <class S, class D>
     void fill_binary(S& s, const D& d) {

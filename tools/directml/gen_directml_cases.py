@@ -176,6 +176,18 @@ def rand_sizes(rng, rank, max_elems=4096, max_dim=9):
             return s
 
 
+def param_strides(rng, sizes, param):
+    """Strides of a scale or zero point: per tensor, per (a random) axis, or a value per element (None)."""
+    r = len(sizes)
+    if param == "tensor":
+        return [0] * r
+    if param == "axis":
+        st = [0] * r
+        st[int(rng.integers(0, r))] = 1
+        return st
+    return None
+
+
 # ---------------------------------------------------------------------------
 # ELEMENT_WISE_DEQUANTIZE_LINEAR
 
@@ -184,15 +196,7 @@ def dequant_case(name, desc, t, sizes, x_kind="packed", param="tensor", zp=True,
     rng = rng_for("dequantize/" + name)
     c = Case("dequantize", name, "ELEMENT_WISE_DEQUANTIZE_LINEAR", desc)
     c.input(rng, "InputTensor", t, sizes, x_kind, x_values)
-    r = len(sizes)
-    if param == "tensor":
-        pst = [0] * r
-    elif param == "axis":
-        ax = int(rng.integers(0, r))
-        pst = [0] * r
-        pst[ax] = 1
-    else:  # "full": a value per element
-        pst = None
+    pst = param_strides(rng, sizes, param)
     n = span(sizes, pst) if pst is not None else int(np.prod(sizes))
     sv = scales if scales is not None else [rand_scale(rng) if scale is None else scale for _ in range(n)]
     c.tensor("ScaleTensor", f32, sizes, np.resize(np.asarray(sv, f32), n), pst)
@@ -239,18 +243,6 @@ def gen_dequantize():
 
 # ---------------------------------------------------------------------------
 # ELEMENT_WISE_QUANTIZE_LINEAR
-
-def param_strides(rng, sizes, param):
-    """Strides of a scale or zero point: per tensor, per (a random) axis, or a value per element (None)."""
-    r = len(sizes)
-    if param == "tensor":
-        return [0] * r
-    if param == "axis":
-        st = [0] * r
-        st[int(rng.integers(0, r))] = 1
-        return st
-    return None
-
 
 def quant_case(name, desc, t_in, t_out, sizes, x_kind="packed", param="tensor", zp=True, x_values=None, scale=None,
                zp_value=None, scales=None, out_strides=None, zp_param=None):

@@ -182,27 +182,25 @@ inline std::string_view unimplemented_name(std::uint32_t type) {
 template <class F>
 void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
     switch (static_cast<std::uint32_t>(op.Type)) {
-        case DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR: {
-            using D = ElementWiseDequantizeLinearDesc;
-            const auto& s = operator_desc<DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC>(op, D::OperatorName);
-            Reader r(D::OperatorName, b, 4);
-            D d;
-            d.InputTensor = r.required("InputTensor", s.InputTensor);
-            d.ScaleTensor = r.required("ScaleTensor", s.ScaleTensor);
-            d.ZeroPointTensor = r.optional("ZeroPointTensor", s.ZeroPointTensor);
-            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
-            return f(d);
-        }
+        case DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR:
         case DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR: {
-            using D = ElementWiseQuantizeLinearDesc;
-            const auto& s = operator_desc<DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC>(op, D::OperatorName);
-            Reader r(D::OperatorName, b, 4);
-            D d;
-            d.InputTensor = r.required("InputTensor", s.InputTensor);
-            d.ScaleTensor = r.required("ScaleTensor", s.ScaleTensor);
-            d.ZeroPointTensor = r.optional("ZeroPointTensor", s.ZeroPointTensor);
-            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
-            return f(d);
+            // Both descs have the same four members in the same order.
+            using DmlDequantize = DML_ELEMENT_WISE_DEQUANTIZE_LINEAR_OPERATOR_DESC;
+            using DmlQuantize = DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC;
+            auto convert = [&](auto desc, const auto& s) {
+                using D = decltype(desc);
+                Reader r(D::OperatorName, b, 4);
+                desc.InputTensor = r.required("InputTensor", s.InputTensor);
+                desc.ScaleTensor = r.required("ScaleTensor", s.ScaleTensor);
+                desc.ZeroPointTensor = r.optional("ZeroPointTensor", s.ZeroPointTensor);
+                desc.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+                return f(desc);
+            };
+            using Dequantize = ElementWiseDequantizeLinearDesc;
+            using Quantize = ElementWiseQuantizeLinearDesc;
+            if (op.Type == DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR)
+                return convert(Dequantize{}, operator_desc<DmlDequantize>(op, Dequantize::OperatorName));
+            return convert(Quantize{}, operator_desc<DmlQuantize>(op, Quantize::OperatorName));
         }
         case DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD:
         case DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY: {

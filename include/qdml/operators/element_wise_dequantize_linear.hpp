@@ -56,13 +56,42 @@ struct ElementWiseDequantizeLinear {
 };
 
 namespace detail {
-struct DequantizeSupport {
+/// The tensor support of an operator with DEQUANTIZE_LINEAR's four members
+/// (QUANTIZE_LINEAR has the same).
+struct ScaleZeroPointSupport {
     MemberSupport input, scale, zero_point, output;
     bool zero_point_optional;
 };
+
+/// The rules DEQUANTIZE_LINEAR and QUANTIZE_LINEAR share: each member's
+/// support at the level (ZeroPointTensor required before 6.2), Scale,
+/// ZeroPoint and Output of Input's Sizes, and the output rules. The type
+/// pairings differ and are the operators' own.
+template <class Desc>
+void validate_scale_zero_point_members(const Validator& v, const Desc& d, const ScaleZeroPointSupport& s,
+                                       FeatureLevel level) {
+    v.tensor("InputTensor", d.InputTensor, s.input);
+    v.tensor("ScaleTensor", d.ScaleTensor, s.scale);
+    v.require(d.ZeroPointTensor.has_value() || s.zero_point_optional, "ZeroPointTensor",
+              [&] { return "is required before DML_FEATURE_LEVEL 6.2 (target is " + to_string(level) + ")"; });
+    if (d.ZeroPointTensor) v.tensor("ZeroPointTensor", *d.ZeroPointTensor, s.zero_point);
+    v.tensor("OutputTensor", d.OutputTensor, s.output);
+}
+
+template <class Desc>
+void validate_scale_zero_point_shapes(const Validator& v, const Desc& d) {
+    v.same_sizes("ScaleTensor", d.ScaleTensor, "InputTensor", d.InputTensor);
+    if (d.ZeroPointTensor) v.same_sizes("ZeroPointTensor", *d.ZeroPointTensor, "InputTensor", d.InputTensor);
+    v.same_sizes("OutputTensor", d.OutputTensor, "InputTensor", d.InputTensor);
+    v.output("OutputTensor", d.OutputTensor,
+             {{"InputTensor", &d.InputTensor},
+              {"ScaleTensor", &d.ScaleTensor},
+              {"ZeroPointTensor", d.ZeroPointTensor ? &*d.ZeroPointTensor : nullptr}});
+}
+
 /// DirectML's tensor support table for the target level (docs/feature-levels.md):
 /// FLOAT16 Scale/Output from 6.0, optional ZeroPoint from 6.2.
-inline DequantizeSupport dequantize_support(FeatureLevel level) {
+inline ScaleZeroPointSupport dequantize_support(FeatureLevel level) {
     using T = TensorDataType;
     const TypeSet ints{T::Int32, T::Int16, T::Int8, T::UInt32, T::UInt16, T::UInt8};
     const TypeSet floats{T::Float32, T::Float16};
@@ -78,25 +107,10 @@ inline DequantizeSupport dequantize_support(FeatureLevel level) {
 inline void validate(const ElementWiseDequantizeLinearDesc& d, FeatureLevel level) {
     const Validator v(ElementWiseDequantizeLinearDesc::OperatorName, level);
     v.available_since(FeatureLevel::L1_0);
-    const auto s = detail::dequantize_support(level);
-    v.tensor("InputTensor", d.InputTensor, s.input);
-    v.tensor("ScaleTensor", d.ScaleTensor, s.scale);
-    v.require(d.ZeroPointTensor.has_value() || s.zero_point_optional, "ZeroPointTensor",
-              [&] { return "is required before DML_FEATURE_LEVEL 6.2 (target is " + to_string(level) + ")"; });
-    if (d.ZeroPointTensor) v.tensor("ZeroPointTensor", *d.ZeroPointTensor, s.zero_point);
-    v.tensor("OutputTensor", d.OutputTensor, s.output);
-
+    detail::validate_scale_zero_point_members(v, d, detail::dequantize_support(level), level);
     if (d.ZeroPointTensor) v.same_type("ZeroPointTensor", *d.ZeroPointTensor, "InputTensor", d.InputTensor);
     v.same_type("OutputTensor", d.OutputTensor, "ScaleTensor", d.ScaleTensor);
-
-    v.same_sizes("ScaleTensor", d.ScaleTensor, "InputTensor", d.InputTensor);
-    if (d.ZeroPointTensor) v.same_sizes("ZeroPointTensor", *d.ZeroPointTensor, "InputTensor", d.InputTensor);
-    v.same_sizes("OutputTensor", d.OutputTensor, "InputTensor", d.InputTensor);
-
-    v.output("OutputTensor", d.OutputTensor,
-             {{"InputTensor", &d.InputTensor},
-              {"ScaleTensor", &d.ScaleTensor},
-              {"ZeroPointTensor", d.ZeroPointTensor ? &*d.ZeroPointTensor : nullptr}});
+    detail::validate_scale_zero_point_shapes(v, d);
 }
 
 }  // namespace qdml

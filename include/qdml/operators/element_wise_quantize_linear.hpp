@@ -11,6 +11,7 @@
 #include "qdml/core/float16.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/core/validate.hpp"
+#include "qdml/operators/element_wise_dequantize_linear.hpp"  // the four members' shared rules
 
 namespace qdml {
 
@@ -61,14 +62,10 @@ struct ElementWiseQuantizeLinear {
 };
 
 namespace detail {
-struct QuantizeSupport {
-    MemberSupport input, scale, zero_point, output;
-    bool zero_point_optional;
-};
 /// DirectML's tensor support table for the target level (docs/feature-levels.md):
 /// INT32 input and INT8 from 2.1, 1-8 dimensions from 3.0, FLOAT16 Input/Scale
 /// from 6.0, optional ZeroPoint from 6.2.
-inline QuantizeSupport quantize_support(FeatureLevel level) {
+inline ScaleZeroPointSupport quantize_support(FeatureLevel level) {
     using T = TensorDataType;
     const TypeSet q8{T::Int8, T::UInt8};
     const TypeSet in32{T::Float32, T::Int32};
@@ -86,13 +83,7 @@ inline QuantizeSupport quantize_support(FeatureLevel level) {
 inline void validate(const ElementWiseQuantizeLinearDesc& d, FeatureLevel level) {
     const Validator v(ElementWiseQuantizeLinearDesc::OperatorName, level);
     v.available_since(FeatureLevel::L1_0);
-    const auto s = detail::quantize_support(level);
-    v.tensor("InputTensor", d.InputTensor, s.input);
-    v.tensor("ScaleTensor", d.ScaleTensor, s.scale);
-    v.require(d.ZeroPointTensor.has_value() || s.zero_point_optional, "ZeroPointTensor",
-              [&] { return "is required before DML_FEATURE_LEVEL 6.2 (target is " + to_string(level) + ")"; });
-    if (d.ZeroPointTensor) v.tensor("ZeroPointTensor", *d.ZeroPointTensor, s.zero_point);
-    v.tensor("OutputTensor", d.OutputTensor, s.output);
+    detail::validate_scale_zero_point_members(v, d, detail::quantize_support(level), level);
 
     // "If InputTensor is INT32, then ScaleTensor must be FLOAT32. Otherwise,
     // ScaleTensor must have the same DataType as InputTensor."
@@ -103,15 +94,7 @@ inline void validate(const ElementWiseQuantizeLinearDesc& d, FeatureLevel level)
     else
         v.same_type("ScaleTensor", d.ScaleTensor, "InputTensor", d.InputTensor);
     if (d.ZeroPointTensor) v.same_type("ZeroPointTensor", *d.ZeroPointTensor, "OutputTensor", d.OutputTensor);
-
-    v.same_sizes("ScaleTensor", d.ScaleTensor, "InputTensor", d.InputTensor);
-    if (d.ZeroPointTensor) v.same_sizes("ZeroPointTensor", *d.ZeroPointTensor, "InputTensor", d.InputTensor);
-    v.same_sizes("OutputTensor", d.OutputTensor, "InputTensor", d.InputTensor);
-
-    v.output("OutputTensor", d.OutputTensor,
-             {{"InputTensor", &d.InputTensor},
-              {"ScaleTensor", &d.ScaleTensor},
-              {"ZeroPointTensor", d.ZeroPointTensor ? &*d.ZeroPointTensor : nullptr}});
+    detail::validate_scale_zero_point_shapes(v, d);
 }
 
 }  // namespace qdml

@@ -60,21 +60,14 @@ struct ClipForm final : Form<ElementWiseClipDesc> {
     }
 };
 
-template <class TIn, class TOut>
-struct DequantizeForm final : Form<ElementWiseDequantizeLinearDesc> {
-    simd::PreparedElementWiseDequantizeLinear<TIn, TOut> prepared;
-    DequantizeForm(const ElementWiseDequantizeLinear<TIn, TOut>& op, simd::GemmOptions g) : prepared(op, g) {}
-    void run(const ElementWiseDequantizeLinearDesc& d, const qdml::Executor& ex) const override {
-        prepared.execute(d.OutputTensor.Data, d.InputTensor.Data, d.ScaleTensor.Data,
-                         d.ZeroPointTensor ? d.ZeroPointTensor->Data : nullptr, ex);
-    }
-};
-
-template <class TIn, class TOut>
-struct QuantizeForm final : Form<ElementWiseQuantizeLinearDesc> {
-    simd::PreparedElementWiseQuantizeLinear<TIn, TOut> prepared;
-    QuantizeForm(const ElementWiseQuantizeLinear<TIn, TOut>& op, simd::GemmOptions g) : prepared(op, g) {}
-    void run(const ElementWiseQuantizeLinearDesc& d, const qdml::Executor& ex) const override {
+/// DEQUANTIZE_LINEAR and QUANTIZE_LINEAR: the same four members (Input,
+/// Scale, an optional ZeroPoint, Output), `Prepared` their simd state.
+template <class Desc, class Prepared>
+struct ScaleZeroPointForm final : Form<Desc> {
+    Prepared prepared;
+    template <class Op>
+    ScaleZeroPointForm(const Op& op, simd::GemmOptions g) : prepared(op, g) {}
+    void run(const Desc& d, const qdml::Executor& ex) const override {
         prepared.execute(d.OutputTensor.Data, d.InputTensor.Data, d.ScaleTensor.Data,
                          d.ZeroPointTensor ? d.ZeroPointTensor->Data : nullptr, ex);
     }
@@ -128,12 +121,14 @@ std::shared_ptr<const Form<ElementWiseClipDesc>> make_form(const ElementWiseClip
 template <class TIn, class TOut>
 std::shared_ptr<const Form<ElementWiseDequantizeLinearDesc>> make_form(
     const ElementWiseDequantizeLinear<TIn, TOut>& op, simd::GemmOptions g) {
-    return std::make_shared<DequantizeForm<TIn, TOut>>(op, g);
+    return std::make_shared<
+        ScaleZeroPointForm<ElementWiseDequantizeLinearDesc, simd::PreparedElementWiseDequantizeLinear<TIn, TOut>>>(op, g);
 }
 template <class TIn, class TOut>
 std::shared_ptr<const Form<ElementWiseQuantizeLinearDesc>> make_form(const ElementWiseQuantizeLinear<TIn, TOut>& op,
                                                                       simd::GemmOptions g) {
-    return std::make_shared<QuantizeForm<TIn, TOut>>(op, g);
+    return std::make_shared<
+        ScaleZeroPointForm<ElementWiseQuantizeLinearDesc, simd::PreparedElementWiseQuantizeLinear<TIn, TOut>>>(op, g);
 }
 template <class TA, class TB, class TOut>
 std::shared_ptr<const Form<ElementWiseQuantizedLinearAddDesc>> make_form(
