@@ -241,6 +241,18 @@ TEST_CASE("threads: a call below two tasks' grain never touches the pool", "[thr
     qdml::run(clip, o);
     CHECK(rec.counts.empty());
     CHECK(y[999] == 0.5f);
+    // 2^18 - 1 floats: one element short of kMinThreadedBytes (1 MiB) of
+    // output, sixteen tasks' grain: still the calling thread; 2^18: the pool.
+    for (const std::uint32_t n : {(1u << 18) - 1, 1u << 18}) {
+        std::vector<float> big_x(n, 1.0f), big_y(n);
+        clip.InputTensor = {qtest::make_desc(DT::Float32, {n}), big_x.data()};
+        clip.OutputTensor = {qtest::make_desc(DT::Float32, {n}), big_y.data()};
+        qtest::RecordingExecutor big_rec;
+        o.executor = qdml::make_executor(big_rec, 2);
+        qdml::run(clip, o);
+        CHECK(big_rec.counts.empty() == (n < (1u << 18)));
+        CHECK(big_y[n - 1] == 0.5f);
+    }
 }
 
 TEST_CASE("threads: qdml::run, compile + execute and qdml::dml options on every pool give the calling thread's bytes",
@@ -281,7 +293,7 @@ TEST_CASE("threads: element-wise calls of many tasks (rows, column chunks, tiles
     const std::vector<Shape> shapes = {
         {{1u << 19}, {}},
         {{700, 900}, {}},
-        {{3, 5, 70, 70}, {}},
+        {{3, 5, 140, 140}, {}},  // (1.18 MB of output: over kMinThreadedBytes)
         {{1, 64, 80, 80}, {64 * 80 * 80, 1, 80 * 64, 64}},  // NHWC memory
         {{1, 3, 300, 300}, {3 * 300 * 300, 1, 300 * 3, 3}},
     };

@@ -383,7 +383,7 @@ void in_kernel_region(const Kernel&, F& f, long) {
 /// and that operand is transposed into (out of) a tile of their chunks
 /// rather than gathered one element per cache line row by row (the
 /// transposition on `isa`, a GEMM path the CPU runs: Avx2 or Generic).
-/// Given a pool (`executor`) and at least two tasks' grain of output, the
+/// Given a pool (`executor`) and at least kMinThreadedBytes of output, the
 /// rows run as tasks (row_tasks); `kernel` is then called concurrently.
 template <class TOut, class... TIn, class Kernel>
 void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 1 + sizeof...(TIn)>& base, Kernel&& kernel,
@@ -429,7 +429,7 @@ void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 
         };
         detail::in_kernel_region(kernel, one_tile, 0);
     };
-    if (!executor.calling_thread_only() && plan.elements() * sizeof(TOut) >= 2 * kTaskBytes) {
+    if (!executor.calling_thread_only() && plan.elements() * sizeof(TOut) >= kMinThreadedBytes) {
         // As tasks (core/executor.hpp): units are the walked rows (the tile
         // form: each row's groups of kTileRows tile rows), cut by row_tasks.
         // (A streamed call's tasks are larger: each ends with a fence that

@@ -106,8 +106,14 @@ inline constexpr std::uint64_t kConvTaskChannels = kConvTestGrain ? 1 : 64;
 inline constexpr std::size_t kTargetTasks = 64;
 /// Output bytes per element-wise task, at least (XNNPACK's 16 KiB, times
 /// four: a task's start costs a wake-up, ~10 us in a condition-variable
-/// pool); a call below two of them stays on the calling thread.
+/// pool).
 inline constexpr std::uint64_t kTaskBytes = std::uint64_t{64} << 10;
+/// An element-wise call of fewer output bytes stays on the calling thread.
+/// (Two tasks' grain was too little where the call itself is fast: Zen 5,
+/// AVX-512, `clip/simd/f32/65536` took 2.4 us on one thread and 4.2 us on
+/// two, the pool's wake-up longer than the work; 1 MiB is about 10 us of
+/// clip there, 4 times what two threads lose.)
+inline constexpr std::uint64_t kMinThreadedBytes = std::uint64_t{1} << 20;
 /// ... and of a call that streams its output (kStreamBytes and more: each
 /// task ends with a fence that waits for its non-temporal stores).
 inline constexpr std::uint64_t kStreamTaskBytes = std::uint64_t{1} << 20;
