@@ -354,11 +354,12 @@ def test_every_implementation_gives_the_references_bits():
     x4 = rng.integers(-128, 128, (2, 8, 13, 13), dtype=np.int8)
     w4 = rng.integers(-128, 128, (16, 8, 3, 3), dtype=np.int8)
     row_scale = rng.random((67, 1), dtype=f32) / 50
+    y_scale = rng.random((1, 67), dtype=f32) / 4 + 0.01  # per column of y (5, 67)
     calls = [
         lambda **i: qdml.element_wise_dequantize_linear(InputTensor=x, ScaleTensor=scale, ZeroPointTensor=np.int8(3),
                                                         **i),
         lambda **i: qdml.element_wise_clip(InputTensor=y, Min=-0.5, Max=0.7, ScaleBias=(1.5, 0.1), **i),
-        lambda **i: qdml.element_wise_quantize_linear(InputTensor=y, ScaleTensor=scale[:, :67], ZeroPointTensor=np.uint8(9),
+        lambda **i: qdml.element_wise_quantize_linear(InputTensor=y, ScaleTensor=y_scale, ZeroPointTensor=np.uint8(9),
                                                       **i),
         lambda **i: qdml.element_wise_quantized_linear_add(
             ATensor=x, AScaleTensor=one, BTensor=x[::-1].copy(), BScaleTensor=one,
