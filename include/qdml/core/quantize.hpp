@@ -139,6 +139,20 @@ QDML_ALWAYS_INLINE inline auto quantize_int(const V& x, const QuantizeParams& q)
     return O::bits(t) - typename O::Int(kRoundMagicBits - q.zp);
 }
 
+/// quantize_int with a zero point per lane (`zp`, exact integers as float;
+/// `lo_z`, `hi_z` = T's bounds minus zp, exact): the same two steps, the
+/// zero point added in float to the rounded value (exact) before the
+/// magic number takes the integer out (ELEMENT_WISE_QUANTIZE_LINEAR's
+/// per-element zero points, simd/element_wise_quantize_linear.hpp).
+template <class V>
+QDML_ALWAYS_INLINE inline auto quantize_int_lanes(const V& x, const V& lo_z, const V& hi_z, const V& zp) noexcept {
+    using O = VecOps<V>;
+    V v = O::select(x >= lo_z, x, lo_z);  // !(x >= lo - zp), NaN included, -> lo - zp
+    v = O::select(v > hi_z, hi_z, v);
+    const V r = O::no_fuse(O::no_fuse(v + V(kRoundMagic)) - V(kRoundMagic));  // rne(v), exact
+    return O::bits(O::no_fuse(O::no_fuse(r + zp) + V(kRoundMagic))) - typename O::Int(kRoundMagicBits);
+}
+
 /// Q(v, zp, T) of docs/semantics.md section 2 for an 8-bit (or any up-to-16-bit) T.
 template <class T>
 inline T quantize(float v, std::int32_t zp) noexcept {

@@ -77,17 +77,12 @@ struct QuantizeRow {
         } else {
             const F lo(static_cast<float>(std::numeric_limits<TOut>::min()));
             const F hi(static_cast<float>(std::numeric_limits<TOut>::max()));
-            const F zero(0.0f), magic(kRoundMagic);
+            const F zero(0.0f);
             blocks([=](std::size_t i) QDML_ALWAYS_INLINE {
                 const F v = O::div(load_x(x.at(i)), kernel::load_float<A>(scale.at(i)));
                 const F z = kernel::load_float<A>(zp.at(i));  // exact
                 const F lo_z = lo - z, hi_z = hi - z;           // exact: |lo - zp|, |hi - zp| <= 255
-                F c = O::select(v == v, v, low ? lo_z : zero - z);
-                c = O::select(c >= lo_z, c, lo_z);
-                c = O::select(c > hi_z, hi_z, c);
-                const F r = O::no_fuse(O::no_fuse(c + magic) - magic);  // rne(c), ties to even, exact
-                const F w = O::no_fuse(r + z);                            // rne(c) + zp, an exact integer
-                return O::bits(O::no_fuse(w + magic)) - typename O::Int(kRoundMagicBits);
+                return quantize_int_lanes(O::select(v == v, v, low ? lo_z : zero - z), lo_z, hi_z, z);
             });
         }
     }
