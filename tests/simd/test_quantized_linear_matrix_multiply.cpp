@@ -32,11 +32,12 @@ using qtest::Rng;
 using qtest::gemm_paths::runnable_isas;
 
 /// A 4-D layout (right-aligned to `rank` dims): transposed (the two matrix
-/// dimensions swapped in memory), padded rows, broadcast batch / channel.
+/// dimensions swapped in memory), padded rows, broadcast batch / channel,
+/// every row the first one (a row stride of 0; not with `transposed`).
 struct Layout {
     bool transposed = false;
     std::uint32_t pad = 0;
-    bool bcast_batch = false, bcast_channel = false;
+    bool bcast_batch = false, bcast_channel = false, bcast_rows = false;
 };
 
 TensorDesc make_desc(DT t, std::uint32_t rank, const std::uint32_t (&s)[4], const Layout& l) {
@@ -47,7 +48,7 @@ TensorDesc make_desc(DT t, std::uint32_t rank, const std::uint32_t (&s)[4], cons
         st[3] = rows + l.pad;
     } else {
         st[3] = 1;
-        st[2] = cols + l.pad;
+        st[2] = l.bcast_rows ? 0 : cols + l.pad;
     }
     const std::uint64_t matrix = (rows - 1) * st[2] + (cols - 1) * st[3] + 1 + l.pad;
     st[1] = l.bcast_channel ? 0 : matrix;
@@ -90,7 +91,7 @@ struct Problem {
         std::ostringstream os;
         os << name(ta) << " x " << name(tb) << " -> " << name(tout) << " rank " << rank << " " << batch << "x"
            << channels << "x" << M << "x" << N << "x" << K << " A{T" << la.transposed << " pad" << la.pad << " bb"
-           << la.bcast_batch << " bc" << la.bcast_channel << "} B{T" << lb.transposed << " pad" << lb.pad << " bb"
+           << la.bcast_batch << " bc" << la.bcast_channel << " br" << la.bcast_rows << "} B{T" << lb.transposed << " pad" << lb.pad << " bb"
            << lb.bcast_batch << " bc" << lb.bcast_channel << "} Out{T" << lout.transposed << " pad" << lout.pad
            << "} rowA " << per_row_a << " colB " << per_col_b << " rowOut " << per_row_out << " zps " << zps
            << " fidelity " << qdml::to_string(fidelity);
@@ -189,6 +190,7 @@ Layout random_layout(Rng& rng, bool output) {
     if (!output) {
         l.bcast_batch = rng.coin(3);
         l.bcast_channel = rng.coin(3);
+        l.bcast_rows = !l.transposed && rng.coin(8);
     }
     return l;
 }
@@ -329,6 +331,35 @@ TEST_CASE("simd matmul: A read in place (u8, K a multiple of 64, whole tiles and
         p.per_col_b = iter % 7 == 3;
         p.fill([&] { return rng.byte(); });
         if (p.tb == DT::Int8 && iter % 4 == 1) std::fill(p.b_zp.begin(), p.b_zp.end(), 0);  // zero point given, 0
+        random_scales(p, rng);
+        check_all_paths(p);
+        check_prepared_all_paths(p);
+    }
+}
+
+TEST_CASE("simd matmul: an A whose rows are all one row (row stride 0), u8 with K a multiple of 4 and whole row "
+          "blocks, is not read in place as if packed, on every path",
+          "[simd][matmul][blocks]") {
+    // (fuzz_diff found it: AVX-512 VNNI read such an A in place with a row
+    // step of 0, which its kernel takes for packed data, past A's buffer.)
+    Rng rng(qtest::case_seed(83));
+    constexpr std::uint32_t kRows[] = {6, 8, 12, 16, 23, 32, 33};
+    constexpr std::uint32_t kDepths[] = {4, 60, 64, 128};
+    for (int iter = 0; iter < 16; ++iter) {
+        Problem p;
+        p.ta = DT::UInt8;
+        p.tb = kQ8[iter & 1];
+        p.tout = kQ8[(iter >> 1) & 1];
+        p.M = kRows[rng.uniform(0, 6)];
+        p.N = rng.uniform(1, 40);
+        p.K = kDepths[rng.uniform(0, 3)];
+        p.la.bcast_rows = true;
+        p.zps = iter % 3 != 0;
+        if (iter % 2 == 0) {
+            p.rank = 3;
+            p.channels = 3;
+        }
+        p.fill([&] { return rng.byte(); });
         random_scales(p, rng);
         check_all_paths(p);
         check_prepared_all_paths(p);

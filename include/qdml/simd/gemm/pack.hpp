@@ -125,7 +125,7 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
         const auto src = [&](std::size_t m) { return reinterpret_cast<const std::uint8_t*>(a.data + m * a.row_stride); };
         std::size_t m0 = 0;
         out.row_sum.resize(rows);
-        if (how.in_place && !std::is_signed_v<TA> && K == bytes && M >= 16) {
+        if (how.in_place && !std::is_signed_v<TA> && K == bytes && M >= 16 && a.row_stride != 0) {
             m0 = M / 16 * 16;
             out.borrowed = src(0);
             out.borrowed_rows = m0;
@@ -163,10 +163,12 @@ void pack_left(Matrix<TA> a, std::size_t M, std::size_t K, LeftLayout layout, st
     // AVX-VNNI kernel's 6-row ones, an unsigned A with contiguous rows, K a
     // multiple of 4): the kernel reads the whole blocks' rows where they
     // are; only the last M % mr rows are packed. Row sums, when wanted,
-    // from the rows.
+    // from the rows. Not rows broadcast by a row stride of 0 (here and for
+    // AMX above): the kernels take a row step of 0 for packed data
+    // (avx512vnni::Rows8).
     const bool vnni512 = mr == 8 && isa_available(Isa::Avx512Vnni), vnni256 = mr == 6 && isa_available(Isa::AvxVnni);
     if (layout == LeftLayout::Groups4 && (vnni512 || vnni256) && how.in_place && !std::is_signed_v<TA> &&
-        a.col_stride == 1 && K == groups * 4 && M >= mr) {
+        a.col_stride == 1 && a.row_stride != 0 && K == groups * 4 && M >= mr) {
         done = base = M / mr * mr;
         out.borrowed = src(0);
         out.borrowed_rows = base;
