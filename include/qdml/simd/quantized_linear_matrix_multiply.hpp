@@ -90,51 +90,61 @@ MatmulWorkspace<TA>& workspace() {
     return w;
 }
 
-/// Runs every Batch*Channel product; `right(b, c, key)` gives the packed B
-/// slice and sets `key` to what identifies its contents in this call. Per
-/// call: one Session (AMX tile configuration, the last block's epilogue of
-/// each product overlapping the next product's tiles), the row constants
-/// once per epilogue; per product only what changes: the column sums and
-/// bias with the B slice, A's packing and row sums with the A slice (the sums
-/// only when the epilogue reads them; AMX reads whole tiles of a u8 A in
-/// place).
+/// The workspace of a whole-products task (run_products_parallel) on this
+/// thread: not workspace<TA>(), which a sequential call on the same thread
+/// may hold (a task never calls back into qdml or the pool).
+template <class TA>
+MatmulWorkspace<TA>& task_workspace() {
+    thread_local MatmulWorkspace<TA> w;
+    return w;
+}
+
+/// Runs the Batch*Channel products [i0, i1) (all by default; product i is
+/// batch i / Channels, channel i % Channels) in `w`; `right(b, c, key)` gives
+/// the packed B slice and sets `key` to what identifies its contents in this
+/// call. Per call: one Session (AMX tile configuration, the last block's
+/// epilogue of each product overlapping the next product's tiles), the row
+/// constants once per epilogue; per product only what changes: the column
+/// sums and bias with the B slice, A's packing and row sums with the A slice
+/// (the sums only when the epilogue reads them; AMX reads whole tiles of a
+/// u8 A in place).
 template <class TA, class TB, class TOut, class Right>
 void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, simd::Isa isa, const gemm::RequantSpec& s,
-                  Right&& right) {
+                  Right&& right, MatmulWorkspace<TA>& w = workspace<TA>(), std::size_t i0 = 0,
+                  std::size_t i1 = std::numeric_limits<std::size_t>::max()) {
     const auto& Out = op.OutputTensor;
-    const std::uint32_t M = Out.sizes[2], K = op.ATensor.sizes[3];
-    MatmulWorkspace<TA>& w = workspace<TA>();
+    const std::uint32_t M = Out.sizes[2], K = op.ATensor.sizes[3], C = Out.sizes[1];
     for (auto& slot : w.slots) slot.ready = false;
     const TA* packed_a = nullptr;
-    std::size_t i = 0;
     gemm::Session session(isa);
-    for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
-        for (std::uint32_t c = 0; c < Out.sizes[1]; ++c) {
-            auto& slot = w.slots[i++ % 2];
-            gemm::Epilogue& e = slot.e;
-            const void* key = nullptr;
-            const gemm::PackedRight& pb = right(b, c, key);
-            if (!slot.ready)
-                gemm::prepare_columns(s, pb, e);  // before rows: it fixes var_b and the multiplier mode
-            else if (slot.columns != key)
-                gemm::update_columns(pb, e);  // the same spec, K and N: only the sums change
-            slot.columns = key;
-            const TA* a_ptr = &op.ATensor[{b, c, 0, 0}];
-            if (a_ptr != packed_a) {
-                gemm::pack_left(slice(op.ATensor, b, c), M, K, isa, w.left, {e.needs_row_sums(), true});
-                packed_a = a_ptr;
-            }
-            if (!slot.ready)
-                gemm::prepare_rows(s, w.left, e);
-            else if (slot.rows != a_ptr && e.needs_row_sums())  // (else every row's stays 0)
-                gemm::update_row_sums(w.left, e);
-            slot.rows = a_ptr;
-            slot.ready = true;
-            e.out = reinterpret_cast<std::uint8_t*>(&Out[{b, c, 0, 0}]);
-            e.out_rs = Out.strides[2];
-            e.out_cs = Out.strides[3];
-            gemm::multiply<TOut>(w.left, pb, e, &session);
+    i1 = std::min<std::size_t>(i1, std::size_t{Out.sizes[0]} * C);
+    for (std::size_t i = i0; i < i1; ++i) {
+        const auto b = static_cast<std::uint32_t>(i / C), c = static_cast<std::uint32_t>(i % C);
+        auto& slot = w.slots[(i - i0) % 2];
+        gemm::Epilogue& e = slot.e;
+        const void* key = nullptr;
+        const gemm::PackedRight& pb = right(b, c, key);
+        if (!slot.ready)
+            gemm::prepare_columns(s, pb, e);  // before rows: it fixes var_b and the multiplier mode
+        else if (slot.columns != key)
+            gemm::update_columns(pb, e);  // the same spec, K and N: only the sums change
+        slot.columns = key;
+        const TA* a_ptr = &op.ATensor[{b, c, 0, 0}];
+        if (a_ptr != packed_a) {
+            gemm::pack_left(slice(op.ATensor, b, c), M, K, isa, w.left, {e.needs_row_sums(), true});
+            packed_a = a_ptr;
         }
+        if (!slot.ready)
+            gemm::prepare_rows(s, w.left, e);
+        else if (slot.rows != a_ptr && e.needs_row_sums())  // (else every row's stays 0)
+            gemm::update_row_sums(w.left, e);
+        slot.rows = a_ptr;
+        slot.ready = true;
+        e.out = reinterpret_cast<std::uint8_t*>(&Out[{b, c, 0, 0}]);
+        e.out_rs = Out.strides[2];
+        e.out_cs = Out.strides[3];
+        gemm::multiply<TOut>(w.left, pb, e, &session);
+    }
     session.finish();
 }
 
@@ -148,8 +158,9 @@ inline bool threaded(const Executor& ex, std::uint64_t macs) noexcept {
 /// slice packed (and, without `prepared`, every distinct B slice: one task
 /// each), every product's epilogue (one task each), then the task grid of
 /// every product (gemm::task_grid). `prepared` gives the packed B slice of
-/// each product (PreparedQuantizedLinearMatrixMultiply). Nothing here is
-/// thread_local: the workspace of the calling thread is not touched.
+/// each product (PreparedQuantizedLinearMatrixMultiply). A batch of small
+/// products runs as tasks of whole products instead, each in its thread's
+/// task_workspace(); the calling thread's workspace() is not touched.
 template <class TA, class TB, class TOut>
 void run_products_parallel(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, simd::Isa isa,
                            const gemm::RequantSpec& s, const Executor& ex,
@@ -157,6 +168,38 @@ void run_products_parallel(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op
     const auto& Out = op.OutputTensor;
     const std::uint32_t M = Out.sizes[2], N = Out.sizes[3], K = op.ATensor.sizes[3], C = Out.sizes[1];
     const std::size_t products = std::size_t{Out.sizes[0]} * C;
+    // A batch of small products (each under four grains, which the grid
+    // below would cut into two or three tasks at most): tasks of whole
+    // consecutive products, at least one grain each, each task packing and
+    // computing its own products as run_products does (one parallel_for,
+    // no shared packing phase; on a 2-core Zen 5 the phases below made 64
+    // products of 64^3 slower on two threads than on one).
+    const std::uint64_t product_macs = std::max<std::uint64_t>(std::uint64_t{M} * N * K, 1);
+    if (products > 1 && product_macs < 4 * kTaskMacs) {
+        const std::size_t per = static_cast<std::size_t>(std::max<std::uint64_t>(1, kTaskMacs / product_macs));
+        qdml::detail::parallel_for(ex, (products + per - 1) / per, [&](std::size_t t) {
+            MatmulWorkspace<TA>& w = task_workspace<TA>();
+            const TB* packed = nullptr;
+            run_products(
+                op, isa, s,
+                [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
+                    if (prepared) {
+                        const gemm::PackedRight& r = *(*prepared)[std::size_t{b} * C + c];
+                        key = &r;
+                        return r;
+                    }
+                    const TB* ptr = &op.BTensor[{b, c, 0, 0}];
+                    if (ptr != packed) {
+                        gemm::pack_right(slice(op.BTensor, b, c), K, N, isa, w.right, {M > 1});
+                        packed = ptr;
+                    }
+                    key = ptr;
+                    return w.right;
+                },
+                w, t * per, t * per + per);
+        });
+        return;
+    }
     // The distinct slices (equal addresses: a slice shared through zero
     // strides), each with the first product that reads it.
     std::vector<std::size_t> a_first, b_first, a_of(products), b_of(products);
@@ -208,7 +251,6 @@ void run_products_parallel(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op
         return;
     }
     // Products below the grain: whole products, as many a task as reach it.
-    const std::uint64_t product_macs = std::max<std::uint64_t>(std::uint64_t{M} * N * K, 1);
     const std::size_t per = static_cast<std::size_t>(std::max<std::uint64_t>(1, kTaskMacs / product_macs));
     qdml::detail::parallel_for(ex, (products + per - 1) / per, [&](std::size_t t) {
         for (std::size_t i = t * per; i < std::min(products, t * per + per); ++i)
