@@ -7,7 +7,9 @@
 // whole block or alone; every column tail of a 16-column panel and panel
 // counts around what a call covers), the eight INT8/UINT8 type mixes,
 // zero points (absent, per tensor at the extremes, per row, per column),
-// the three multiplier forms, plain and transposed outputs. Every output
+// the three multiplier forms, plain and transposed outputs; and the int32
+// store (RequantSpec::int32_out: acc itself, MATRIX_MULTIPLY_INTEGER's
+// output, docs/semantics.md section 12) on the same shapes. Every output
 // byte is checked against a plain scalar transcription of
 // docs/semantics.md section 5 written below (no qdml code), and every other
 // byte of the output's guarded buffer must keep its sentinel. The engine-
@@ -96,8 +98,9 @@ void run_generic(const PackedLeft& a, const PackedRight& b, const Epilogue& e, c
                  bool signed_out) {
     for (const Call& c : calls)
         for (std::size_t j = 0; j < c.np; ++j)
-            signed_out ? gemm::generic::tile<std::int8_t>(a, b, e, c.m0, c.rows, c.p + j)
-                       : gemm::generic::tile<std::uint8_t>(a, b, e, c.m0, c.rows, c.p + j);
+            e.int32_out  ? gemm::generic::tile<std::int32_t>(a, b, e, c.m0, c.rows, c.p + j)
+            : signed_out ? gemm::generic::tile<std::int8_t>(a, b, e, c.m0, c.rows, c.p + j)
+                         : gemm::generic::tile<std::uint8_t>(a, b, e, c.m0, c.rows, c.p + j);
 }
 
 #if QDML_X86
@@ -188,11 +191,14 @@ struct Stats {
     std::size_t cases = 0, failed = 0, outputs = 0, clamped = 0, borrowed = 0;
 };
 
-/// Runs `c` on kernel `k`; returns whether every byte of the output's buffer is right.
+/// Runs `c` on kernel `k`; returns whether every byte of the output's
+/// buffer is right. TOut int32: the int32 store (acc itself; the scales and
+/// the output zero point are not given to the engine).
 template <class TA, class TB, class TOut>
 bool run_case(const Microkernel& k, const Case& c, Rng& rng, Stats& stats) {
+    constexpr bool kInt32 = std::is_same_v<TOut, std::int32_t>;
     const std::size_t lead = c.lead_block ? k.mr : 0, M = lead + c.rows, K = c.K, N = c.N;
-    const int out_lo = std::numeric_limits<TOut>::min(), out_hi = std::numeric_limits<TOut>::max();
+    const int out_lo = kInt32 ? 0 : std::numeric_limits<TOut>::min(), out_hi = kInt32 ? 255 : std::numeric_limits<TOut>::max();
     const auto value = [&](bool is_signed) { return static_cast<int>(rng.byte()) - (is_signed ? 128 : 0); };
 
     // Operands as ints (logical [m][k] and [k][n]) and in memory, with their strides.
@@ -283,6 +289,13 @@ bool run_case(const Microkernel& k, const Case& c, Rng& rng, Stats& stats) {
     spec.b_scale.assign(bs.begin(), bs.begin() + (scale_col ? N : 1));
     spec.out_lo = out_lo;
     spec.out_hi = out_hi;
+    if (kInt32) {
+        spec.int32_out = true;
+        spec.a_scale.clear();
+        spec.b_scale.clear();
+        spec.out_scale.clear();
+        spec.out_zp.clear();
+    }
 
     // Packed operands and the epilogue, in the driver's order (the columns
     // first: they say whether the row sums are needed).
@@ -298,7 +311,7 @@ bool run_case(const Microkernel& k, const Case& c, Rng& rng, Stats& stats) {
 
     // The output in a guarded buffer: row-major with padded rows, or transposed.
     const std::uint64_t o_rs = c.out_transposed ? 1 : N + c.out_pad, o_cs = c.out_transposed ? M + c.out_pad : 1;
-    qtest::GuardedBuffer out((M - 1) * o_rs + (N - 1) * o_cs + 1);
+    qtest::GuardedBuffer out(((M - 1) * o_rs + (N - 1) * o_cs + 1) * sizeof(TOut));
     e.out = out.data();
     e.out_rs = o_rs;
     e.out_cs = o_cs;
@@ -316,13 +329,19 @@ bool run_case(const Microkernel& k, const Case& c, Rng& rng, Stats& stats) {
     std::vector<std::uint8_t> expected = qtest::GuardedBuffer(out.size()).with_guards();
     for (std::size_t m = 0; m < M; ++m)
         for (std::size_t n = 0; n < N; ++n) {
+            if (kInt32) {  // little-endian bytes of acc
+                const auto v = static_cast<std::uint32_t>(acc[m * N + n]);
+                for (std::size_t i = 0; i < 4; ++i)
+                    expected[qtest::kGuardBytes + (m * o_rs + n * o_cs) * 4 + i] = static_cast<std::uint8_t>(v >> (8 * i));
+                continue;
+            }
             const std::size_t bs_n = scale_col ? n : 0;
             const int q = oracle_out(acc[m * N + n], as[m], bs[bs_n], os[m], ozp[m], out_lo, out_hi);
             stats.clamped += c.mult_form == 0 && (q == out_lo || q == out_hi);
             expected[qtest::kGuardBytes + m * o_rs + n * o_cs] = static_cast<std::uint8_t>(q);
         }
     ++stats.cases;
-    if (c.mult_form == 0) stats.outputs += M * N;
+    if (c.mult_form == 0 && !kInt32) stats.outputs += M * N;
     const std::vector<std::uint8_t> got = out.with_guards();
     if (got == expected && out.broken_guard() == qtest::GuardedBuffer::ok) return true;
 
@@ -339,10 +358,10 @@ bool run_case(const Microkernel& k, const Case& c, Rng& rng, Stats& stats) {
         bool in_view = false;
         for (std::size_t m = 0; m < M && !in_view; ++m)
             for (std::size_t n = 0; n < N && !in_view; ++n)
-                if (static_cast<std::ptrdiff_t>(m * o_rs + n * o_cs) == at) {
+                if (static_cast<std::ptrdiff_t>((m * o_rs + n * o_cs) * sizeof(TOut)) == at - at % static_cast<std::ptrdiff_t>(sizeof(TOut))) {
                     where << "output (" << m << ", " << n << "): accumulator " << acc[m * N + n] << ", expected "
                           << static_cast<int>(static_cast<TOut>(expected[first])) << ", got "
-                          << static_cast<int>(static_cast<TOut>(got[first]));
+                          << static_cast<int>(static_cast<TOut>(got[first])) << (kInt32 ? " (a byte of it)" : "");
                     in_view = true;
                 }
         if (!in_view) where << "byte " << at << " from the output's start, outside the view: 0x" << std::hex
@@ -356,9 +375,13 @@ bool run_case(const Microkernel& k, const Case& c, Rng& rng, Stats& stats) {
 using CaseFn = bool (*)(const Microkernel&, const Case&, Rng&, Stats&);
 using i8 = std::int8_t;
 using u8 = std::uint8_t;
+using i32 = std::int32_t;
 /// The eight type mixes, indexed by (A signed, B signed, output signed) as bits 0-2.
 constexpr CaseFn kMixes[] = {run_case<u8, u8, u8>, run_case<i8, u8, u8>, run_case<u8, i8, u8>, run_case<i8, i8, u8>,
                              run_case<u8, u8, i8>, run_case<i8, u8, i8>, run_case<u8, i8, i8>, run_case<i8, i8, i8>};
+/// The four input mixes with the int32 store, indexed by (A signed, B signed) as bits 0-1.
+constexpr CaseFn kInt32Mixes[] = {run_case<u8, u8, i32>, run_case<i8, u8, i32>, run_case<u8, i8, i32>,
+                                  run_case<i8, i8, i32>};
 
 /// Whether `isa`'s kernels run here; warns once per ISA when not.
 bool runs_here(const Microkernel& k) {
@@ -380,8 +403,9 @@ bool runs_here(const Microkernel& k) {
 /// the AMX tile's 16 groups; every row count up to the row block, alone and
 /// after a whole block; column tails of a panel and 1-4 panels; each
 /// shape with k.mixes of the eight type mixes (rotating) and an epilogue
-/// form, operand layout and panels-per-call drawn at random.
-void sweep(const Microkernel& k, std::uint64_t salt) {
+/// form, operand layout and panels-per-call drawn at random. `int32_out`:
+/// the int32 store instead, the output's signedness bit unused.
+void sweep(const Microkernel& k, std::uint64_t salt, bool int32_out = false) {
     if (!runs_here(k)) return;
     static const std::size_t kDepths[] = {1, 3, 4, 8, 12, 63, 64, 65, 127, 128, 129};
     static const std::size_t kCols[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 48, 64};
@@ -413,13 +437,13 @@ void sweep(const Microkernel& k, std::uint64_t salt) {
                     c.a_pad = rng.coin(4) ? rng.uniform(1, 64) : 0;
                     c.b_pad = rng.coin(4) ? rng.uniform(1, 5) : 0;
                     c.out_pad = rng.coin(4) ? rng.uniform(1, 5) : 0;
-                    kMixes[mix](k, c, rng, stats);
+                    (int32_out ? kInt32Mixes[mix % 4] : kMixes[mix])(k, c, rng, stats);
                 }
     INFO(k.name << ": " << stats.failed << " of " << stats.cases << " cases wrong; " << stats.clamped << " of "
                 << stats.outputs << " outputs at a bound with multipliers from the range; A read in place in "
                 << stats.borrowed << " cases");
     CHECK(stats.failed == 0);
-    CHECK(stats.clamped * 4 < stats.outputs);  // the cases test the arithmetic, not only the clamps
+    if (!int32_out) CHECK(stats.clamped * 4 < stats.outputs);  // the cases test the arithmetic, not only the clamps
     // The in-place form was taken (AMX's needs AVX-512: pack.hpp).
     if (k.in_place && (k.isa != Isa::Amx || qdml::simd::isa_available(Isa::Avx512Vnni))) CHECK(stats.borrowed > 0);
 }
@@ -430,6 +454,12 @@ TEST_CASE("gemm micro-kernels: each kernel this CPU runs against the scalar orac
           "[gemm][microkernel]") {
     for (std::size_t i = 0; i < std::size(kMicrokernels); ++i)  // (-c "<name>" runs one)
         DYNAMIC_SECTION(kMicrokernels[i].name) { sweep(kMicrokernels[i], 100 + i); }
+}
+
+TEST_CASE("gemm micro-kernels: the int32 store (acc itself) of each kernel this CPU runs on edge shapes",
+          "[gemm][microkernel][int32]") {
+    for (std::size_t i = 0; i < std::size(kMicrokernels); ++i)
+        DYNAMIC_SECTION(kMicrokernels[i].name) { sweep(kMicrokernels[i], 200 + i, true); }
 }
 
 TEST_CASE("gemm micro-kernels: the scalar oracle on hand-derived values", "[gemm][microkernel]") {

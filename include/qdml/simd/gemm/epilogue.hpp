@@ -13,6 +13,9 @@
 // with (s1, s2) = (AScale[m], BScale[n]), or (BScale[n], AScale[m]) when
 // col_scale_first (the NHWC convolution, whose columns are the filter's).
 // Every store then takes its per-element form (MultMode::PerElement).
+// The int32 store (RequantSpec::int32_out: MATRIX_MULTIPLY_INTEGER,
+// docs/semantics.md section 12) writes acc itself, wrapped, as INT32: no
+// scale, no output zero point, no Q (the stores' fused forms are skipped).
 #pragma once
 
 #include <algorithm>
@@ -52,6 +55,7 @@ struct RequantSpec {
     std::int32_t out_lo = 0, out_hi = 255;         ///< output type range
     bool directml = false;         ///< the DirectML profile's requantize (see the top of this file)
     bool col_scale_first = false;  ///< DirectML: BScale[n] before AScale[m] (the NHWC convolution)
+    bool int32_out = false;  ///< store acc as int32 (no requantize; the scales and out_zp unused, may be empty)
 };
 
 /// Everything the epilogue reads, derived once per call (columns: once per
@@ -76,11 +80,22 @@ struct Epilogue {
     bool same_zp = false;  ///< every row's OutputZP is the same (prepare_rows)
     bool directml = false;   ///< RequantSpec::directml (mode is then PerElement)
     bool col_first = false;  ///< RequantSpec::col_scale_first
+    bool int32_out = false;  ///< RequantSpec::int32_out: `out` holds int32 elements (strides in elements)
 
     const RowParams& row(std::size_t m) const noexcept { return rows[m]; }
     /// Whether the left operand's row sums enter the result (BZP' not all 0;
     /// known after prepare_columns): pack_left may skip them otherwise.
     bool needs_row_sums() const noexcept { return var_b || bzp0 != 0; }
+    /// The common case of the vector kernels' fused stores: uniform zero
+    /// points, a per-column multiplier, contiguous output rows, a
+    /// requantized (8-bit) output.
+    bool common_store() const noexcept {
+        return !(var_a || var_b || int32_out || mode != MultMode::PerColumn || out_cs != 1);
+    }
+    /// The bytes of output element (m, n).
+    std::uint8_t* element(std::size_t m, std::size_t n) const noexcept {
+        return out + (m * out_rs + n * out_cs) * (int32_out ? sizeof(std::int32_t) : 1);
+    }
 };
 
 namespace detail {
@@ -109,7 +124,9 @@ inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue
     const bool rows_uniform = detail::uniform(s.a_scale) && detail::uniform(s.out_scale);
     e.directml = s.directml;
     e.col_first = s.col_scale_first;
-    e.mode = s.directml       ? MultMode::PerElement
+    e.int32_out = s.int32_out;
+    e.mode = s.int32_out      ? MultMode::PerColumn  // (unused: no multiplier)
+             : s.directml     ? MultMode::PerElement
              : rows_uniform   ? MultMode::PerColumn
              : detail::uniform(s.b_scale) ? MultMode::PerRow
                                           : MultMode::PerElement;
@@ -129,11 +146,13 @@ inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue
         for (std::size_t n = 0; n < N; ++n) zp[n] = static_cast<std::uint32_t>(s.b_zp[n]);
     for (std::size_t n = 0; n < N; ++n) sum[n] = cb[n] - K * zp[n];  // cb'[n] = cb[n] - K * bzp'[n]
     for (std::size_t n = 0; n < N; ++n) bias[n] = neg_azp * sum[n];
-    if (s.b_scale.size() == 1)
+    if (s.int32_out)
+        std::fill(scale, scale + N, 0.0f);
+    else if (s.b_scale.size() == 1)
         std::fill(scale, scale + N, s.b_scale[0]);
     else
         std::copy(s.b_scale.begin(), s.b_scale.begin() + N, scale);
-    if (e.mode != MultMode::PerColumn)
+    if (e.mode != MultMode::PerColumn || s.int32_out)
         std::fill(mult, mult + N, 0.0f);
     else if (s.b_scale.size() == 1)
         std::fill(mult, mult + N, N > 0 ? requantize_multiplier(s.a_scale[0], s.b_scale[0], s.out_scale[0]) : 0.0f);
@@ -190,6 +209,7 @@ inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e)
     for (std::size_t m = 0; m < a.M; ++m) {
         RowParams& r = e.rows[m];
         r.neg_azp = 0u - static_cast<std::uint32_t>(detail::at(s.a_zp, m));
+        if (s.int32_out) continue;  // (no output parameters)
         r.zp = detail::at(s.out_zp, m);
         r.lo = static_cast<float>(s.out_lo - r.zp);
         r.hi = static_cast<float>(s.out_hi - r.zp);
@@ -199,7 +219,7 @@ inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e)
         small = small && requantize_fits_int32(r.mult);
     }
     e.rows_small = small;
-    e.same_zp = detail::uniform(s.out_zp);
+    e.same_zp = detail::uniform(s.out_zp);  // (int32_out: empty, true)
     update_row_sums(a, e);
 }
 
@@ -221,16 +241,22 @@ inline float multiplier(const Epilogue& e, const RowParams& r, std::size_t n) no
     return requantize_multiplier(r.a_scale, e.col_scale[n], r.out_scale);
 }
 
-/// Scalar store of one element (the generic kernel): Q through core's
-/// requantize, or DirectML's requantize_directml.
+/// Scalar store of one element (the generic kernel): acc itself
+/// (int32_out), Q through core's requantize, or DirectML's requantize_directml.
 template <class TOut>
 inline void store_one(const Epilogue& e, std::size_t m, std::size_t n, std::uint32_t dot) noexcept {
     const RowParams& r = e.row(m);
     const std::int32_t acc = corrected(e, r, n, dot);
-    const TOut q = !e.directml ? requantize<TOut>(acc, multiplier(e, r, n), r.zp)
-                   : e.col_first ? requantize_directml<TOut>(acc, e.col_scale[n], r.a_scale, r.out_scale, r.zp)
-                                 : requantize_directml<TOut>(acc, r.a_scale, e.col_scale[n], r.out_scale, r.zp);
-    std::memcpy(e.out + m * e.out_rs + n * e.out_cs, &q, 1);
+    if (e.int32_out) {
+        std::memcpy(e.element(m, n), &acc, sizeof acc);
+        return;
+    }
+    if constexpr (sizeof(TOut) == 1) {  // (an int32 TOut is int32_out's)
+        const TOut q = !e.directml ? requantize<TOut>(acc, multiplier(e, r, n), r.zp)
+                       : e.col_first ? requantize_directml<TOut>(acc, e.col_scale[n], r.a_scale, r.out_scale, r.zp)
+                                     : requantize_directml<TOut>(acc, r.a_scale, e.col_scale[n], r.out_scale, r.zp);
+        std::memcpy(e.element(m, n), &q, 1);
+    }
 }
 
 /// The bytes of q (values already in the output range) to columns n0.. of row m.
@@ -239,6 +265,13 @@ inline void scatter_bytes(const Epilogue& e, std::size_t m, std::size_t n0, cons
     const std::size_t count = std::min(W, e.N - n0);
     std::uint8_t* dst = e.out + m * e.out_rs + n0 * e.out_cs;
     for (std::size_t j = 0; j < count; ++j) dst[j * e.out_cs] = bytes[j];
+}
+
+/// The int32 sums v (int32_out) to columns n0.. of row m (any column stride).
+template <std::size_t W>
+inline void scatter_int32(const Epilogue& e, std::size_t m, std::size_t n0, const std::int32_t* v) noexcept {
+    const std::size_t count = std::min(W, e.N - n0);
+    for (std::size_t j = 0; j < count; ++j) std::memcpy(e.element(m, n0 + j), v + j, sizeof *v);
 }
 
 }  // namespace qdml::simd::gemm

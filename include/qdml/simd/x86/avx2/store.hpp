@@ -1,6 +1,7 @@
 // qdml/simd/x86/avx2/store.hpp - the GEMM epilogue's 256-bit store (AVX2 and
-// AVX-VNNI kernels): 8 int32 sums requantized (simd/gemm/epilogue.hpp has
-// the formula and the portable store).
+// AVX-VNNI kernels): 8 int32 sums requantized, or stored as int32
+// (Epilogue::int32_out; simd/gemm/epilogue.hpp has the formula and the
+// portable store).
 #pragma once
 
 #include <cstddef>
@@ -40,6 +41,16 @@ inline void store8(const Epilogue& e, std::size_t m, std::size_t n0, __m256i dot
         acc = _mm256_add_epi32(
             acc, _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(r.neg_azp)),
                                     _mm256_load_si256(reinterpret_cast<const __m256i*>(e.col_sum.data() + n0))));
+    if (e.int32_out) {  // acc itself
+        if (e.out_cs == 1 && e.N - n0 >= 8) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(e.element(m, n0)), acc);
+        } else {
+            alignas(32) std::int32_t v[8];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(v), acc);
+            scatter_int32<8>(e, m, n0, v);
+        }
+        return;
+    }
     __m256i q;
     if (e.directml) {  // ((fp32(acc) * s1) * s2) / OutputScale, then DirectML's quantize step
         const __m256 sa = _mm256_set1_ps(r.a_scale), sb = _mm256_load_ps(e.col_scale.data() + n0);

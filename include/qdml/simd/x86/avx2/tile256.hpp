@@ -76,7 +76,7 @@ void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::siz
     // Stored row by row from here (passing the accumulator array by reference
     // to a helper made g++ 12 keep it in memory and store it every k group).
     const std::size_t n0 = p * kPanel;
-    if (e.var_a || e.var_b || e.mode != MultMode::PerColumn || e.out_cs != 1 || e.N - n0 < kPanel) {
+    if (!e.common_store() || e.N - n0 < kPanel) {
         QDML_UNROLL
         for (int r = 0; r < MR; ++r) {
             store8(e, m0 + r, n0, acc[r][0]);

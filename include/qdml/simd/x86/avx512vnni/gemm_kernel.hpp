@@ -321,14 +321,6 @@ void rows16(const Epilogue& e, std::size_t m0, std::size_t n0, const std::int32_
 }
 }  // namespace detail
 
-/// Whether store_rows32 (and rows16) store this epilogue (store_rows32's
-/// test): uniform zero points, a per-column or per-row multiplier,
-/// contiguous output rows, an 8-bit output type's whole range.
-inline bool packed_store(const Epilogue& e) noexcept {
-    return !(e.var_a || e.var_b || e.mode == MultMode::PerElement || e.out_cs != 1) &&
-           ((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127));
-}
-
 /// Rows m0..m0+7 times panels p..p+NP-1: dot8 (A packed, or in place
 /// where pack_left left it: PackedLeft::borrowed), then in the common case
 /// (packed_store) the accumulators start from the column bias and go
@@ -467,7 +459,7 @@ void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::siz
         QDML_UNROLL
         for (int j = 0; j < NP; ++j) acc[r][j] = _mm512_load_si512(sums[r][j]);
 #endif
-    if (e.var_a || e.var_b || e.mode != MultMode::PerColumn || e.out_cs != 1) {
+    if (!e.common_store()) {
         QDML_UNROLL
         for (int r = 0; r < MR; ++r)
             QDML_UNROLL

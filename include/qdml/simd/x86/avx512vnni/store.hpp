@@ -1,6 +1,7 @@
 // qdml/simd/x86/avx512vnni/store.hpp - the GEMM epilogue's AVX-512 stores
-// (AVX-512 VNNI and AMX kernels): 16 int32 sums at a time requantized
-// (simd/gemm/epilogue.hpp has the formula and the portable store).
+// (AVX-512 VNNI and AMX kernels): 16 int32 sums at a time requantized, or
+// stored as int32 (Epilogue::int32_out; simd/gemm/epilogue.hpp has the
+// formula and the portable store).
 #pragma once
 
 #include <algorithm>
@@ -57,6 +58,17 @@ inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i do
     if (e.var_a)
         acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(r.neg_azp)),
                                                        _mm512_load_si512(e.col_sum.data() + n0)));
+    const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
+    if (e.int32_out) {  // acc itself
+        if (e.out_cs == 1) {
+            _mm512_mask_storeu_epi32(e.element(m, n0), static_cast<__mmask16>((1u << count) - 1u), acc);
+        } else {
+            alignas(64) std::int32_t v[16];
+            _mm512_store_si512(v, acc);
+            scatter_int32<16>(e, m, n0, v);
+        }
+        return;
+    }
     __m512i q;
     if (e.directml) {  // ((fp32(acc) * s1) * s2) / OutputScale, then DirectML's quantize step
         constexpr __mmask16 all = 0xffff;
@@ -75,7 +87,6 @@ inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i do
                                  _mm512_set1_ps(r.out_scale));
         q = requantize16(acc, mult, _mm512_set1_ps(r.lo), _mm512_set1_ps(r.hi), _mm512_set1_epi32(r.zp));
     }
-    const std::size_t count = e.N - n0 < 16 ? e.N - n0 : 16;
     if (e.out_cs == 1) {
         _mm512_mask_cvtepi32_storeu_epi8(e.out + m * e.out_rs + n0, static_cast<__mmask16>((1u << count) - 1u), q);
     } else {
@@ -94,7 +105,7 @@ inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i do
 inline void store_rows16(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
                                             const std::int32_t* c, bool has_col_bias = true) noexcept {
     const __m512i col_bias = _mm512_load_si512(e.col_bias.data() + n0);
-    if (e.var_a || e.var_b || e.mode != MultMode::PerColumn || e.out_cs != 1) {
+    if (!e.common_store()) {
         for (std::size_t r = 0; r < rows; ++r) {  // store16 adds the column bias
             const __m512i dot = _mm512_load_si512(c + 16 * r);
             store16(e, m0 + r, n0, has_col_bias ? _mm512_sub_epi32(dot, col_bias) : dot);
@@ -169,6 +180,14 @@ void rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
 }
 }  // namespace detail
 
+/// Whether store_rows32 (and the VNNI kernel's rows16) store this
+/// epilogue: uniform zero points, a per-column or per-row multiplier,
+/// contiguous output rows, an 8-bit output type's whole range.
+inline bool packed_store(const Epilogue& e) noexcept {
+    return !(e.var_a || e.var_b || e.int32_out || e.mode == MultMode::PerElement || e.out_cs != 1) &&
+           ((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127));
+}
+
 /// Rows m0..m0+rows-1 x columns n0..n0+31 from two tiles of 16-lane int32
 /// dot products that already hold the column bias when `has_col_bias` (row r
 /// of the columns n0.. at c0 + 16 r, of n0 + 16.. at c1 + 16 r), two rows at a time, in the
@@ -187,9 +206,7 @@ void rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
 inline bool store_rows32(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
                                            const std::int32_t* c0, const std::int32_t* c1,
                                            bool has_col_bias = true) noexcept {
-    if (e.var_a || e.var_b || e.mode == MultMode::PerElement || e.out_cs != 1 ||
-        !((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127)))
-        return false;
+    if (!packed_store(e)) return false;
     const auto run = [&](auto same_zp, auto add_col_bias) {
         constexpr bool Z = decltype(same_zp)::value, B = decltype(add_col_bias)::value;
         if (e.mode == MultMode::PerColumn)
