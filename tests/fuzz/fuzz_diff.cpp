@@ -1,5 +1,6 @@
 // libFuzzer target: the differential test of the fast paths. The fuzzer
-// picks an operator (dequantize, quantized add, clip, matmul), its types, a
+// picks an operator (dequantize, quantized add, clip, quantize, matmul,
+// integer matmul), its types, a
 // shape of 1-8 dimensions with sizes around the vector widths, each
 // operand's layout (dimension order, padding, stride-0 broadcast, base
 // misalignment), in-place clip, parameters and values (extremes, NaN,
@@ -234,7 +235,8 @@ constexpr DT kClipTypes[] = {DT::Float32, DT::Float16, DT::Int8,   DT::UInt8, DT
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider p(data, size);
     Builder b(p);
-    switch (p.ConsumeIntegralInRange(0, 4)) {
+    const int which = p.ConsumeIntegralInRange(0, 5);
+    switch (which) {
         case 0: {
             const auto rank = b.pick(1, 8);
             const auto s = b.sizes(rank);
@@ -293,7 +295,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             differential(b, d);
             break;
         }
-        default: {  // matmul through the GEMM engine: 2-4 dimensions, per-tensor/row/column parameters
+        default: {  // matmuls through the GEMM engine: 2-4 dimensions, per-tensor/row/column parameters
+            // (4: QUANTIZED_LINEAR_MATRIX_MULTIPLY; 5: MATRIX_MULTIPLY_INTEGER, the engine's int32 store)
             const auto rank = b.pick(2, 4);
             const std::uint32_t m = b.pick(1, 40), k = b.pick(1, 70), n = b.pick(1, 40);
             std::vector<std::uint32_t> sa(rank, 1), sb(rank, 1), so(rank, 1);
@@ -307,6 +310,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 return b.tensor(t, per_row ? row : per_col ? col : std::vector<std::uint32_t>(rank, 1), {});
             };
             const bool a_rows = b.chance(30), b_cols = b.chance(30), o_rows = b.chance(20);
+            if (which == 5) {
+                qdml::MatrixMultiplyIntegerDesc d;
+                d.ATensor = b.tensor(ta, sa, true);
+                d.BTensor = b.tensor(tb, sb, true);
+                if (b.chance(75)) d.AZeroPointTensor = param(ta, a_rows, false);
+                if (b.chance(75)) d.BZeroPointTensor = param(tb, false, b_cols);
+                d.OutputTensor = b.tensor(DT::Int32, so, false);
+                differential(b, d);
+                break;
+            }
             qdml::QuantizedLinearMatrixMultiplyDesc d;
             d.ATensor = b.tensor(ta, sa, true);
             d.BTensor = b.tensor(tb, sb, true);

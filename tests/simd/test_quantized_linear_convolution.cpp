@@ -29,6 +29,7 @@ using DT = qdml::TensorDataType;
 using qdml::simd::Isa;
 
 using qtest::Rng;
+using qtest::gemm_paths::run_executor;
 using qtest::gemm_paths::runnable_isas;
 
 /// Memory layout of a {N, C, H, W} tensor: packed NCHW, NHWC through strides,
@@ -150,36 +151,23 @@ struct Problem {
     }
 };
 
-/// The executor of the k-th run: the calling thread alone for even k, else
-/// one of the test pools in turn (support/executors.hpp). This program is
-/// built with QDML_TEST_CONV_TASK_GRAIN (tuning.hpp): its small shapes are
-/// cut into many tasks, row blocks and channel blocks.
-const std::pair<std::string, qdml::Executor>& run_executor(std::size_t k) {
-    static const std::pair<std::string, qdml::Executor> alone{"the calling thread", {}};
-    return k % 2 == 0 ? alone : qtest::test_executors().at(k / 2);
-}
-
 /// Runs the reference, then every path, in both profiles (exact and
 /// directml: docs/semantics.md section 10), every other run on a thread pool
-/// (run_executor); requires identical output buffers.
+/// (gemm_paths::run_executor; this program is built with
+/// QDML_TEST_CONV_TASK_GRAIN, tuning.hpp: its small shapes are cut into
+/// many tasks, row blocks and channel blocks); requires identical output buffers.
 void check_all_paths(Problem& p) {
     p.build();
     INFO(p.describe());
     qdml::validate(p.d);
-    for (const qdml::Fidelity f : {qdml::Fidelity::Exact, qdml::Fidelity::DirectML}) {
-        INFO("fidelity " << qdml::to_string(f));
-        qtest::gemm_paths::require_same_on_every_path(
-            p.out,
-            [&] { qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::quantized_linear_convolution(op, f); }); },
-            [&](Isa isa) {
-                static std::size_t k = 0;
-                const auto& ex = run_executor(k++);
-                INFO("executor " << ex.first);
-                qdml::simd::GemmOptions options{isa, f};
-                options.executor = ex.second;
-                qdml::visit_typed(p.d, [&](const auto& op) { qdml::simd::quantized_linear_convolution(op, options); });
-            });
-    }
+    qtest::gemm_paths::require_same_in_both_profiles(
+        p.out,
+        [&](qdml::Fidelity f) {
+            qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::quantized_linear_convolution(op, f); });
+        },
+        [&](const qdml::simd::GemmOptions& o) {
+            qdml::visit_typed(p.d, [&](const auto& op) { qdml::simd::quantized_linear_convolution(op, o); });
+        });
 }
 
 constexpr DT kQ8[] = {DT::UInt8, DT::Int8};

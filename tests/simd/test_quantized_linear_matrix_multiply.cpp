@@ -21,6 +21,7 @@
 #include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"
 #include "support/executors.hpp"
 #include "support/gemm_paths.hpp"
+#include "support/matmul_layout.hpp"
 
 namespace {
 
@@ -29,51 +30,12 @@ using DT = qdml::TensorDataType;
 using qdml::simd::Isa;
 
 using qtest::Rng;
+using qtest::gemm_paths::run_executor;
 using qtest::gemm_paths::runnable_isas;
-
-/// A 4-D layout (right-aligned to `rank` dims): transposed (the two matrix
-/// dimensions swapped in memory), padded rows, broadcast batch / channel,
-/// every row the first one (a row stride of 0; not with `transposed`).
-struct Layout {
-    bool transposed = false;
-    std::uint32_t pad = 0;
-    bool bcast_batch = false, bcast_channel = false, bcast_rows = false;
-};
-
-TensorDesc make_desc(DT t, std::uint32_t rank, const std::uint32_t (&s)[4], const Layout& l) {
-    const std::uint64_t rows = s[2], cols = s[3];
-    std::uint64_t st[4];
-    if (l.transposed) {
-        st[2] = 1;
-        st[3] = rows + l.pad;
-    } else {
-        st[3] = 1;
-        st[2] = l.bcast_rows ? 0 : cols + l.pad;
-    }
-    const std::uint64_t matrix = (rows - 1) * st[2] + (cols - 1) * st[3] + 1 + l.pad;
-    st[1] = l.bcast_channel ? 0 : matrix;
-    st[0] = l.bcast_batch ? 0 : matrix * (l.bcast_channel ? 1 : s[1]);
-    TensorDesc d;
-    d.DataType = t;
-    d.DimensionCount = rank;
-    d.Strides.emplace();
-    for (std::uint32_t i = 0; i < rank; ++i) {
-        d.Sizes[i] = s[4 - rank + i];
-        (*d.Strides)[i] = static_cast<std::uint32_t>(st[4 - rank + i]);
-    }
-    d.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(d).value_or(0);
-    return d;
-}
-
-TensorDesc param_desc(DT t, std::uint32_t rank, std::uint32_t axis, std::uint32_t extent) {
-    TensorDesc d;
-    d.DataType = t;
-    d.DimensionCount = rank;
-    for (std::uint32_t i = 0; i < rank; ++i) d.Sizes[i] = 1;
-    if (extent > 1) d.Sizes[rank - 4 + axis] = extent;
-    d.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(d).value_or(0);
-    return d;
-}
+using qtest::matmul_layout::Layout;
+using qtest::matmul_layout::make_desc;
+using qtest::matmul_layout::param_desc;
+using qtest::matmul_layout::random_layout;
 
 /// One random matmul problem with its buffers.
 struct Problem {
@@ -136,36 +98,21 @@ struct Problem {
     }
 };
 
-/// The executor of the k-th run: the calling thread alone for even k, else
-/// one of the test pools in turn (support/executors.hpp).
-const std::pair<std::string, qdml::Executor>& run_executor(std::size_t k) {
-    static const std::pair<std::string, qdml::Executor> alone{"the calling thread", {}};
-    return k % 2 == 0 ? alone : qtest::test_executors().at(k / 2);
-}
-
 /// Runs the reference, then every path, in both profiles (exact and
 /// directml: docs/semantics.md section 10), every other run on a thread pool
-/// (run_executor); requires identical output buffers.
+/// (gemm_paths::run_executor); requires identical output buffers.
 void check_all_paths(Problem& p) {
     p.build();
     INFO(p.describe());
     qdml::validate(p.d);
-    for (const qdml::Fidelity f : {qdml::Fidelity::Exact, qdml::Fidelity::DirectML}) {
-        INFO("fidelity " << qdml::to_string(f));
-        qtest::gemm_paths::require_same_on_every_path(
-            p.out,
-            [&] {
-                qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op, f); });
-            },
-            [&](Isa isa) {
-                static std::size_t k = 0;
-                const auto& ex = run_executor(k++);
-                INFO("executor " << ex.first);
-                qdml::visit_typed(p.d, [&](const auto& op) {
-                    qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{isa, f, ex.second});
-                });
-            });
-    }
+    qtest::gemm_paths::require_same_in_both_profiles(
+        p.out,
+        [&](qdml::Fidelity f) {
+            qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::quantized_linear_matrix_multiply(op, f); });
+        },
+        [&](const qdml::simd::GemmOptions& o) {
+            qdml::visit_typed(p.d, [&](const auto& op) { qdml::simd::quantized_linear_matrix_multiply(op, o); });
+        });
 }
 
 constexpr DT kQ8[] = {DT::UInt8, DT::Int8};
@@ -181,18 +128,6 @@ void random_scales(Problem& p, Rng& rng) {
     for (auto& v : p.b_scale) v = scale();
     const float typical = p.a_scale[0] * p.b_scale[0] * std::sqrt(static_cast<float>(p.K)) * 10000.0f / 60.0f;
     for (auto& v : p.out_scale) v = typical * (0.5f + static_cast<float>(rng.uniform(0, 100)) / 100.0f);
-}
-
-Layout random_layout(Rng& rng, bool output) {
-    Layout l;
-    l.transposed = rng.coin(3);
-    l.pad = rng.coin(3) ? rng.uniform(1, 9) : 0;
-    if (!output) {
-        l.bcast_batch = rng.coin(3);
-        l.bcast_channel = rng.coin(3);
-        l.bcast_rows = !l.transposed && rng.coin(8);
-    }
-    return l;
 }
 
 /// A random problem: type mix `mix` (bits: A, B, Output signed), rank 2-4,

@@ -1,7 +1,8 @@
 // tests/support/gemm_paths.hpp - what the GEMM engine's differential tests
 // (simd-gemm, simd-conv, gemm-microkernels) share: the micro-kernel paths
 // this CPU runs, and the comparison of a guarded output buffer
-// (buffers.hpp) computed by the reference and then by every path.
+// (buffers.hpp) computed by the reference and then by every path, in both
+// profiles, every other run on a thread pool.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -10,11 +11,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qdml/core/error.hpp"
+#include "qdml/core/fidelity.hpp"
 #include "qdml/simd/isa.hpp"
+#include "qdml/simd/options.hpp"
 #include "support/buffers.hpp"
+#include "support/executors.hpp"
 #if defined(QDML_GEMM_TEST_AMX_EMULATION)
 #include "qdml/simd/x86/amx/emulation.hpp"
 #endif
@@ -75,6 +80,32 @@ void require_same_on_every_path(GuardedBuffer& out, Reference&& reference, Run&&
         INFO("first differing byte " << first << " of " << got.size() << " (guard " << kGuardBytes << ")");
         REQUIRE(first == got.size());
         REQUIRE(out.broken_guard() == GuardedBuffer::ok);  // (the slack past the guards too)
+    }
+}
+
+/// The executor of the k-th run: the calling thread alone for even k, else
+/// one of the test pools in turn (support/executors.hpp).
+inline const std::pair<std::string, qdml::Executor>& run_executor(std::size_t k) {
+    static const std::pair<std::string, qdml::Executor> alone{"the calling thread", {}};
+    return k % 2 == 0 ? alone : qtest::test_executors().at(k / 2);
+}
+
+/// require_same_on_every_path in both profiles (exact and directml:
+/// docs/semantics.md section 10), every other run on a thread pool
+/// (run_executor): `reference(fidelity)` computes the reference,
+/// `run(options)` a path (options: the path, the profile, the executor).
+template <class Reference, class Run>
+void require_same_in_both_profiles(GuardedBuffer& out, Reference&& reference, Run&& run) {
+    for (const qdml::Fidelity f : {qdml::Fidelity::Exact, qdml::Fidelity::DirectML}) {
+        INFO("fidelity " << qdml::to_string(f));
+        require_same_on_every_path(
+            out, [&] { reference(f); },
+            [&](Isa isa) {
+                static std::size_t k = 0;
+                const auto& ex = run_executor(k++);
+                INFO("executor " << ex.first);
+                run(qdml::simd::GemmOptions{isa, f, ex.second});
+            });
     }
 }
 

@@ -6,6 +6,10 @@
 // Each of the Batch*Channel products packs its A and B slices (a slice shared
 // through zero strides is packed once) and runs the engine; given a thread
 // pool (GemmOptions::executor), as tasks of fixed blocks (gemm::task_grid).
+// The products' driver (detail::run_matmul and what it calls) takes any
+// typed matmul with ATensor, BTensor, OutputTensor and optional zero points
+// per row / column: MATRIX_MULTIPLY_INTEGER runs it too, with the int32
+// store (simd/matrix_multiply_integer.hpp).
 #pragma once
 
 #include <cstddef>
@@ -14,6 +18,8 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "qdml/core/fp_env.hpp"
@@ -36,16 +42,45 @@ bool per_tensor(const TensorView<const T, 4>& v, std::size_t dim) noexcept {
     return v.sizes[dim] == 1 || v.strides[dim] == 0;
 }
 
+/// The element type of a typed operator's view (const dropped).
+template <class View>
+struct ElementOf;
+template <class T, std::size_t N>
+struct ElementOf<TensorView<T, N>> {
+    using type = std::remove_const_t<T>;
+};
+template <class View>
+using element_of = typename ElementOf<View>::type;
+/// The element type of a typed matmul's A.
+template <class Op>
+using left_of = element_of<decltype(std::declval<const Op&>().ATensor)>;
+
+/// A's zero point (per row: M values, or one when per tensor) into `s`,
+/// shifted as pack.hpp says.
+template <class Op>
+void a_zero_points(const Op& op, gemm::RequantSpec& s) {
+    const auto& azp = op.AZeroPointTensor;
+    s.a_zp.assign(!azp || per_tensor(*azp, 2) ? 1 : op.OutputTensor.sizes[2], gemm::left_shift<left_of<Op>>());
+    for (std::uint32_t m = 0; azp && m < s.a_zp.size(); ++m) s.a_zp[m] += (*azp)[{0, 0, m, 0}];
+}
+
+/// B's zero point (per column: N values, or one when per tensor) into `s`, shifted.
+template <class Op>
+void b_zero_points(const Op& op, gemm::RequantSpec& s) {
+    using TB = element_of<decltype(op.BTensor)>;
+    const auto& bzp = op.BZeroPointTensor;
+    s.b_zp.assign(!bzp || per_tensor(*bzp, 3) ? 1 : op.OutputTensor.sizes[3], gemm::right_shift<TB>());
+    for (std::uint32_t n = 0; bzp && n < s.b_zp.size(); ++n) s.b_zp[n] += (*bzp)[{0, 0, 0, n}];
+}
+
 /// A's and the output's parameters (per row: M values, or one when per
 /// tensor) into `s`, zero points shifted as pack.hpp says.
 template <class TA, class TB, class TOut>
 void left_params(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::RequantSpec& s) {
     const std::uint32_t M = op.OutputTensor.sizes[2];
     const auto count = [&](const auto& t) -> std::uint32_t { return !t || per_tensor(*t, 2) ? 1 : M; };
-    const auto& azp = op.AZeroPointTensor;
     const auto& ozp = op.OutputZeroPointTensor;
-    s.a_zp.assign(count(azp), gemm::left_shift<TA>());
-    for (std::uint32_t m = 0; azp && m < s.a_zp.size(); ++m) s.a_zp[m] += (*azp)[{0, 0, m, 0}];
+    a_zero_points(op, s);
     s.a_scale.resize(count(&op.AScaleTensor));
     for (std::uint32_t m = 0; m < s.a_scale.size(); ++m) s.a_scale[m] = op.AScaleTensor[{0, 0, m, 0}];
     s.out_zp.assign(count(ozp), 0);
@@ -60,9 +95,7 @@ void left_params(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::Re
 template <class TA, class TB, class TOut>
 void right_params(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, gemm::RequantSpec& s) {
     const std::uint32_t N = op.OutputTensor.sizes[3];
-    const auto& bzp = op.BZeroPointTensor;
-    s.b_zp.assign(!bzp || per_tensor(*bzp, 3) ? 1 : N, gemm::right_shift<TB>());
-    for (std::uint32_t n = 0; bzp && n < s.b_zp.size(); ++n) s.b_zp[n] += (*bzp)[{0, 0, 0, n}];
+    b_zero_points(op, s);
     s.b_scale.resize(per_tensor(op.BScaleTensor, 3) ? 1 : N);
     for (std::uint32_t n = 0; n < s.b_scale.size(); ++n) s.b_scale[n] = op.BScaleTensor[{0, 0, 0, n}];
 }
@@ -108,10 +141,11 @@ MatmulWorkspace<TA>& task_workspace() {
 /// sums and bias with the B slice, A's packing and row sums with the A slice
 /// (the sums only when the epilogue reads them; AMX reads whole tiles of a
 /// u8 A in place).
-template <class TA, class TB, class TOut, class Right>
-void run_products(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, simd::Isa isa, const gemm::RequantSpec& s,
-                  Right&& right, MatmulWorkspace<TA>& w = workspace<TA>(), std::size_t i0 = 0,
+template <class Op, class Right, class TA = left_of<Op>>
+void run_products(const Op& op, simd::Isa isa, const gemm::RequantSpec& s, Right&& right,
+                  MatmulWorkspace<TA>& w = workspace<TA>(), std::size_t i0 = 0,
                   std::size_t i1 = std::numeric_limits<std::size_t>::max()) {
+    using TOut = element_of<decltype(op.OutputTensor)>;
     const auto& Out = op.OutputTensor;
     const std::uint32_t M = Out.sizes[2], K = op.ATensor.sizes[3], C = Out.sizes[1];
     for (auto& slot : w.slots) slot.ready = false;
@@ -161,10 +195,12 @@ inline bool threaded(const Executor& ex, std::uint64_t macs) noexcept {
 /// each product (PreparedQuantizedLinearMatrixMultiply). A batch of small
 /// products runs as tasks of whole products instead, each in its thread's
 /// task_workspace(); the calling thread's workspace() is not touched.
-template <class TA, class TB, class TOut>
-void run_products_parallel(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, simd::Isa isa,
-                           const gemm::RequantSpec& s, const Executor& ex,
+template <class Op>
+void run_products_parallel(const Op& op, simd::Isa isa, const gemm::RequantSpec& s, const Executor& ex,
                            const std::vector<const gemm::PackedRight*>* prepared = nullptr) {
+    using TA = left_of<Op>;
+    using TB = element_of<decltype(op.BTensor)>;
+    using TOut = element_of<decltype(op.OutputTensor)>;
     const auto& Out = op.OutputTensor;
     const std::uint32_t M = Out.sizes[2], N = Out.sizes[3], K = op.ATensor.sizes[3], C = Out.sizes[1];
     const std::size_t products = std::size_t{Out.sizes[0]} * C;
@@ -258,6 +294,31 @@ void run_products_parallel(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op
     });
 }
 
+/// Every product of `op` with the epilogue spec `s`: as tasks of `ex`
+/// (threaded()), else on this thread, each distinct B slice packed as its
+/// first product comes (the stateless form: B read on every call).
+template <class Op>
+void run_matmul(const Op& op, simd::Isa isa, const gemm::RequantSpec& s, const Executor& ex) {
+    using TB = element_of<decltype(op.BTensor)>;
+    const std::uint32_t M = op.OutputTensor.sizes[2], N = op.OutputTensor.sizes[3], K = op.ATensor.sizes[3];
+    const std::uint64_t products = std::uint64_t{op.OutputTensor.sizes[0]} * op.OutputTensor.sizes[1];
+    if (threaded(ex, products * M * N * K)) {
+        run_products_parallel(op, isa, s, ex);
+        return;
+    }
+    gemm::PackedRight& pb = workspace<left_of<Op>>().right;
+    const TB* packed = nullptr;
+    run_products(op, isa, s, [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
+        const TB* ptr = &op.BTensor[{b, c, 0, 0}];
+        if (ptr != packed) {
+            gemm::pack_right(slice(op.BTensor, b, c), K, N, isa, pb, {M > 1});
+            packed = ptr;
+        }
+        key = ptr;
+        return pb;
+    });
+}
+
 }  // namespace detail
 
 /// Computes a validated matmul on the GEMM engine; same bits as the reference.
@@ -265,28 +326,11 @@ template <class TA, class TB, class TOut>
 void quantized_linear_matrix_multiply(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op,
                                       const GemmOptions& options = {}) {
     const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
-    const simd::Isa isa = simd::select_isa(options.isa);
     gemm::RequantSpec s;
     detail::left_params(op, s);
     detail::right_params(op, s);
     s.directml = options.fidelity == Fidelity::DirectML;  // ((acc * AScale[m]) * BScale[n]) / OutputScale[m]
-    const std::uint32_t M = op.OutputTensor.sizes[2], N = op.OutputTensor.sizes[3], K = op.ATensor.sizes[3];
-    const std::uint64_t products = std::uint64_t{op.OutputTensor.sizes[0]} * op.OutputTensor.sizes[1];
-    if (detail::threaded(options.executor, products * M * N * K)) {
-        detail::run_products_parallel(op, isa, s, options.executor);
-        return;
-    }
-    gemm::PackedRight& pb = detail::workspace<TA>().right;
-    const TB* packed = nullptr;
-    detail::run_products(op, isa, s, [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
-        const TB* ptr = &op.BTensor[{b, c, 0, 0}];
-        if (ptr != packed) {
-            gemm::pack_right(detail::slice(op.BTensor, b, c), K, N, isa, pb, {M > 1});
-            packed = ptr;
-        }
-        key = ptr;
-        return pb;
-    });
+    detail::run_matmul(op, simd::select_isa(options.isa), s, options.executor);
 }
 
 /// The implementation path that computes `op` under `options`, as
