@@ -248,6 +248,44 @@ struct MatmulProblem {
     float multiplier() const { return (a_scale * b_scale) / out_scale; }
 };
 
+/// MATRIX_MULTIPLY_INTEGER, {M,K} x {K,N} (or batched), int32 output:
+/// MatmulProblem's operands and zero points (A's in the middle of its type,
+/// B's only for a u8 B), without scales.
+template <class TA, class TB>
+struct MatmulIntegerProblem {
+    using A = TA;
+    using B = TB;
+    using Out = std::int32_t;
+    std::uint32_t batch, M, N, K;
+    Buffer<TA> a;
+    Buffer<TB> b;
+    Buffer<std::int32_t> output, expected;
+    TA a_zp = mid_zero_point<TA>();
+    TB b_zp = mid_zero_point<TB>();
+    qdml::MatrixMultiplyIntegerDesc desc;
+
+    MatmulIntegerProblem(std::uint32_t batch_, std::uint32_t m, std::uint32_t n, std::uint32_t k)
+        : batch(batch_), M(m), N(n), K(k) {
+        using qdml::data_type_of;
+        const auto shape = [&](qdml::TensorDataType t, std::uint32_t r, std::uint32_t c) {
+            return batch > 1 ? qdml::TensorDesc::make(t, {batch, r, c}) : qdml::TensorDesc::make(t, {r, c});
+        };
+        const auto scalar = [&](qdml::TensorDataType t) { return qdml::TensorDesc::make(t, {1, 1}); };
+        a = buffer_for<TA>(shape(data_type_of<TA>, M, K), lowest<TA>(), highest<TA>(), 7);
+        b = buffer_for<TB>(shape(data_type_of<TB>, K, N), lowest<TB>(), highest<TB>(), 8);
+        output = buffer_for<std::int32_t>(shape(qdml::TensorDataType::Int32, M, N));
+        desc.ATensor = tensor_of(shape(data_type_of<TA>, M, K), a);
+        desc.AZeroPointTensor = qdml::Tensor{scalar(data_type_of<TA>), &a_zp};
+        desc.BTensor = tensor_of(shape(data_type_of<TB>, K, N), b);
+        if (!std::is_signed_v<TB>) desc.BZeroPointTensor = qdml::Tensor{scalar(data_type_of<TB>), &b_zp};
+        desc.OutputTensor = tensor_of(shape(qdml::TensorDataType::Int32, M, N), output);
+        run_reference(desc);
+        expected = output;
+    }
+    double ops() const { return 2.0 * batch * M * N * K; }
+    void counters(benchmark::State& s) const { set_ops_counter(s, ops()); }
+};
+
 /// A convolution shape of issue 9: KHxKW_CIN_COUT_H[_sS][_dw]_LAYOUT
 /// (square input, padding (KH-1)/2 on every side, one image).
 struct ConvShape {

@@ -1,0 +1,26 @@
+// MATRIX_MULTIPLY_INTEGER rows of qdml-bench (issue 27):
+// matmul_integer/<impl>/u8s8s32/1024x1024x1024, beside the matmul rows
+// (bench_quantized_linear_matrix_multiply.cpp: the same operands and A zero
+// point, no scales, an int32 output). OPS = 2*M*N*K.
+//   reference  qdml::run with Implementation::Reference;
+//   simd       qdml::run with Implementation::Simd: the GEMM engine with its
+//              int32 store (B packed in every call), on the path QDML_ISA
+//              allows (the JSON context's qdml_gemm_isa).
+#include <cstdint>
+#include <string>
+
+#include "problems.hpp"
+
+namespace qdml_bench {
+namespace {
+
+[[maybe_unused]] const bool registered = [] {
+    using P = MatmulIntegerProblem<std::uint8_t, std::int8_t>;
+    const MatmulShape cube{1, 1024, 1024, 1024};
+    register_qdml_rows<P>("matmul_integer", "u8s8s32", cube.name(), benchmark::kMicrosecond,
+                          qdml_runners<qdml::MatrixMultiplyIntegerDesc>(), cube.batch, cube.m, cube.n, cube.k);
+    return true;
+}();
+
+}  // namespace
+}  // namespace qdml_bench
