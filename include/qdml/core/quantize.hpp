@@ -218,6 +218,16 @@ QDML_ALWAYS_INLINE inline V clamp_min_max(const V& v, const V& lo, const V& hi) 
     return O::select(r < lo, lo, r);
 }
 
+/// min(hi, max(lo, v)) as docs/semantics.md section 13 orders it (ELEMENT_WISE_CLIP1,
+/// exact profile): a value equal to a bound passes unchanged, NaN passes, a NaN
+/// bound bounds nothing, lo > hi gives hi. V = any scalar or batch.
+template <class V>
+QDML_ALWAYS_INLINE inline V clamp_max_min(const V& v, const V& lo, const V& hi) noexcept {
+    using O = VecOps<V>;
+    const V r = O::select(v < lo, lo, v);
+    return O::select(r > hi, hi, r);
+}
+
 /// Whether |fp32(acc) * multiplier| < 2^31 for every int32 acc: |multiplier|
 /// < 1 (false for NaN and inf). |fp32(acc)| <= 2^31, so the product is below
 /// 2^31 and, rounding being monotonic, at most 2^31 - 128. A vector
@@ -294,27 +304,63 @@ struct ClipParams {
             p.lo = truncate_saturate<T>(op.Min);
             p.hi = truncate_saturate<T>(op.Max);
         }
-        p.scale_bias = op.ScaleBias.has_value();
-        if (op.ScaleBias) {
-            p.scale = op.ScaleBias->Scale;
-            p.bias = op.ScaleBias->Bias;
-        }
+        p.set_scale_bias(op.ScaleBias);
         return p;
     }
+
+    /// ELEMENT_WISE_CLIP1's (docs/semantics.md section 13): the typed bounds as they
+    /// are (FLOAT16 widened); `unit_is_none`: ScaleBias (1, +-0) counts as
+    /// absent (the DirectML profile).
+    template <class Op>
+    static ClipParams derive_clip1(const Op& op, bool unit_is_none) noexcept {
+        ClipParams p;
+        if constexpr (is_float) {
+            p.lo = to_float(op.Min);
+            p.hi = to_float(op.Max);
+        } else {
+            p.lo = op.Min;
+            p.hi = op.Max;
+        }
+        p.set_scale_bias(op.ScaleBias);
+        if (unit_is_none && p.scale_bias && p.scale == 1.0f && p.bias == 0.0f) p.scale_bias = false;
+        return p;
+    }
+
+    template <class ScaleBias>
+    void set_scale_bias(const ScaleBias& sb) noexcept {
+        scale_bias = sb.has_value();
+        if (sb) {
+            scale = sb->Scale;
+            bias = sb->Bias;
+        }
+    }
 };
+
+/// g(x) of a clip element (docs/semantics.md sections 7 and 13), then `clamp(v, lo,
+/// hi)` in binary32 (float types, rounded back to T) or in T (integer types).
+template <class T, class Clamp>
+T clip_element_with(T x, const ClipParams<T>& p, Clamp clamp) noexcept {
+    if constexpr (ClipParams<T>::is_float) {
+        float v = to_float(x);
+        if (p.scale_bias) v = scale_bias_step(v, p.scale, p.bias);
+        return from_float<T>(clamp(v, p.lo, p.hi));
+    } else {
+        if (p.scale_bias) x = truncate_saturate<T>(scale_bias_step(static_cast<float>(x), p.scale, p.bias));
+        return clamp(x, p.lo, p.hi);
+    }
+}
 
 /// One element of ELEMENT_WISE_CLIP (docs/semantics.md section 7), as the reference
 /// computes it and the SIMD tails finish a row.
 template <class T>
 T clip_element(T x, const ClipParams<T>& p) noexcept {
-    if constexpr (ClipParams<T>::is_float) {
-        float v = to_float(x);
-        if (p.scale_bias) v = scale_bias_step(v, p.scale, p.bias);
-        return from_float<T>(clamp_min_max(v, p.lo, p.hi));
-    } else {
-        if (p.scale_bias) x = truncate_saturate<T>(scale_bias_step(static_cast<float>(x), p.scale, p.bias));
-        return clamp_min_max(x, p.lo, p.hi);
-    }
+    return clip_element_with(x, p, [](auto v, auto lo, auto hi) { return clamp_min_max(v, lo, hi); });
+}
+
+/// One element of ELEMENT_WISE_CLIP1 (docs/semantics.md section 13, exact profile).
+template <class T>
+T clip1_element(T x, const ClipParams<T>& p) noexcept {
+    return clip_element_with(x, p, [](auto v, auto lo, auto hi) { return clamp_max_min(v, lo, hi); });
 }
 
 }  // namespace qdml

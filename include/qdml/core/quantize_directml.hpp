@@ -113,13 +113,28 @@ QDML_ALWAYS_INLINE inline V clamp_min_max_directml(const V& v, const V& lo, cons
 /// compare as clamp_min_max_directml; integer types as clip_element.
 template <class T>
 T clip_element_directml(T x, const ClipParams<T>& p) noexcept {
-    if constexpr (ClipParams<T>::is_float) {
-        float v = to_float(x);
-        if (p.scale_bias) v = scale_bias_step(v, p.scale, p.bias);
-        return from_float<T>(clamp_min_max_directml(v, p.lo, p.hi));
-    } else {
+    if constexpr (ClipParams<T>::is_float)
+        return clip_element_with(x, p, [](float v, float lo, float hi) { return clamp_min_max_directml(v, lo, hi); });
+    else
         return clip_element(x, p);
-    }
+}
+
+/// CLIP1's comparisons as DirectML makes them (docs/semantics.md section 13):
+/// clamp_min_max_directml's, but a NaN bound is ignored (no bound).
+inline float clamp1_directml(float v, float lo, float hi) noexcept {
+    const float t = hi != hi ? v : (v < hi ? v : hi);
+    return lo != lo ? t : (t > lo ? t : lo);
+}
+
+/// One element of ELEMENT_WISE_CLIP1 in the DirectML profile: float types
+/// compare as clamp1_directml; integer types in CLIP's order (Min > Max gives
+/// Min), as clip_element. `p` comes from ClipParams::derive_clip1(op, true).
+template <class T>
+T clip1_element_directml(T x, const ClipParams<T>& p) noexcept {
+    if constexpr (ClipParams<T>::is_float)
+        return clip_element_with(x, p, clamp1_directml);
+    else
+        return clip_element(x, p);
 }
 
 }  // namespace qdml

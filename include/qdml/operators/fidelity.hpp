@@ -4,7 +4,7 @@
 // tests/data/directml/*/refuse_*, */params_zp_fewer_dims):
 //   - a zero point whose DimensionCount or Sizes differ from its scale's
 //     (QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION);
-//   - ELEMENT_WISE_CLIP with ScaleBias on INT64 or UINT64;
+//   - ELEMENT_WISE_CLIP and ELEMENT_WISE_CLIP1 with ScaleBias on INT64 or UINT64;
 //   - a MATRIX_MULTIPLY_INTEGER zero point repeated to the output's size
 //     through zero strides (docs/semantics.md section 12).
 #pragma once
@@ -21,6 +21,7 @@
 #include "qdml/core/shape.hpp"
 #include "qdml/core/validate.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
+#include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 #include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
@@ -93,12 +94,19 @@ inline void validate_directml(const MatrixMultiplyIntegerDesc& d) {
     detail::zero_point_documented_shape(v, "BZeroPointTensor", d.BZeroPointTensor, 3, b[3], "{1,1,1,N} (per column)");
 }
 
-inline void validate_directml(const ElementWiseClipDesc& d) {
+namespace detail {
+/// DirectML: no ScaleBias on INT64 or UINT64 tensors (CLIP and CLIP1).
+template <class Desc>
+void no_scale_bias_on_64_bit(const Desc& d) {
     const TensorDataType t = d.InputTensor.Desc.DataType;
     if (d.ScaleBias && (t == TensorDataType::Int64 || t == TensorDataType::UInt64))
-        throw Error(std::string(ElementWiseClipDesc::OperatorName), "ScaleBias",
-                    detail::cat("must be absent for ", name(t), " tensors (DirectML refuses it; fidelity exact allows it)"));
+        throw Error(std::string(Desc::OperatorName), "ScaleBias",
+                    cat("must be absent for ", name(t), " tensors (DirectML refuses it; fidelity exact allows it)"));
 }
+}  // namespace detail
+
+inline void validate_directml(const ElementWiseClipDesc& d) { detail::no_scale_bias_on_64_bit(d); }
+inline void validate_directml(const ElementWiseClip1Desc& d) { detail::no_scale_bias_on_64_bit(d); }
 
 /// validate(d, level), then, for Fidelity::DirectML, DirectML's own refusals.
 template <class Desc, class = decltype(validate_directml(std::declval<const Desc&>()))>

@@ -9,6 +9,7 @@
 #include "qdml/core/data_type.hpp"
 #include "qdml/core/float16.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
+#include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 #include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
@@ -94,6 +95,13 @@ template <class F>
 void visit_typed(const ElementWiseClipDesc& d, F&& f) {
     visit_data_type(d.InputTensor.Desc.DataType, [&](auto t) {
         f(ElementWiseClip<typename decltype(t)::type>::bind_validated(d));
+    });
+}
+
+template <class F>
+void visit_typed(const ElementWiseClip1Desc& d, F&& f) {
+    visit_data_type(d.InputTensor.Desc.DataType, [&](auto t) {
+        f(ElementWiseClip1<typename decltype(t)::type>::bind_validated(d));
     });
 }
 

@@ -10,6 +10,7 @@
 #include "qdml/operators/fidelity.hpp"
 #include "qdml/operators/visit.hpp"
 #include "qdml/reference/element_wise_clip.hpp"
+#include "qdml/reference/element_wise_clip1.hpp"
 #include "qdml/reference/element_wise_dequantize_linear.hpp"
 #include "qdml/reference/element_wise_quantize_linear.hpp"
 #include "qdml/reference/element_wise_quantized_linear_add.hpp"
@@ -42,6 +43,9 @@ inline void compute(const MatrixMultiplyIntegerDesc& d, Fidelity f = kDefaultFid
 }
 inline void compute(const ElementWiseClipDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { element_wise_clip(op, f); });
+}
+inline void compute(const ElementWiseClip1Desc& d, Fidelity f = kDefaultFidelity) {
+    visit_typed(d, [f](const auto& op) { element_wise_clip1(op, f); });
 }
 
 }  // namespace detail
