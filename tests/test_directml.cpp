@@ -180,6 +180,40 @@ TEST_CASE("execute: ELEMENT_WISE_QUANTIZE_LINEAR, per-tensor scale, per-element 
                      {"ELEMENT_WISE_QUANTIZE_LINEAR: ZeroPointTensor: ", "6.2"}, level_6_1);
 }
 
+TEST_CASE("execute: ELEMENT_WISE_CLIP1, INT64 bounds beyond 2^53, Min > Max, ScaleBias", "[directml]") {
+    DmlTensor in(DML_TENSOR_DATA_TYPE_INT64, {4}), out(DML_TENSOR_DATA_TYPE_INT64, {4});
+    DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC clip{&in.desc, &out.desc, nullptr, DML_TENSOR_DATA_TYPE_INT64, {}, {}};
+    constexpr std::int64_t k2p53 = std::int64_t{1} << 53;
+    clip.Min.Int64 = -k2p53 - 1;
+    clip.Max.Int64 = k2p53 + 1;  // not binary32 (nor binary64: 2^53 + 1) values
+    DML_OPERATOR_DESC op{DML_OPERATOR_ELEMENT_WISE_CLIP1, &clip};
+    auto x = padded<std::int64_t>({std::numeric_limits<std::int64_t>::min(), -5, k2p53 + 2, k2p53}, in);
+    auto y = sentinel_buffer<std::int64_t>(out);
+    qdml::dml::execute(op, {buffer(x), buffer(y)});
+    CHECK(y == std::vector<std::int64_t>{-k2p53 - 1, -5, k2p53 + 1, k2p53});
+    // Min > Max: Max in the exact profile (ONNX's order), Min in the directml one (DirectML's)
+    clip.Min.Int64 = 10;
+    clip.Max.Int64 = -10;
+    qdml::dml::execute(op, {buffer(x), buffer(y)});
+    CHECK(y == std::vector<std::int64_t>(4, 10));
+    qdml::dml::ExecuteOptions exact;
+    exact.fidelity = qdml::Fidelity::Exact;
+    qdml::dml::execute(op, {buffer(x), buffer(y)}, exact);
+    CHECK(y == std::vector<std::int64_t>(4, -10));
+    // MinMaxDataType other than the output's, ScaleBias on INT64 (directml), feature level 4.1
+    clip.MinMaxDataType = DML_TENSOR_DATA_TYPE_INT32;
+    require_rejected(op, {buffer(x), buffer(y)}, qdml::dml::kInvalidArg, {"ELEMENT_WISE_CLIP1: MinMaxDataType: "});
+    clip.MinMaxDataType = DML_TENSOR_DATA_TYPE_INT64;
+    DML_SCALE_BIAS sb{0.5f, 0.0f};
+    clip.ScaleBias = &sb;
+    require_rejected(op, {buffer(x), buffer(y)}, qdml::dml::kInvalidArg, {"ELEMENT_WISE_CLIP1: ScaleBias: ", "INT64"});
+    clip.ScaleBias = nullptr;
+    qdml::dml::ExecuteOptions level_4_1;
+    level_4_1.feature_level = DML_FEATURE_LEVEL_4_1;
+    require_rejected(op, {buffer(x), buffer(y)}, qdml::dml::kInvalidArg, {"ELEMENT_WISE_CLIP1: operator: ", "5.0"},
+                     level_4_1);
+}
+
 TEST_CASE("execute: ELEMENT_WISE_QUANTIZED_LINEAR_ADD, INT8", "[directml]") {
     DmlTensor a(DML_TENSOR_DATA_TYPE_INT8, {2}), b(DML_TENSOR_DATA_TYPE_INT8, {2}), out(DML_TENSOR_DATA_TYPE_INT8, {2});
     DmlTensor a_scale(DML_TENSOR_DATA_TYPE_FLOAT32, {1}), b_scale(DML_TENSOR_DATA_TYPE_FLOAT32, {1});
@@ -321,9 +355,9 @@ TEST_CASE("execute rejects without writing: null member, Type tag, operator type
         require_rejected(op, {buffer(x), buffer(y)}, E, {"ELEMENT_WISE_CLIP: OutputTensor: Desc is null"});
     }
     SECTION("unsupported operator type") {
-        op.Type = static_cast<DML_OPERATOR_TYPE>(153);  // DML_OPERATOR_ELEMENT_WISE_CLIP1
+        op.Type = static_cast<DML_OPERATOR_TYPE>(148);  // DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR
         require_rejected(op, {buffer(x), buffer(y)}, qdml::dml::kNotImpl,
-                         {"DML_OPERATOR_DESC: Type: DML_OPERATOR_ELEMENT_WISE_CLIP1 (153) is not implemented"});
+                         {"DML_OPERATOR_DESC: Type: DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR (148) is not implemented"});
         op.Type = static_cast<DML_OPERATOR_TYPE>(4);  // DML_OPERATOR_ELEMENT_WISE_ADD
         require_rejected(op, {buffer(x), buffer(y)}, qdml::dml::kNotImpl, {"DML_OPERATOR_TYPE 4 is not implemented"});
         op.Type = static_cast<DML_OPERATOR_TYPE>(100000);

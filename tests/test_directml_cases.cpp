@@ -196,7 +196,7 @@ std::vector<std::pair<const char*, std::optional<Tensor>*>> optional_members(Des
                 {"FilterZeroPointTensor", &d.FilterZeroPointTensor},
                 {"BiasTensor", &d.BiasTensor},
                 {"OutputZeroPointTensor", &d.OutputZeroPointTensor}};
-    else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>)
+    else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc> || std::is_same_v<Desc, qdml::ElementWiseClip1Desc>)
         return {};
     else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerDesc>)
         return {{"AZeroPointTensor", &d.AZeroPointTensor}, {"BZeroPointTensor", &d.BZeroPointTensor}};
@@ -220,7 +220,7 @@ std::vector<Tensor*> present_tensors(Desc& d) {
         add(d.FilterTensor);
         add(d.FilterScaleTensor);
         add(d.OutputScaleTensor);
-    } else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>) {
+    } else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc> || std::is_same_v<Desc, qdml::ElementWiseClip1Desc>) {
         add(d.InputTensor);
     } else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerDesc>) {
         add(d.ATensor);

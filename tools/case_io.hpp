@@ -108,6 +108,9 @@ inline const std::vector<OperatorSpec>& operator_specs() {
         {ElementWiseClipDesc::OperatorName,
          {{"InputTensor", K::Required}, {"OutputTensor", K::Output}},
          {"ScaleBias", "Min", "Max"}},
+        {ElementWiseClip1Desc::OperatorName,
+         {{"InputTensor", K::Required}, {"OutputTensor", K::Output}},
+         {"ScaleBias", "MinMaxDataType", "Min", "Max"}},
         {MatrixMultiplyIntegerDesc::OperatorName,
          {{"ATensor", K::Required}, {"AZeroPointTensor", K::Optional}, {"BTensor", K::Required},
           {"BZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
@@ -429,7 +432,7 @@ inline Case load_case(const std::string& path) {
 
 using AnyDesc = std::variant<ElementWiseDequantizeLinearDesc, ElementWiseQuantizedLinearAddDesc,
                              QuantizedLinearMatrixMultiplyDesc, QuantizedLinearConvolutionDesc, ElementWiseClipDesc,
-                             MatrixMultiplyIntegerDesc, ElementWiseQuantizeLinearDesc>;
+                             MatrixMultiplyIntegerDesc, ElementWiseQuantizeLinearDesc, ElementWiseClip1Desc>;
 
 namespace detail {
 
@@ -438,6 +441,26 @@ inline float param_float(const Case& c, const char* key) {
     const auto v = json_float(c.params[key]);
     if (!v) throw InputError(c.file, std::string("params.") + key + ": must be a number (or \"Infinity\", \"-Infinity\")");
     return static_cast<float>(*v);
+}
+
+/// A value of type `t` (a JSON number of t's range, or for float types also
+/// "NaN", "Infinity", "-Infinity"; FLOAT16 rounded once to binary16).
+inline ScalarUnion param_scalar(const Case& c, const char* key, TensorDataType t) {
+    if (!c.params.contains(key)) throw InputError(c.file, std::string("params.") + key + ": missing (required by " + c.operator_name + ")");
+    ScalarUnion u{};
+    if (!put_value(t, u.Bytes, 0, c.params[key]))
+        throw InputError(c.file, std::string("params.") + key + ": " + c.params[key].dump() + " is not a value of " +
+                                     std::string(name(t)) + " (MinMaxDataType)");
+    return u;
+}
+
+inline std::optional<ScaleBiasDesc> param_scale_bias(const Case& c) {
+    if (!c.params.contains("ScaleBias")) return std::nullopt;
+    const json& sb = c.params["ScaleBias"];
+    if (!sb.is_object() || sb.size() != 2 || !sb.contains("Scale") || !sb.contains("Bias") ||
+        !json_float(sb["Scale"]) || !json_float(sb["Bias"]))
+        throw InputError(c.file, "params.ScaleBias: must be {\"Scale\": number, \"Bias\": number}");
+    return ScaleBiasDesc{static_cast<float>(*json_float(sb["Scale"])), static_cast<float>(*json_float(sb["Bias"]))};
 }
 
 inline void param_pair(const Case& c, const char* key, std::array<std::uint32_t, 2>& out) {
@@ -495,19 +518,28 @@ AnyDesc build_desc(Case& c, Bind&& bind) {
             d.GroupCount = detail::json_u32(c.params["GroupCount"], c.file, "params.GroupCount", 0);
         return d;
     }
+    if (op == ElementWiseClip1Desc::OperatorName) {
+        ElementWiseClip1Desc d;
+        d.InputTensor = req("InputTensor");
+        d.OutputTensor = req("OutputTensor");
+        d.ScaleBias = detail::param_scale_bias(c);
+        d.MinMaxDataType = d.OutputTensor.Desc.DataType;
+        if (c.params.contains("MinMaxDataType")) {
+            const json& t = c.params["MinMaxDataType"];
+            const auto parsed = t.is_string() ? parse_data_type(t.get<std::string>()) : std::nullopt;
+            if (!parsed) throw InputError(c.file, "params.MinMaxDataType: must be a data type name, got " + t.dump());
+            d.MinMaxDataType = *parsed;
+        }
+        d.Min = detail::param_scalar(c, "Min", d.MinMaxDataType);
+        d.Max = detail::param_scalar(c, "Max", d.MinMaxDataType);
+        return d;
+    }
     ElementWiseClipDesc d;
     d.InputTensor = req("InputTensor");
     d.OutputTensor = req("OutputTensor");
     d.Min = detail::param_float(c, "Min");
     d.Max = detail::param_float(c, "Max");
-    if (c.params.contains("ScaleBias")) {
-        const json& sb = c.params["ScaleBias"];
-        if (!sb.is_object() || sb.size() != 2 || !sb.contains("Scale") || !sb.contains("Bias") ||
-            !detail::json_float(sb["Scale"]) || !detail::json_float(sb["Bias"]))
-            throw InputError(c.file, "params.ScaleBias: must be {\"Scale\": number, \"Bias\": number}");
-        d.ScaleBias = ScaleBiasDesc{static_cast<float>(*detail::json_float(sb["Scale"])),
-                                    static_cast<float>(*detail::json_float(sb["Bias"]))};
-    }
+    d.ScaleBias = detail::param_scale_bias(c);
     return d;
 }
 

@@ -17,6 +17,7 @@ ONNX operator -> DirectML operator:
     QuantizeLinear                  ELEMENT_WISE_QUANTIZE_LINEAR       tolerance 0
     com.microsoft QLinearAdd        ELEMENT_WISE_QUANTIZED_LINEAR_ADD  tolerance 1 (fixed-point path)
     Clip                            ELEMENT_WISE_CLIP                  tolerance 0
+    Clip (integer types)            ELEMENT_WISE_CLIP1                 tolerance 0
     MatMulInteger                   MATRIX_MULTIPLY_INTEGER            tolerance 0
 
 Every case is also computed with a numpy transcription of docs/semantics.md (binary32
@@ -1036,6 +1037,51 @@ def gen_clip(g):
 
 
 # ---------------------------------------------------------------------------
+# Clip on integer types -> ELEMENT_WISE_CLIP1 (typed bounds, docs/semantics.md section 13)
+
+def spec_clip1(x, lo, hi):
+    """docs/semantics.md section 13, exact profile, integer types: min(Max, max(Min, x)) exactly."""
+    y = [min(hi, max(lo, int(v))) for v in np.asarray(x).ravel()]
+    return np.array(y, dtype=x.dtype).reshape(x.shape)
+
+
+def clip1_case(g, name, desc, x, lo, hi, exact=False):
+    """ORT Clip with typed min/max inputs (opset 13+) as CLIP1 with the same typed bounds.
+    `exact`: the case holds for the exact profile only (ONNX's order, which DirectML does not follow)."""
+    t = x.dtype.type
+    out = run_ort("Clip", [(x, False), (t(lo), True), (t(hi), True)], t)
+    c = Case("clip1", name, "ELEMENT_WISE_CLIP1", desc)
+    c.tensor("InputTensor", t, x.shape, x)
+    c.tensor("OutputTensor", t, x.shape)
+    c.params = {"Min": int(lo), "Max": int(hi)}
+    g.accept(c, out, spec_clip1(x, int(lo), int(hi)), 0)
+    if exact and c.expected is not None:
+        c.expected["fidelity"] = "exact"
+
+
+def gen_clip1(g):
+    for t in (i8, u8, i32, u32, i64, u64):  # ORT's CPU Clip has no INT16/UINT16 kernel
+        n = np.dtype(t).name
+        info = np.iinfo(t)
+        r = rng_for("clip1_" + n)
+        x = rand(r, t, (3, 11))
+        lo, hi = sorted(int(v) for v in rand(r, t, (2,)))
+        clip1_case(g, f"random_{n}", f"random {n}, random typed bounds", x, lo, hi)
+        ext = np.array([info.min, info.min + 1, info.max - 1, info.max, 0, 1], t)
+        clip1_case(g, f"extremes_{n}", "bounds one inside the type's extremes (for 32/64 bits no binary32 value)",
+                   ext, int(info.min) + 1, int(info.max) - 1)
+        clip1_case(g, f"identity_{n}", "bounds at the type's extremes: identity", ext, int(info.min), int(info.max))
+        clip1_case(g, f"min_eq_max_{n}", "Min == Max", x, int(lo), int(lo))
+        clip1_case(g, f"min_greater_than_max_{n}", "Min > Max: ONNX (and the exact profile) give Max; DirectML, Min",
+                   x, int(hi), int(lo), exact=True)
+    big = 2**53
+    clip1_case(g, "beyond_2p53_int64", "int64 bounds and values beyond 2^53 (no binary64 value)",
+               np.array([big - 1, big, big + 1, big + 2, -big - 3, 2**63 - 1, -2**63], i64), -big - 1, big + 1)
+    clip1_case(g, "beyond_2p53_uint64", "uint64 bounds and values beyond 2^53",
+               np.array([big, big + 1, big + 3, 2**64 - 1, 2**64 - 2, 0], u64), big + 1, 2**64 - 2)
+
+
+# ---------------------------------------------------------------------------
 
 def generate_with(root, *gens):
     """Runs each gen(g) on one Generator, then rewrites `root` with its cases."""
@@ -1052,7 +1098,8 @@ def generate_with(root, *gens):
 
 
 def generate(root):
-    return generate_with(root, gen_matmul, gen_conv, gen_dequantize, gen_quantize, gen_add, gen_clip, gen_matmul_integer)
+    return generate_with(root, gen_matmul, gen_conv, gen_dequantize, gen_quantize, gen_add, gen_clip, gen_matmul_integer,
+                         gen_clip1)
 
 
 def diff_trees(new, old):

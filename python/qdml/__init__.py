@@ -59,7 +59,7 @@ Error.__module__ = __name__  # shown as qdml.Error
 __all__ = [
     "Error", "element_wise_dequantize_linear", "element_wise_quantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
-    "matrix_multiply_integer", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
+    "matrix_multiply_integer", "element_wise_clip1", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
     "LATEST_FEATURE_LEVEL", "DEFAULT_FIDELITY", "FIDELITIES",
 ]
 
@@ -129,7 +129,7 @@ def _output_layout(op, t, params):
     """(shape, dtype or None) of the output a desc implies."""
     if op == "ELEMENT_WISE_DEQUANTIZE_LINEAR":
         return t["InputTensor"].shape, t["ScaleTensor"].dtype
-    if op == "ELEMENT_WISE_CLIP":
+    if op in ("ELEMENT_WISE_CLIP", "ELEMENT_WISE_CLIP1"):
         return t["InputTensor"].shape, t["InputTensor"].dtype
     if op == "MATRIX_MULTIPLY_INTEGER":
         a, b = t["ATensor"].shape, t["BTensor"].shape
@@ -311,6 +311,18 @@ def element_wise_clip(*, InputTensor, Min, Max, ScaleBias=None, OutputTensor=Non
     OutputTensor=InputTensor computes in place."""
     return _call("ELEMENT_WISE_CLIP", dict(InputTensor=InputTensor),
                  _params(Min=Min, Max=Max, ScaleBias=ScaleBias), OutputTensor, impl, feature_level, fidelity, threads)
+
+
+def element_wise_clip1(*, InputTensor, Min, Max, ScaleBias=None, MinMaxDataType=None, OutputTensor=None,
+                       impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
+    """DML_ELEMENT_WISE_CLIP1: min(Max, max(Min, g(x))), g(x) = x * Scale + Bias
+    with ScaleBias=(Scale, Bias) (or {"Scale": s, "Bias": b}), else x. Min and Max
+    are values of the tensor's type (MinMaxDataType, default the output's type),
+    never converted: Python ints stay exact for INT64/UINT64.
+    OutputTensor=InputTensor computes in place."""
+    return _call("ELEMENT_WISE_CLIP1", dict(InputTensor=InputTensor),
+                 _params(Min=Min, Max=Max, ScaleBias=ScaleBias, MinMaxDataType=MinMaxDataType), OutputTensor, impl,
+                 feature_level, fidelity, threads)
 
 
 def matrix_multiply_integer(*, ATensor, BTensor, AZeroPointTensor=None, BZeroPointTensor=None, OutputTensor=None,

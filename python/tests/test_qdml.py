@@ -187,6 +187,30 @@ def test_clip_float16_and_uint8_column_view():
               np.array([3, 5, 7], np.uint8))
 
 
+def test_clip1_typed_bounds_min_above_max_and_in_place():
+    # INT64 bounds beyond 2^53 stay exact (Python ints go to the case as JSON integers)
+    x = np.array([-(2**63), 2**53 + 3, 5, 2**63 - 1], np.int64)
+    same_bits(qdml.element_wise_clip1(InputTensor=x, Min=-(2**53) - 1, Max=2**53 + 1),
+              np.array([-(2**53) - 1, 2**53 + 1, 5, 2**53 + 1], np.int64))
+    # Min > Max: Max in the exact profile (ONNX's order), Min in the default, directml (section 13)
+    u = np.array([0, 7, 255], np.uint8)
+    same_bits(qdml.element_wise_clip1(InputTensor=u, Min=200, Max=3, fidelity="exact"), np.array([3, 3, 3], np.uint8))
+    same_bits(qdml.element_wise_clip1(InputTensor=u, Min=200, Max=3), np.array([200, 200, 200], np.uint8))
+    # FLOAT32 NaN: passes in exact, becomes Max in directml; a NaN bound is no bound
+    f = np.array([np.nan, -3.0, 3.0], f32)
+    same_bits(qdml.element_wise_clip1(InputTensor=f, Min=-1.0, Max=2.0, fidelity="exact"),
+              np.array([np.nan, -1.0, 2.0], f32))
+    same_bits(qdml.element_wise_clip1(InputTensor=f, Min=-1.0, Max=2.0), np.array([2.0, -1.0, 2.0], f32))
+    same_bits(qdml.element_wise_clip1(InputTensor=f, Min=float("nan"), Max=2.0), np.array([2.0, -3.0, 2.0], f32))
+    y = np.array([-5, 0, 5], np.int16)
+    assert qdml.element_wise_clip1(InputTensor=y, Min=-1, Max=1, OutputTensor=y) is y
+    same_bits(y, np.array([-1, 0, 1], np.int16))
+    with pytest.raises(qdml.Error, match=r"params.Min: 300 is not a value of INT8"):
+        qdml.element_wise_clip1(InputTensor=np.zeros(2, np.int8), Min=300, Max=1)
+    with pytest.raises(qdml.Error, match=r"^ELEMENT_WISE_CLIP1: MinMaxDataType: "):
+        qdml.element_wise_clip1(InputTensor=np.zeros(2, np.int8), Min=0, Max=1, MinMaxDataType="INT16")
+
+
 # --- errors -----------------------------------------------------------------
 
 def test_validation_error_carries_qdmls_message():

@@ -141,7 +141,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FuzzedDataProvider p(data, size);
     Builder b(p);
     const auto F = TensorDataType::Float32;
-    switch (p.ConsumeIntegralInRange(0, 6)) {
+    switch (p.ConsumeIntegralInRange(0, 7)) {
         case 0: {
             const auto r = b.rank(1, 8);
             const auto s = b.sizes(r);
@@ -230,6 +230,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const auto out = b.q8();
             qdml::ElementWiseQuantizeLinearDesc d{b.tensor(in, r, s), b.tensor(scale, r, s), b.maybe(out, r, s),
                                                   b.tensor(out, r, s)};
+            attempt(d);
+            break;
+        }
+        case 6: {  // ELEMENT_WISE_CLIP1: typed bounds as any bit pattern, MinMaxDataType mostly the output's
+            const auto r = b.rank(1, 8);
+            const auto s = b.sizes(r);
+            const auto t = p.PickValueInArray(kTypes);
+            qdml::ElementWiseClip1Desc d;
+            d.InputTensor = b.tensor(t, r, s);
+            d.OutputTensor = p.ConsumeIntegralInRange(0, 7) == 0 ? d.InputTensor : b.tensor(t, r, s);
+            if (p.ConsumeBool()) d.ScaleBias = qdml::ScaleBiasDesc{b.number(), b.number()};
+            d.MinMaxDataType = p.ConsumeIntegralInRange(0, 7) == 0 ? p.PickValueInArray(kTypes) : t;
+            d.Min.UInt64 = p.ConsumeIntegral<std::uint64_t>();
+            d.Max.UInt64 = p.ConsumeIntegral<std::uint64_t>();
             attempt(d);
             break;
         }

@@ -115,6 +115,26 @@ public:
         const float v = p_.ConsumeFloatingPoint<float>();
         return std::isnan(v) ? 0.0f : v;
     }
+    /// A CLIP1 bound of type t: any bit pattern (NaN included), or a clip
+    /// bound converted to t.
+    qdml::ScalarUnion typed_bound(DT t) {
+        qdml::ScalarUnion u{};
+        if (chance(25)) {
+            u.UInt64 = p_.ConsumeIntegral<std::uint64_t>();
+            return u;
+        }
+        const float v = bound();
+        qdml::visit_data_type(t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            if constexpr (std::is_same_v<T, qdml::float16>)
+                u = qdml::scalar_union(qdml::float16(v));
+            else if constexpr (std::is_floating_point_v<T>)
+                u = qdml::scalar_union(v);
+            else
+                u = qdml::scalar_union(qdml::truncate_saturate<T>(v));
+        });
+        return u;
+    }
     /// A scale: a power of two or a small multiple (ties), or any value.
     float scale() {
         if (chance(70)) return std::ldexp(1.0f, static_cast<int>(pick(0, 12)) - 8) * static_cast<float>(pick(1, 5));
@@ -211,7 +231,7 @@ void differential(Builder& b, const Desc& d) {
     Desc s = d, c = d;
     s.OutputTensor = b.copy(d.OutputTensor);
     c.OutputTensor = b.copy(d.OutputTensor);
-    if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>)
+    if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc> || std::is_same_v<Desc, qdml::ElementWiseClip1Desc>)
         if (d.InputTensor.Data == d.OutputTensor.Data) s.InputTensor = s.OutputTensor, c.InputTensor = c.OutputTensor;
     // Each of the two fast runs on an ISA cap the input picks (every path the
     // CPU runs is reachable: a cap above the CPU's best selects its best).
@@ -235,7 +255,7 @@ constexpr DT kClipTypes[] = {DT::Float32, DT::Float16, DT::Int8,   DT::UInt8, DT
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider p(data, size);
     Builder b(p);
-    const int which = p.ConsumeIntegralInRange(0, 5);
+    const int which = p.ConsumeIntegralInRange(0, 6);
     switch (which) {
         case 0: {
             const auto rank = b.pick(1, 8);
@@ -279,6 +299,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             d.Min = b.bound();
             d.Max = b.chance(10) ? d.Min : b.bound();
             if (b.chance(50)) d.ScaleBias = qdml::ScaleBiasDesc{b.chance(50) ? b.bound() : b.scale(), b.bound()};
+            differential(b, d);
+            break;
+        }
+        case 6: {  // ELEMENT_WISE_CLIP1: typed bounds (any bit pattern at times), ScaleBias (1, 0) at times
+            const auto rank = b.pick(1, 8);
+            const auto s = b.sizes(rank);
+            const DT t = p.PickValueInArray(kClipTypes);
+            qdml::ElementWiseClip1Desc d;
+            const bool in_place = b.chance(20);
+            d.InputTensor = b.tensor(t, s, !in_place);
+            d.OutputTensor = in_place ? d.InputTensor : b.tensor(t, s, false);
+            d.MinMaxDataType = t;
+            d.Min = b.typed_bound(t);
+            d.Max = b.chance(10) ? d.Min : b.typed_bound(t);
+            if (b.chance(10)) d.ScaleBias = qdml::ScaleBiasDesc{1.0f, b.chance(50) ? 0.0f : -0.0f};
+            else if (b.chance(40)) d.ScaleBias = qdml::ScaleBiasDesc{b.chance(50) ? b.bound() : b.scale(), b.bound()};
             differential(b, d);
             break;
         }

@@ -77,6 +77,19 @@ public:
         s.Max = d.Max;
         op = {DML_OPERATOR_ELEMENT_WISE_CLIP, &s};
     }
+    explicit DmlOp(const qdml::ElementWiseClip1Desc& d) {
+        auto& s = clip1_;
+        s.InputTensor = add(d.InputTensor);
+        s.OutputTensor = add(d.OutputTensor);
+        if (d.ScaleBias) {
+            scale_bias_ = {d.ScaleBias->Scale, d.ScaleBias->Bias};
+            s.ScaleBias = &scale_bias_;
+        }
+        s.MinMaxDataType = static_cast<DML_TENSOR_DATA_TYPE>(d.MinMaxDataType);
+        std::memcpy(&s.Min, d.Min.Bytes, sizeof s.Min);
+        std::memcpy(&s.Max, d.Max.Bytes, sizeof s.Max);
+        op = {DML_OPERATOR_ELEMENT_WISE_CLIP1, &s};
+    }
     DmlOp(const DmlOp&) = delete;
     DmlOp& operator=(const DmlOp&) = delete;
 
@@ -99,6 +112,7 @@ private:
     DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC conv_{};
     DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC matmul_integer_{};
     DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_{};
+    DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC clip1_{};
 
     const UINT* array(const std::uint32_t* p, std::size_t n) { return arrays_.emplace_back(p, p + n).data(); }
 

@@ -1002,8 +1002,118 @@ def gen_clip():
     return cases
 
 
+# ---------------------------------------------------------------------------
+# ELEMENT_WISE_CLIP1 (typed Min/Max, docs/semantics.md section 13)
+
+def jv(v, t):
+    """A Min/Max of type t as the case format writes it (exact ints; NaN and infinities as strings)."""
+    if np.dtype(t).kind == "f":
+        v = float(v)
+        if np.isnan(v):
+            return "NaN"
+        return v if np.isfinite(v) else ("Infinity" if v > 0 else "-Infinity")
+    return int(v)
+
+
+def clip1_case(name, desc, t, sizes, lo, hi, scale_bias=None, x_kind="packed", x_values=None, out_strides=None,
+               min_max_type=None):
+    rng = rng_for("clip1/" + name)
+    c = Case("clip1", name, "ELEMENT_WISE_CLIP1", desc)
+    if x_values is None and t == f32:
+        x_values = lambda n: float_values(rng, n, special=True)
+    c.input(rng, "InputTensor", t, sizes, x_kind, x_values)
+    mt = t if min_max_type is None else min_max_type
+    c.params = {"Min": jv(lo, mt), "Max": jv(hi, mt)}
+    if min_max_type is not None:
+        c.params["MinMaxDataType"] = TYPE_NAME[np.dtype(min_max_type)]
+    if scale_bias is not None:
+        c.params["ScaleBias"] = {"Scale": jv(scale_bias[0], f32), "Bias": jv(scale_bias[1], f32)}
+    return c.output(t, sizes, out_strides)
+
+
+def gen_clip1():
+    cases = []
+    kinds = ["packed", "padded", "permuted", "broadcast"]
+    for t, k in itertools.product((f32, i8, u8, i32, u32, i64, u64), range(6)):
+        s = SHORT[np.dtype(t)]
+        name = f"random_{s}_{k}"
+        rng = rng_for("sizes/clip1/" + name)
+        rank = 1 + k + (k > 3)  # 1-5, 7
+        sizes = rand_sizes(rng, rank, 2048, 6)
+        if t == f32:
+            lo, hi = sorted(float(f32(v)) for v in rng.standard_normal(2) * 3)
+        else:
+            lo, hi = sorted(int(v) for v in ints(rng, t, 2))
+        sb = None
+        if k % 3 == 2 and t not in (i64, u64):
+            sb = (float(f32(rng.uniform(-2, 2))), float(f32(rng.uniform(-50, 50))))
+        cases.append(clip1_case(name, f"{rank} dimensions {sizes}, input {kinds[k % 4]}, Min {lo} Max {hi}"
+                                f"{', ScaleBias ' + str(sb) if sb else ''}", t, sizes, lo, hi, sb, kinds[k % 4]))
+    nan, inf = float("nan"), float("inf")
+    special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-40, 1.4e-45, -1.4e-45, 1.0, -1.0, 2.0,
+                        -2.0, 3.4e38, -3.4e38, 0.5, 6.0, -6.0, 1e-38], f32)
+    for nm, lo, hi, sb in [("basic", -1.0, 2.0, None), ("min_gt_max", 2.0, -1.0, None), ("min_eq_max", 1.0, 1.0, None),
+                           ("zero_bounds", 0.0, 0.0, None), ("neg_zero_min", -0.0, 0.0, None),
+                           ("neg_zero_max", 0.0, -0.0, None), ("neg_zero_bounds", -0.0, -0.0, None),
+                           ("nan_min", nan, 2.0, None), ("nan_max", -1.0, nan, None), ("nan_both", nan, nan, None),
+                           ("nan_min_gt", nan, -1.0, None), ("unbounded", -inf, inf, None),
+                           ("subnormal_bounds", -1e-40, 1e-40, None), ("scale_bias", -4.0, 4.0, (2.0, 0.5)),
+                           ("scale_bias_one", -4.0, 4.0, (1.0, 0.0)), ("scale_bias_one_negzero", -4.0, 4.0, (1.0, -0.0)),
+                           ("scale_bias_nan", -inf, inf, (inf, -inf)), ("scale_bias_nan_max", -1.0, nan, (2.0, 0.0))]:
+        desc = f"FLOAT32 NaN, infinities, signed zeros, subnormals; Min {lo} Max {hi}" + (f", ScaleBias {sb}" if sb else "")
+        cases.append(clip1_case(f"special_{nm}", desc, f32, [special.size], lo, hi, sb, x_values=special))
+    rng = rng_for("clip1/fma")
+    cases.append(clip1_case("scale_bias_fma_f32", "2000 FLOAT32 values, ScaleBias (0.1, 0.3): two roundings or an FMA",
+                            f32, [2000], -1e30, 1e30, (0.1, 0.3), x_values=(rng.uniform(-100, 100, 2000)).astype(f32)))
+    for t in (i8, u8, i32, u32, i64, u64):
+        s = SHORT[np.dtype(t)]
+        info = np.iinfo(t)
+        vals = np.array([int(v) for v in (info.min, info.min + 1, -1 if info.min else 0, 0, 1, 2, 3, info.max - 2,
+                                          info.max - 1, info.max)], t)
+        cases.append(clip1_case(f"extremes_{s}", "type extremes as bounds", t, [vals.size], info.min, info.max,
+                                x_values=vals))
+        cases.append(clip1_case(f"near_extremes_{s}", "bounds one inside the extremes (no binary32 value for 32/64 bits)",
+                                t, [vals.size], info.min + 1, info.max - 1, x_values=vals))
+        cases.append(clip1_case(f"min_gt_max_{s}", "Min > Max", t, [vals.size], 3, 1, x_values=vals))
+        cases.append(clip1_case(f"min_eq_max_{s}", "Min = Max", t, [vals.size], 2, 2, x_values=vals))
+        if t in (i64, u64):
+            cases.append(clip1_case(f"refuse_scale_bias_{s}", "ScaleBias on a 64-bit integer tensor", t, [vals.size], 0,
+                                    10, (2.0, 1.0), x_values=vals))
+            big = np.array([2**53 - 1, 2**53, 2**53 + 1, 2**53 + 2, 2**62 + 1, 2**63 - 1], t)
+            cases.append(clip1_case(f"beyond_2p53_{s}", "bounds and values beyond 2^53 (no binary64 value)", t, [big.size],
+                                    2**53 + 1, 2**62 + 1, x_values=big))
+        else:
+            cases.append(clip1_case(f"scale_bias_{s}", "ScaleBias on integers: g(x) in binary32, back by truncation", t,
+                                    [vals.size], info.min, info.max, (0.75, 0.5), x_values=vals))
+            cases.append(clip1_case(f"scale_bias_half_{s}", "ScaleBias (0.5, 0.25): truncation toward zero", t,
+                                    [vals.size], info.min, info.max, (0.5, 0.25), x_values=vals))
+            cases.append(clip1_case(f"scale_bias_nan_{s}", "ScaleBias giving NaN (x * inf + -inf) and infinities", t,
+                                    [vals.size], info.min, info.max, (inf, -inf), x_values=vals))
+            cases.append(clip1_case(f"scale_bias_nan_scale_{s}", "ScaleBias with a NaN scale", t, [vals.size], info.min,
+                                    info.max, (nan, 0.0), x_values=vals))
+    big32 = np.array([16777217, 16777219, 2147483647, -2147483647, 123456789, -16777217], i32)
+    for nm, sb in [("one", (1.0, 0.0)), ("one_negzero", (1.0, -0.0)), ("nearly_one", (1.0000001, 0.0)),
+                   ("one_bias1", (1.0, 1.0)), ("half_big", (0.5, 0.0))]:
+        cases.append(clip1_case(f"scale_bias_{nm}_i32", f"INT32 beyond 2^24, ScaleBias {sb}", i32, [big32.size],
+                                -2**31, 2**31 - 1, sb, x_values=big32))
+    cases.append(clip1_case("scale_bias_one_u32", "UINT32 beyond 2^24, ScaleBias (1, 0)", u32, [4], 0, 2**32 - 1,
+                            (1.0, 0.0), x_values=np.array([16777217, 4294967295, 4294967041, 3], u32)))
+    cases.append(clip1_case("inplace_layout_i32", "output with permuted strides", i32, [4, 3, 2], -100, 100,
+                            out_strides=[1, 4, 12]))
+    return cases
+
+
+def min_max_type_cases():
+    """CLIP1 with a MinMaxDataType other than the output's: DirectML's page forbids it, DirectML 1.15.4
+    computes it (converting the bounds); qdml refuses it, so these stay out of the data (--probe-min-max-type)."""
+    return [clip1_case("min_max_type_i32_for_i8", "MinMaxDataType INT32 for INT8 tensors", i8, [4], -5, 5,
+                       min_max_type=i32),
+            clip1_case("min_max_type_f32_for_i32", "MinMaxDataType FLOAT32 for INT32 tensors", i32, [4], -5.0, 5.0,
+                       x_values=np.array([-7, -3, 4, 9], i32), min_max_type=f32)]
+
+
 GENERATORS = {"dequantize": gen_dequantize, "quantize": gen_quantize, "add": gen_add, "matmul": gen_matmul, "matmul_integer": gen_matmul_integer,
-              "conv": gen_conv, "clip": gen_clip}
+              "conv": gen_conv, "clip": gen_clip, "clip1": gen_clip1}
 
 
 # ---------------------------------------------------------------------------
@@ -1063,6 +1173,8 @@ def main():
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--only", nargs="*", choices=sorted(GENERATORS), help="operators to generate (default all)")
     ap.add_argument("--probe-k-limit", action="store_true", help="run the K > 61681 probe only and print DirectML's answer")
+    ap.add_argument("--probe-min-max-type", action="store_true",
+                    help="run CLIP1 with a MinMaxDataType other than the output's and print DirectML's answers")
     args = ap.parse_args()
     stage = Path(tempfile.mkdtemp(prefix="dmlgen-"))
     try:
@@ -1071,6 +1183,14 @@ def main():
             rc, out, err = run_dml([c], stage)[c.rel]
             print(f"{c.rel}: rc {rc}, DirectML output {None if out is None else out.ravel().tolist()} (exact 8; 3 if only "
                   f"the first {K_LIMIT} products count) {err}")
+            return 0
+        if args.probe_min_max_type:
+            cs = min_max_type_cases()
+            res = run_dml(cs, stage)
+            for c in cs:
+                rc, out, err = res[c.rel]
+                print(f"{c.rel}: params {c.params}: rc {rc}, DirectML output "
+                      f"{None if out is None else out.ravel().tolist()} {err}")
             return 0
         ops = args.only or sorted(GENERATORS)
         cases = [c for op in ops for c in GENERATORS[op]()]

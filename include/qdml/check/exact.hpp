@@ -59,6 +59,7 @@ enum class Reason {
     DirectMLQuantize,         ///< rne(v) to int32 saturating (NaN -> 0), + zero point wrapping, clamp
     DirectMLClip,             ///< clip's comparisons: NaN or a value equal to a bound becomes the bound
     DirectMLQuantizeLinear,   ///< ELEMENT_WISE_QUANTIZE_LINEAR: a NaN quotient gives 0 (DirectML's strided form)
+    DirectMLClip1,            ///< ELEMENT_WISE_CLIP1: CLIP's order and comparisons, a NaN bound ignored, ScaleBias (1, 0) none
 };
 
 inline std::string_view name(Reason r) {
@@ -76,6 +77,9 @@ inline std::string_view name(Reason r) {
         case Reason::DirectMLClip: return "directml-clip: NaN or a value equal to a bound becomes the bound";
         case Reason::DirectMLQuantizeLinear:
             return "directml-quantize-linear: a NaN quotient gives 0 (no zero point, or a strided layout)";
+        case Reason::DirectMLClip1:
+            return "directml-clip1: Min > Max gives Min, NaN or a value equal to a bound becomes the bound, "
+                   "ScaleBias (1, 0) is none";
         default: return "UNEXPLAINED";
     }
 }
@@ -420,6 +424,29 @@ void check(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Report& r, 
     }, r, f);
 }
 
+/// A clip's g(x) (docs/semantics.md sections 7 and 13): in binary64 (exact enough)
+/// into `v`, and in binary32 (FLOAT16 widened, integers fp32(x)) into `v32`.
+template <class Op, class T>
+void clip_g(const Op& op, T x, Binary32& s, double& v, float& v32) {
+    v = as_double(x);
+    v32 = static_cast<float>(v);
+    if (op.ScaleBias) {
+        v = v * op.ScaleBias->Scale + op.ScaleBias->Bias;
+        v32 = s.add(s.mul(v32, op.ScaleBias->Scale), op.ScaleBias->Bias);
+    }
+}
+
+/// An integer clip's exact g(x) back in T (truncated, saturated, NaN to 0), the
+/// value and its distance to a truncation boundary recorded in `e`.
+template <class T>
+double clip_truncate_exact(Exact& e, double v) {
+    const double tlo = static_cast<double>(std::numeric_limits<T>::min());
+    const double thi = static_cast<double>(std::numeric_limits<T>::max());
+    e.value = v;
+    e.boundary = std::fabs(v - std::nearbyint(v));  // truncation flips at integers
+    return std::isnan(v) ? 0.0 : std::fmin(thi, std::fmax(tlo, std::trunc(v)));
+}
+
 template <class T>
 void check(const ElementWiseClip<T>& op, Report& r, Fidelity f) {
     constexpr bool is_float_type = std::is_same_v<T, float> || std::is_same_v<T, float16>;
@@ -427,12 +454,9 @@ void check(const ElementWiseClip<T>& op, Report& r, Fidelity f) {
         Exact e;
         Binary32& s = e.steps;
         const T x = op.InputTensor[i];
-        double v = as_double(x);
-        float v32 = static_cast<float>(v);  // binary32 g(x): x (FLOAT16 widened, integers fp32(x))
-        if (op.ScaleBias) {
-            v = v * op.ScaleBias->Scale + op.ScaleBias->Bias;  // exact enough in binary64
-            v32 = s.add(s.mul(v32, op.ScaleBias->Scale), op.ScaleBias->Bias);
-        }
+        double v;
+        float v32;
+        clip_g(op, x, s, v, v32);
         if constexpr (is_float_type) {
             const auto clamp = [&](auto g) {  // max(Min, min(g, Max)); NaN stays; Min > Max gives Min
                 const auto lo = static_cast<decltype(g)>(as_double(from_float<T>(op.Min)));
@@ -452,15 +476,56 @@ void check(const ElementWiseClip<T>& op, Report& r, Fidelity f) {
             if (!op.ScaleBias) {  // compared exactly: no float step at all
                 e.result = e.binary32 = as_double(clamp(x));
             } else {
-                const double tlo = static_cast<double>(std::numeric_limits<T>::min());
-                const double thi = static_cast<double>(std::numeric_limits<T>::max());
-                e.value = v;
-                const double t = std::isnan(v) ? 0.0 : std::fmin(thi, std::fmax(tlo, std::trunc(v)));
+                const double t = clip_truncate_exact<T>(e, v);
                 e.result = std::fmax(as_double(lo), std::fmin(t, as_double(hi)));  // Min > Max gives Min
-                e.boundary = std::fabs(v - std::nearbyint(v));  // truncation flips at integers
                 e.binary32 = as_double(clamp(truncate_saturate<T>(v32)));
             }
             e.same_in_directml();  // integer clip: DirectML's steps are these
+        }
+        return e;
+    }, r, f);
+}
+
+/// ELEMENT_WISE_CLIP1 (docs/semantics.md section 13): min(Max, max(Min, g(x))) with
+/// the typed bounds; g in binary64 (exact) and in binary32; DirectML's order,
+/// comparisons and ScaleBias (1, +-0) rule mirrored separately.
+template <class T>
+void check(const ElementWiseClip1<T>& op, Report& r, Fidelity f) {
+    constexpr bool is_float_type = std::is_same_v<T, float> || std::is_same_v<T, float16>;
+    const bool unit = op.ScaleBias && op.ScaleBias->Scale == 1.0f && op.ScaleBias->Bias == 0.0f;
+    compare(op.OutputTensor, [&](const auto& i) {
+        Exact e;
+        Binary32& s = e.steps;
+        const T x = op.InputTensor[i];
+        double v;
+        float v32;
+        clip_g(op, x, s, v, v32);
+        if constexpr (is_float_type) {
+            const double lo = as_double(op.Min), hi = as_double(op.Max);
+            const auto clamp = [&](auto g) {  // min(Max, max(Min, g)): comparisons with NaN are false
+                using G = decltype(g);
+                const G t = g < static_cast<G>(lo) ? static_cast<G>(lo) : g;
+                return t > static_cast<G>(hi) ? static_cast<G>(hi) : t;
+            };
+            round_exact<T>(e, clamp(v));
+            e.binary32 = s.to_output<T>(clamp(v32));
+            const float g = unit ? static_cast<float>(as_double(x)) : v32;  // DirectML: (1, +-0) is none
+            Binary32 d;
+            e.directml_result(d.to_output<T>(clamp1_directml(g, static_cast<float>(lo), static_cast<float>(hi))),
+                              Reason::DirectMLClip1);
+        } else {
+            const T lo = op.Min, hi = op.Max;
+            const auto clamp = [&](T g) { return lo > hi ? hi : g < lo ? lo : g > hi ? hi : g; };
+            const auto clamp_directml = [&](T g) { return lo > hi ? lo : g < lo ? lo : g > hi ? hi : g; };
+            if (!op.ScaleBias) {  // compared exactly: no float step at all
+                e.result = e.binary32 = as_double(clamp(x));
+                e.directml_result(as_double(clamp_directml(x)), Reason::DirectMLClip1);
+            } else {
+                const double t = clip_truncate_exact<T>(e, v);
+                e.result = lo > hi ? as_double(hi) : std::fmin(as_double(hi), std::fmax(as_double(lo), t));
+                e.binary32 = as_double(clamp(truncate_saturate<T>(v32)));
+                e.directml_result(as_double(clamp_directml(unit ? x : truncate_saturate<T>(v32))), Reason::DirectMLClip1);
+            }
         }
         return e;
     }, r, f);

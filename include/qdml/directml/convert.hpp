@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "qdml/core/feature_level.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
+#include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 #include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
@@ -173,7 +175,6 @@ inline std::string_view unimplemented_name(std::uint32_t type) {
     switch (type) {
         case 119: return "CONVOLUTION_INTEGER";
         case 148: return "DYNAMIC_QUANTIZE_LINEAR";
-        case 153: return "ELEMENT_WISE_CLIP1";
         default: return "";
     }
 }
@@ -274,6 +275,20 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             d.Max = s.Max;
             return f(d);
         }
+        case DML_OPERATOR_ELEMENT_WISE_CLIP1: {
+            using D = ElementWiseClip1Desc;
+            const auto& s = operator_desc<DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC>(op, D::OperatorName);
+            Reader r(D::OperatorName, b, 2);
+            D d;
+            d.InputTensor = r.required("InputTensor", s.InputTensor);
+            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+            if (s.ScaleBias != nullptr) d.ScaleBias = ScaleBiasDesc{s.ScaleBias->Scale, s.ScaleBias->Bias};
+            d.MinMaxDataType = static_cast<TensorDataType>(static_cast<std::uint32_t>(s.MinMaxDataType));
+            static_assert(sizeof s.Min == sizeof d.Min, "DML_SCALAR_UNION is 8 bytes");
+            std::memcpy(d.Min.Bytes, &s.Min, sizeof d.Min);
+            std::memcpy(d.Max.Bytes, &s.Max, sizeof d.Max);
+            return f(d);
+        }
         default: break;
     }
     const auto type = static_cast<std::uint32_t>(op.Type);
@@ -285,7 +300,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
         throw NotImplemented("DML_OPERATOR_DESC", "Type",
                              cat("DML_OPERATOR_TYPE ", type, " is not implemented by qdml (it implements ",
                                  "ELEMENT_WISE_DEQUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZED_LINEAR_ADD, ",
-                                 "QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, ELEMENT_WISE_CLIP, ",
+                                 "QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, ELEMENT_WISE_CLIP, ELEMENT_WISE_CLIP1, ",
                                  "MATRIX_MULTIPLY_INTEGER)"));
     throw Error("DML_OPERATOR_DESC", "Type", cat(type, " is not a DML_OPERATOR_TYPE"));
 }

@@ -33,6 +33,15 @@
 typedef unsigned int UINT;
 typedef std::uint64_t UINT64;
 typedef float FLOAT;
+typedef double DOUBLE;
+typedef std::uint8_t BYTE;
+typedef std::int8_t INT8;
+typedef std::uint8_t UINT8;
+typedef std::int16_t INT16;
+typedef std::uint16_t UINT16;
+typedef std::int32_t INT32;
+typedef std::uint32_t UINT32;
+typedef std::int64_t INT64;
 
 /// DirectML.h "Tensor descriptions": values 0..11 in declaration order.
 enum DML_TENSOR_DATA_TYPE : int {
@@ -86,8 +95,7 @@ struct DML_TENSOR_DESC {
     const void* Desc;  // a DML_BUFFER_TENSOR_DESC for DML_TENSOR_TYPE_BUFFER
 };
 
-/// The operators qdml implements, and DML_OPERATOR_ELEMENT_WISE_CLIP1
-/// (which it does not: execute reports it as not implemented). DirectML.h
+/// The operators qdml implements. DirectML.h
 /// numbers DML_OPERATOR_TYPE implicitly from DML_OPERATOR_INVALID = 0; these
 /// are the counted values (win32metadata lists the same numbers).
 enum DML_OPERATOR_TYPE : int {
@@ -107,6 +115,21 @@ struct DML_SCALE_BIAS {
     FLOAT Bias;
 };
 
+/// One value of a DML_TENSOR_DATA_TYPE (ELEMENT_WISE_CLIP1's Min and Max).
+union DML_SCALAR_UNION {
+    BYTE Bytes[8];
+    INT8 Int8;
+    UINT8 UInt8;
+    INT16 Int16;
+    UINT16 UInt16;
+    INT32 Int32;
+    UINT32 UInt32;
+    INT64 Int64;
+    UINT64 UInt64;
+    FLOAT Float32;
+    DOUBLE Float64;
+};
+
 struct DML_OPERATOR_DESC {
     DML_OPERATOR_TYPE Type;
     const void* Desc;  // the operator's DML_*_OPERATOR_DESC
@@ -118,6 +141,15 @@ struct DML_ELEMENT_WISE_CLIP_OPERATOR_DESC {
     const DML_SCALE_BIAS* ScaleBias;  // _Maybenull_
     FLOAT Min;
     FLOAT Max;
+};
+
+struct DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC {  // DML_TARGET_VERSION >= 0x5000
+    const DML_TENSOR_DESC* InputTensor;
+    const DML_TENSOR_DESC* OutputTensor;
+    const DML_SCALE_BIAS* ScaleBias;  // _Maybenull_
+    DML_TENSOR_DATA_TYPE MinMaxDataType;
+    DML_SCALAR_UNION Min;
+    DML_SCALAR_UNION Max;
 };
 
 struct DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC {
@@ -223,7 +255,8 @@ static_assert(DML_TENSOR_DATA_TYPE_INT64 == 11 && DML_TENSOR_TYPE_BUFFER == 1 &&
                   DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR == 34 &&
                   DML_OPERATOR_MATRIX_MULTIPLY_INTEGER == 117 && DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY == 118 &&
                   DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION == 120 &&
-                  DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD == 147 && DML_FEATURE_LEVEL_6_2 == 0x6200,
+                  DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD == 147 && DML_OPERATOR_ELEMENT_WISE_CLIP1 == 153 &&
+                  DML_FEATURE_LEVEL_6_2 == 0x6200,
               "DirectML enum values");
 
 #if UINTPTR_MAX == UINT64_MAX  // LP64 and LLP64 (the 64-bit models DirectML ships for)
@@ -261,6 +294,14 @@ QDML_DML_AT(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, OutputTensor, 8);
 QDML_DML_AT(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, ScaleBias, 16);
 QDML_DML_AT(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, Min, 24);
 QDML_DML_AT(DML_ELEMENT_WISE_CLIP_OPERATOR_DESC, Max, 28);
+QDML_DML_SIZE(DML_SCALAR_UNION, 8);
+QDML_DML_SIZE(DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC, 48);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC, InputTensor, 0);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC, OutputTensor, 8);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC, ScaleBias, 16);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC, MinMaxDataType, 24);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC, Min, 32);
+QDML_DML_AT(DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC, Max, 40);
 QDML_DML_SIZE(DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC, 32);
 QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC, InputTensor, 0);
 QDML_DML_AT(DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC, ScaleTensor, 8);

@@ -11,6 +11,7 @@
 
 #include "qdml/core/tensor.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
+#include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
 #include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
@@ -67,6 +68,9 @@ inline std::array<BoundMember, 5> members(const MatrixMultiplyIntegerDesc& d) no
 inline std::array<BoundMember, 2> members(const ElementWiseClipDesc& d) noexcept {
     return {{{"InputTensor", bound(d.InputTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
 }
+inline std::array<BoundMember, 2> members(const ElementWiseClip1Desc& d) noexcept {
+    return {{{"InputTensor", bound(d.InputTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
+}
 
 // changed_param(a, b): the first non-tensor member that differs (bit for bit), or
 // null: the one list of each operator's other members.
@@ -98,11 +102,19 @@ inline const char* changed_param(const QuantizedLinearConvolutionDesc& a, const 
 inline const char* changed_param(const MatrixMultiplyIntegerDesc&, const MatrixMultiplyIntegerDesc&) noexcept {
     return nullptr;
 }
+inline bool same_scale_bias(const std::optional<ScaleBiasDesc>& a, const std::optional<ScaleBiasDesc>& b) noexcept {
+    return a.has_value() == b.has_value() &&
+           (!a || (same_bits(a->Scale, b->Scale) && same_bits(a->Bias, b->Bias)));
+}
 inline const char* changed_param(const ElementWiseClipDesc& a, const ElementWiseClipDesc& b) noexcept {
-    if (a.ScaleBias.has_value() != b.ScaleBias.has_value() ||
-        (a.ScaleBias && !(same_bits(a.ScaleBias->Scale, b.ScaleBias->Scale) &&
-                          same_bits(a.ScaleBias->Bias, b.ScaleBias->Bias))))
-        return "ScaleBias";
+    if (!same_scale_bias(a.ScaleBias, b.ScaleBias)) return "ScaleBias";
+    if (!same_bits(a.Min, b.Min)) return "Min";
+    if (!same_bits(a.Max, b.Max)) return "Max";
+    return nullptr;
+}
+inline const char* changed_param(const ElementWiseClip1Desc& a, const ElementWiseClip1Desc& b) noexcept {
+    if (!same_scale_bias(a.ScaleBias, b.ScaleBias)) return "ScaleBias";
+    if (a.MinMaxDataType != b.MinMaxDataType) return "MinMaxDataType";
     if (!same_bits(a.Min, b.Min)) return "Min";
     if (!same_bits(a.Max, b.Max)) return "Max";
     return nullptr;

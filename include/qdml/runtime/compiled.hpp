@@ -152,6 +152,8 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
             if (weights_owned_by_dml(d))
                 return std::make_shared<WeightsForm<Desc, simd::PreparedQuantizedLinearConvolution>>(
                     d, gemm, o.feature_level);
+        } else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc>) {
+            // no prepared form yet: the stateless call below
         } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc>) {
             std::shared_ptr<const Form<Desc>> e;
             visit_typed(d, [&](const auto& op) { e = make_form(op, gemm); });
@@ -191,7 +193,8 @@ public:
             const std::uint64_t es = element_size(t.DataType);
             align_mask_[i] = (t.GuaranteedBaseOffsetAlignment > es ? t.GuaranteedBaseOffsetAlignment : es) - 1;
             extent_[i] = *min_buffer_elements(t) * es;
-            in_place_[i] = std::is_same_v<Desc, ElementWiseClipDesc> && i + 1 < kMembers &&
+            in_place_[i] = (std::is_same_v<Desc, ElementWiseClipDesc> || std::is_same_v<Desc, ElementWiseClip1Desc>) &&
+                           i + 1 < kMembers &&
                            detail::same_layout(m[kMembers - 1].tensor->Desc, t);
         }
     }
@@ -302,6 +305,7 @@ QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearMatrixMultiplyDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClipDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClip1Desc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
 #endif
 /// Makes one operator's dispatch and executors in this translation unit, for

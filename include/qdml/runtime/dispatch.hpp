@@ -17,6 +17,7 @@
 #include "qdml/reference/run.hpp"
 #include "qdml/simd/options.hpp"
 #include "qdml/simd/element_wise_clip.hpp"
+#include "qdml/simd/element_wise_clip1.hpp"
 #include "qdml/simd/element_wise_dequantize_linear.hpp"
 #include "qdml/simd/element_wise_quantize_linear.hpp"
 #include "qdml/simd/element_wise_quantized_linear_add.hpp"
@@ -79,6 +80,8 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fideli
             simd::quantized_linear_convolution(op, gemm);
         else if constexpr (std::is_same_v<Desc, MatrixMultiplyIntegerDesc>)
             simd::matrix_multiply_integer(op, gemm);
+        else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc>)
+            simd::element_wise_clip1(op, gemm);
         else
             simd::element_wise_clip(op, gemm);
     });
@@ -109,6 +112,10 @@ inline void compute(const MatrixMultiplyIntegerDesc& d, Implementation impl, sim
     dispatch(d, impl, gemm, f);
 }
 inline void compute(const ElementWiseClipDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = kDefaultFidelity) {
+    dispatch(d, impl, gemm, f);
+}
+inline void compute(const ElementWiseClip1Desc& d, Implementation impl, simd::GemmOptions gemm = {},
                     Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
@@ -158,5 +165,6 @@ QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearMatrixMultiplyDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseClipDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseClip1Desc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
 #endif
