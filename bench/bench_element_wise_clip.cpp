@@ -2,7 +2,8 @@
 // clip/<impl>/{f32,i8,f16}/{65536,16777216}, and f32 65536_bcast (input
 // {1,1,32,32} over 64 channels) and 65536_strided (NHWC input);
 // clip/simd/f32/{65536,16777216}/threads:N (issue 26: RunOptions::executor
-// over N threads, BENCH.md "Threads").
+// over N threads, BENCH.md "Threads"); ELEMENT_WISE_CLIP1 (issue 28):
+// clip1/<impl>/i8/16777216, the same clip with typed bounds.
 #include "problems.hpp"
 
 namespace qdml_bench {
@@ -20,6 +21,7 @@ void rows(const std::string& types, std::uint32_t n, Layout l = Layout::packed) 
         rows<std::int8_t>("i8", n);
         rows<qdml::float16>("f16", n);
     }
+    register_element_wise<ClipProblem<std::int8_t, qdml::ElementWiseClip1Desc>>("clip1", "i8", 16777216, Layout::packed);
     rows<float>("f32", 65536, Layout::bcast);
     rows<float>("f32", 65536, Layout::strided);
     return true;

@@ -160,12 +160,13 @@ struct AddProblem {
     void counters(benchmark::State& s) const { set_element_wise_counters(s, n, bytes()); }
 };
 
-/// ELEMENT_WISE_CLIP without ScaleBias (`bcast`: input {1,1,H,W} over 64
+/// ELEMENT_WISE_CLIP (or, Desc = ElementWiseClip1Desc, ELEMENT_WISE_CLIP1 with
+/// the same bounds typed) without ScaleBias (`bcast`: input {1,1,H,W} over 64
 /// channels; `strided`: input NHWC).
-template <class T>
+template <class T, class Desc = qdml::ElementWiseClipDesc>
 struct ClipProblem {
     Buffer<T> input, output, expected;
-    qdml::ElementWiseClipDesc desc;
+    Desc desc;
     std::uint32_t n;
 
     ClipProblem(std::uint32_t count, Layout l) : n(count) {
@@ -176,13 +177,30 @@ struct ClipProblem {
         output = buffer_for<T>(out_desc);
         desc.InputTensor = tensor_of(in_desc, input);
         desc.OutputTensor = tensor_of(out_desc, output);
-        desc.Min = std::is_integral_v<T> ? -50.0f : -1.5f;
-        desc.Max = std::is_integral_v<T> ? 60.0f : 2.0f;
+        set_bounds(std::is_integral_v<T> ? -50.0f : -1.5f, std::is_integral_v<T> ? 60.0f : 2.0f);
         run_reference(desc);
         expected = output;
     }
     double bytes() const { return span_bytes(desc.InputTensor) + span_bytes(desc.OutputTensor); }
     void counters(benchmark::State& s) const { set_element_wise_counters(s, n, bytes()); }
+
+private:
+    void set_bounds(float lo, float hi) {
+        if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>) {
+            desc.Min = lo;
+            desc.Max = hi;
+        } else {
+            const auto typed = [](float v) {
+                if constexpr (std::is_same_v<T, qdml::float16>)
+                    return qdml::float16(v);
+                else
+                    return static_cast<T>(v);
+            };
+            desc.MinMaxDataType = qdml::data_type_of<T>;
+            desc.Min = qdml::scalar_union(typed(lo));
+            desc.Max = qdml::scalar_union(typed(hi));
+        }
+    }
 };
 
 /// Zero point of a q8 type: the middle of u8, 0 for s8.

@@ -120,10 +120,16 @@ T clip_element_directml(T x, const ClipParams<T>& p) noexcept {
 }
 
 /// CLIP1's comparisons as DirectML makes them (docs/semantics.md section 13):
-/// clamp_min_max_directml's, but a NaN bound is ignored (no bound).
+/// clamp_min_max_directml's, but a NaN bound is ignored (no bound); the
+/// bounds' NaN-ness given (derived once per call). V = any scalar or batch.
+template <class V>
+QDML_ALWAYS_INLINE inline V clamp1_directml_with(const V& v, const V& lo, const V& hi, bool lo_nan, bool hi_nan) noexcept {
+    using O = VecOps<V>;
+    const V t = hi_nan ? v : O::select(v < hi, v, hi);
+    return lo_nan ? t : O::select(t > lo, t, lo);
+}
 inline float clamp1_directml(float v, float lo, float hi) noexcept {
-    const float t = hi != hi ? v : (v < hi ? v : hi);
-    return lo != lo ? t : (t > lo ? t : lo);
+    return clamp1_directml_with(v, lo, hi, lo != lo, hi != hi);
 }
 
 /// One element of ELEMENT_WISE_CLIP1 in the DirectML profile: float types

@@ -31,7 +31,10 @@ namespace detail {
 
 /// The row kernel on ISA tag A (arch.hpp); DirectML: float types compare as
 /// DirectML does (clamp_min_max_directml, docs/semantics.md section 10).
-template <class T, bool ScaleBias, bool DirectML, class A>
+/// Clip1 (float types): ELEMENT_WISE_CLIP1's own comparisons where they
+/// differ from CLIP's (docs/semantics.md section 13; clip_rows takes this form
+/// only then): min(Max, max(Min, v)) (exact), a NaN bound skipped (DirectML).
+template <class T, bool ScaleBias, bool DirectML, class A, bool Clip1 = false>
 struct ClipRow {
     ClipParams<T> p;
     bool stream = false;  ///< non-temporal stores (see streams())
@@ -39,7 +42,11 @@ struct ClipRow {
     QDML_ALWAYS_INLINE void operator()(T* out, RowIn<T> x, std::size_t n) const noexcept {
         const ClipParams<T> prm = p;  // (the lambdas below copy what they use: no reloads after 8-bit stores)
         const auto one = [=](std::size_t i) QDML_ALWAYS_INLINE {
-            if constexpr (DirectML)
+            if constexpr (Clip1 && DirectML)
+                out[i] = clip1_element_directml(*x.at(i), prm);
+            else if constexpr (Clip1)
+                out[i] = clip1_element(*x.at(i), prm);
+            else if constexpr (DirectML)
                 out[i] = clip_element_directml(*x.at(i), prm);
             else
                 out[i] = clip_element(*x.at(i), prm);
@@ -48,10 +55,15 @@ struct ClipRow {
             using F = kernel::fbatch<A>;
             constexpr std::size_t W = F::size;
             const F lo(p.lo), hi(p.hi);
+            const bool lo_nan = p.lo != p.lo, hi_nan = p.hi != p.hi;
             const auto value = [=](std::size_t i) QDML_ALWAYS_INLINE {
                 F v = kernel::load_float<A>(x.at(i));
                 if constexpr (ScaleBias) v = scale_bias_step(v, prm.scale, prm.bias);
-                if constexpr (DirectML)
+                if constexpr (Clip1 && DirectML)
+                    return clamp1_directml_with(v, lo, hi, lo_nan, hi_nan);
+                else if constexpr (Clip1)
+                    return clamp_max_min(v, lo, hi);
+                else if constexpr (DirectML)
                     return kernel::clamp_float_directml<A>(v, lo, hi);
                 else
                     return kernel::clamp_float<A>(v, lo, hi);
@@ -85,34 +97,49 @@ struct ClipRow {
 };
 
 /// The rank-free part: every row of the plan (operands: output, input).
-/// (Integer types compute the same in both profiles.)
+/// (Integer types compute the same in both profiles.) `clip1`: `p` is
+/// ELEMENT_WISE_CLIP1's (ClipParams::derive_clip1), which computes as CLIP
+/// but where Min > Max (exact profile: Max, for integer types by taking Max
+/// as both bounds; float types: ClipRow's Clip1 form) and for a NaN bound
+/// (DirectML profile, float types: ClipRow's Clip1 form).
 template <class T>
-void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const ClipParams<T>& p, ElementWiseIsa isa,
-               Fidelity f, const Executor& ex = {}) {
+void clip_rows(const LoopPlan<2>& plan, const std::array<char*, 2>& base, const ClipParams<T>& p_in, ElementWiseIsa isa,
+               Fidelity f, const Executor& ex = {}, bool clip1 = false) {
     const bool stream = streams(plan.elements() * sizeof(T));
-    const auto rows = [&](auto scale_bias, auto directml) {
+    ClipParams<T> p = p_in;
+    const auto rows = [&](auto scale_bias, auto directml, auto clip1_form) {
         run_rows_on<T, T>(isa, plan, base, [&](auto tag) {
-            return ClipRow<T, decltype(scale_bias)::value, decltype(directml)::value, typename decltype(tag)::type>{p, stream};
+            return ClipRow<T, decltype(scale_bias)::value, decltype(directml)::value, typename decltype(tag)::type,
+                           decltype(clip1_form)::value>{p, stream};
         }, ex);
     };
     using Yes = std::true_type;
     using No = std::false_type;
     if constexpr (ClipParams<T>::is_float) {
-        if (f == Fidelity::DirectML)
-            p.scale_bias ? rows(Yes{}, Yes{}) : rows(No{}, Yes{});
-        else
-            p.scale_bias ? rows(Yes{}, No{}) : rows(No{}, No{});
+        const bool directml = f == Fidelity::DirectML;
+        if (clip1 && (directml ? p.lo != p.lo || p.hi != p.hi : p.lo > p.hi)) {
+            if (directml)
+                p.scale_bias ? rows(Yes{}, Yes{}, Yes{}) : rows(No{}, Yes{}, Yes{});
+            else
+                p.scale_bias ? rows(Yes{}, No{}, Yes{}) : rows(No{}, No{}, Yes{});
+        } else if (directml) {
+            p.scale_bias ? rows(Yes{}, Yes{}, No{}) : rows(No{}, Yes{}, No{});
+        } else {
+            p.scale_bias ? rows(Yes{}, No{}, No{}) : rows(No{}, No{}, No{});
+        }
     } else {
-        p.scale_bias ? rows(Yes{}, No{}) : rows(No{}, No{});
+        if (clip1 && f == Fidelity::Exact && p.lo > p.hi) p.lo = p.hi;  // every result is Max
+        p.scale_bias ? rows(Yes{}, No{}, No{}) : rows(No{}, No{}, No{});
     }
     if (stream) kernel::stream_fence();
 }
 
-/// The loop plan of `op` (operands: output, input); it depends on the descs only.
-template <class T>
-LoopPlan<2> clip_plan(const ElementWiseClip<T>& op) noexcept {
-    return make_plan<2>(op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides},
-                              {sizeof(T), sizeof(T)});
+/// The loop plan of `op` (ELEMENT_WISE_CLIP or CLIP1; operands: output, input);
+/// it depends on the descs only.
+template <class Op>
+LoopPlan<2> clip_plan(const Op& op) noexcept {
+    constexpr std::size_t size = sizeof(*op.OutputTensor.data);
+    return make_plan<2>(op.OutputTensor.sizes, {&op.OutputTensor.strides, &op.InputTensor.strides}, {size, size});
 }
 
 }  // namespace detail
