@@ -334,7 +334,7 @@ void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
 /// (packed_store) the column bias, else zeros.
 inline const std::int32_t* tile8_init(const Epilogue& e, std::size_t p, bool packed) noexcept {
     alignas(64) static constexpr std::int32_t kZero[3 * kPanel] = {};
-    return packed ? reinterpret_cast<const std::int32_t*>(e.col_bias.data()) + p * kPanel : kZero;
+    return packed || directml_store(e) ? reinterpret_cast<const std::int32_t*>(e.col_bias.data()) + p * kPanel : kZero;
 }
 
 template <int NP>
@@ -381,6 +381,10 @@ template <int NP>
 void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
                                const std::int32_t* init, const std::int32_t (&acc)[NP][8][16]) {
     const std::size_t n0 = p * kPanel;
+    if (!packed && directml_store(e)) {  // (the accumulators started from the column bias: tile8_init)
+        for (int j = 0; j < NP; ++j) store_rows16_directml(e, m0, 8, n0 + j * kPanel, acc[j][0]);
+        return;
+    }
     if (packed && (NP == 1 || store_rows32(e, m0, 8, n0, acc[0][0], acc[1 % NP][0]))) {
         if constexpr (NP != 2) {
             const std::int32_t* last = acc[NP - 1][0];

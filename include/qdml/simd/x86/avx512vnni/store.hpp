@@ -96,6 +96,77 @@ inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i do
     }
 }
 
+/// Whether store_rows16_directml stores this epilogue: the DirectML profile
+/// with uniform zero points, contiguous output rows, an 8-bit output.
+inline bool directml_store(const Epilogue& e) noexcept {
+    return e.directml && !(e.var_a || e.var_b || e.int32_out || e.out_cs != 1);
+}
+
+namespace detail {
+/// Rows m0..m0+rows-1 x columns n0..n0+15 in the DirectML profile (store16's
+/// arithmetic: the scales one at a time, the division, quantize16_directml),
+/// with the per-column vectors loaded once and each row's constants
+/// broadcast once; the clamped int32 lanes (in the output type's range:
+/// the saturating packs keep them) four rows to a byte register as rows16
+/// does, one 16-byte store per row.
+template <bool ColFirst>
+void rows16_directml(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0, const std::int32_t* c,
+                     bool has_col_bias) noexcept {
+    const bool is_signed = e.out_lo < 0;
+    const std::size_t count = std::min<std::size_t>(16, e.N - n0);
+    const auto mask = static_cast<__mmask16>((1u << count) - 1u);
+    const __m512 sb = _mm512_load_ps(e.col_scale.data() + n0);
+    const __m512i add = has_col_bias ? _mm512_setzero_si512() : _mm512_load_si512(e.col_bias.data() + n0);
+    const __m512i lo = _mm512_set1_epi32(e.out_lo), hi = _mm512_set1_epi32(e.out_hi);
+    const RowParams* rp = e.rows.data() + m0;
+    const std::uint64_t rs = e.out_rs;
+    constexpr __mmask16 all = 0xffff;
+    const auto quantized = [&](std::size_t r) {  // row r's 16 lanes, clamped int32
+        const RowParams& p = rp[r < rows ? r : rows - 1];
+        const __m512i acc = _mm512_add_epi32(_mm512_add_epi32(_mm512_load_si512(c + 16 * (r < rows ? r : rows - 1)), add),
+                                             _mm512_set1_epi32(static_cast<int>(p.bias)));
+        const __m512 sa = _mm512_set1_ps(p.a_scale);
+        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), ColFirst ? sb : sa);
+        v = _mm512_div_ps(_mm512_mul_ps(v, ColFirst ? sa : sb), _mm512_set1_ps(p.out_scale));
+        return quantize16_directml(v, _mm512_set1_epi32(p.zp), lo, hi);
+    };
+    // dword order after the packs: per lane l, rows r..r+3 of columns 4l..4l+3; into row order.
+    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    std::uint8_t* out = e.out + m0 * rs + n0;
+    for (std::size_t r = 0; r < rows; r += 4, out += 4 * rs) {
+        const __m512i w0 = _mm512_packs_epi32(quantized(r), quantized(r + 1));
+        const __m512i w1 = _mm512_packs_epi32(quantized(r + 2), quantized(r + 3));
+        const __m512i bytes =
+            _mm512_maskz_permutexvar_epi32(0xffff, order, is_signed ? _mm512_packs_epi16(w0, w1) : _mm512_packus_epi16(w0, w1));
+        const std::size_t n = std::min<std::size_t>(4, rows - r);
+        for (std::size_t k = 0; k < n; ++k) {
+            __m128i row;  // (the all-lanes maskz extracts: see rows16)
+            switch (k) {
+                case 0: row = _mm512_maskz_extracti32x4_epi32(0xf, bytes, 0); break;
+                case 1: row = _mm512_maskz_extracti32x4_epi32(0xf, bytes, 1); break;
+                case 2: row = _mm512_maskz_extracti32x4_epi32(0xf, bytes, 2); break;
+                default: row = _mm512_maskz_extracti32x4_epi32(0xf, bytes, 3); break;
+            }
+            if (count == 16)
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k * rs), row);
+            else
+                _mm_mask_storeu_epi8(out + k * rs, mask, row);
+        }
+    }
+}
+}  // namespace detail
+
+/// Rows m0..m0+rows-1 x columns n0..n0+15 from 16-lane int32 dot products
+/// `c` (row r at c + 16 r) that hold the column bias when `has_col_bias`,
+/// in the DirectML profile; false (and nothing stored) unless directml_store(e).
+inline bool store_rows16_directml(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
+                                  const std::int32_t* c, bool has_col_bias = true) noexcept {
+    if (!directml_store(e)) return false;
+    e.col_first ? detail::rows16_directml<true>(e, m0, rows, n0, c, has_col_bias)
+                : detail::rows16_directml<false>(e, m0, rows, n0, c, has_col_bias);
+    return true;
+}
+
 /// Rows m0..m0+rows-1 x columns n0..n0+15 from 16-lane int32 dot products
 /// `c` (row r at c + r * 16; AMX tile stores) that already hold the column
 /// bias when `has_col_bias` (accumulators that started from it), else not:
@@ -104,6 +175,7 @@ inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i do
 /// contiguous output rows).
 inline void store_rows16(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0,
                                             const std::int32_t* c, bool has_col_bias = true) noexcept {
+    if (store_rows16_directml(e, m0, rows, n0, c, has_col_bias)) return;
     const __m512i col_bias = _mm512_load_si512(e.col_bias.data() + n0);
     if (!e.common_store()) {
         for (std::size_t r = 0; r < rows; ++r) {  // store16 adds the column bias
