@@ -97,18 +97,24 @@ inline void store16(const Epilogue& e, std::size_t m, std::size_t n0, __m512i do
 }
 
 /// Whether store_rows16_directml stores this epilogue: the DirectML profile
-/// with uniform zero points, contiguous output rows, an 8-bit output.
+/// with uniform zero points, contiguous output rows, an 8-bit output type's
+/// whole range.
 inline bool directml_store(const Epilogue& e) noexcept {
-    return e.directml && !(e.var_a || e.var_b || e.int32_out || e.out_cs != 1);
+    return e.directml && !(e.var_a || e.var_b || e.int32_out || e.out_cs != 1) &&
+           ((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127));
 }
 
 namespace detail {
-/// Rows m0..m0+rows-1 x columns n0..n0+15 in the DirectML profile (store16's
-/// arithmetic: the scales one at a time, the division, quantize16_directml),
-/// with the per-column vectors loaded once and each row's constants
-/// broadcast once; the clamped int32 lanes (in the output type's range:
-/// the saturating packs keep them) four rows to a byte register as rows16
-/// does, one 16-byte store per row.
+/// Rows m0..m0+rows-1 x columns n0..n0+15 in the DirectML profile: store16's
+/// value (the scales one at a time, then the division), the per-column
+/// vectors loaded once and each row's constants broadcast once, four rows
+/// to a byte register as rows16 does (one 16-byte store per row). The
+/// quantize step takes store_rows32's saturating packs when every value of
+/// the four rows has |v| < 2^30: there quantize_directml is clamp(rne(v) +
+/// zp) (no saturation, no wrap, no NaN), which the packs give (rne(v) to
+/// int16 saturating, plus zp saturating, to the type saturating: a value
+/// past int16 stays past the type's range); otherwise quantize16_directml
+/// for those four rows (its values in range, the packs keep them).
 template <bool ColFirst>
 void rows16_directml(const Epilogue& e, std::size_t m0, std::size_t rows, std::size_t n0, const std::int32_t* c,
                      bool has_col_bias) noexcept {
@@ -118,24 +124,42 @@ void rows16_directml(const Epilogue& e, std::size_t m0, std::size_t rows, std::s
     const __m512 sb = _mm512_load_ps(e.col_scale.data() + n0);
     const __m512i add = has_col_bias ? _mm512_setzero_si512() : _mm512_load_si512(e.col_bias.data() + n0);
     const __m512i lo = _mm512_set1_epi32(e.out_lo), hi = _mm512_set1_epi32(e.out_hi);
+    const __m512 limit = _mm512_set1_ps(1073741824.0f);  // 2^30
     const RowParams* rp = e.rows.data() + m0;
     const std::uint64_t rs = e.out_rs;
     constexpr __mmask16 all = 0xffff;
-    const auto quantized = [&](std::size_t r) {  // row r's 16 lanes, clamped int32
-        const RowParams& p = rp[r < rows ? r : rows - 1];
-        const __m512i acc = _mm512_add_epi32(_mm512_add_epi32(_mm512_load_si512(c + 16 * (r < rows ? r : rows - 1)), add),
-                                             _mm512_set1_epi32(static_cast<int>(p.bias)));
-        const __m512 sa = _mm512_set1_ps(p.a_scale);
-        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), ColFirst ? sb : sa);
-        v = _mm512_div_ps(_mm512_mul_ps(v, ColFirst ? sa : sb), _mm512_set1_ps(p.out_scale));
-        return quantize16_directml(v, _mm512_set1_epi32(p.zp), lo, hi);
-    };
     // dword order after the packs: per lane l, rows r..r+3 of columns 4l..4l+3; into row order.
     const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     std::uint8_t* out = e.out + m0 * rs + n0;
     for (std::size_t r = 0; r < rows; r += 4, out += 4 * rs) {
-        const __m512i w0 = _mm512_packs_epi32(quantized(r), quantized(r + 1));
-        const __m512i w1 = _mm512_packs_epi32(quantized(r + 2), quantized(r + 3));
+        const RowParams* p[4];
+        __m512 v[4];
+        __mmask16 small = all;
+        for (int k = 0; k < 4; ++k) {  // (rows past the last repeat it: computed, not stored)
+            const std::size_t row = r + k < rows ? r + k : rows - 1;
+            p[k] = rp + row;
+            const __m512i acc = _mm512_add_epi32(_mm512_add_epi32(_mm512_load_si512(c + 16 * row), add),
+                                                 _mm512_set1_epi32(static_cast<int>(p[k]->bias)));
+            const __m512 sa = _mm512_set1_ps(p[k]->a_scale);
+            const __m512 x = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(all, acc), ColFirst ? sb : sa);
+            v[k] = _mm512_div_ps(_mm512_mul_ps(x, ColFirst ? sa : sb), _mm512_set1_ps(p[k]->out_scale));
+            small &= _mm512_cmp_ps_mask(_mm512_abs_ps(v[k]), limit, _CMP_LT_OQ);  // (NaN: false)
+        }
+        __m512i w0, w1;
+        if (small == all) {
+            const auto zps = [&](int k) {  // rows k, k + 1's zero points as int16, as the packs order them
+                return _mm512_maskz_unpacklo_epi64(0xff, _mm512_set1_epi16(static_cast<short>(p[k]->zp)),
+                                                   _mm512_set1_epi16(static_cast<short>(p[k + 1]->zp)));
+            };
+            w0 = _mm512_adds_epi16(_mm512_packs_epi32(_mm512_maskz_cvtps_epi32(all, v[0]), _mm512_maskz_cvtps_epi32(all, v[1])),
+                                   zps(0));
+            w1 = _mm512_adds_epi16(_mm512_packs_epi32(_mm512_maskz_cvtps_epi32(all, v[2]), _mm512_maskz_cvtps_epi32(all, v[3])),
+                                   zps(2));
+        } else {
+            const auto q = [&](int k) { return quantize16_directml(v[k], _mm512_set1_epi32(p[k]->zp), lo, hi); };
+            w0 = _mm512_packs_epi32(q(0), q(1));
+            w1 = _mm512_packs_epi32(q(2), q(3));
+        }
         const __m512i bytes =
             _mm512_maskz_permutexvar_epi32(0xffff, order, is_signed ? _mm512_packs_epi16(w0, w1) : _mm512_packus_epi16(w0, w1));
         const std::size_t n = std::min<std::size_t>(4, rows - r);
