@@ -76,6 +76,50 @@ void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::siz
     // Stored row by row from here (passing the accumulator array by reference
     // to a helper made g++ 12 keep it in memory and store it every k group).
     const std::size_t n0 = p * kPanel;
+    if (e.directml && !(e.var_a || e.var_b || e.int32_out || e.out_cs != 1) && e.N - n0 >= kPanel &&
+        ((e.out_lo == 0 && e.out_hi == 255) || (e.out_lo == -128 && e.out_hi == 127))) {
+        // The DirectML profile, uniform zero points, contiguous rows, a whole
+        // panel: store8's value (the scales one at a time, the division),
+        // the column vectors loaded once; the quantize step by the
+        // saturating packs of the common store below where both halves'
+        // values are below 2^30 in magnitude (no saturation, wrap or NaN
+        // for quantize_directml there: it is clamp(rne(v) + zp)), else
+        // quantize8_directml (values in range: the packs keep them).
+        const __m256 sb[2] = {_mm256_load_ps(e.col_scale.data() + n0), _mm256_load_ps(e.col_scale.data() + n0 + 8)};
+        const __m256i cb[2] = {_mm256_load_si256(reinterpret_cast<const __m256i*>(e.col_bias.data() + n0)),
+                               _mm256_load_si256(reinterpret_cast<const __m256i*>(e.col_bias.data() + n0 + 8))};
+        const __m256 limit = _mm256_set1_ps(1073741824.0f), magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+        const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        const bool is_signed = e.out_lo < 0;
+        const std::uint64_t out_rs = e.out_rs;
+        std::uint8_t* out = e.out + m0 * out_rs + n0;
+        QDML_UNROLL
+        for (int r = 0; r < MR; ++r, out += out_rs) {
+            const RowParams& rp = e.rows[m0 + r];
+            const __m256 sa = _mm256_set1_ps(rp.a_scale), os = _mm256_set1_ps(rp.out_scale);
+            __m256 v[2];
+            QDML_UNROLL
+            for (int h = 0; h < 2; ++h) {
+                const __m256i sum =
+                    _mm256_add_epi32(_mm256_add_epi32(acc[r][h], _mm256_set1_epi32(static_cast<int>(rp.bias))), cb[h]);
+                const __m256 x = _mm256_mul_ps(_mm256_cvtepi32_ps(sum), e.col_first ? sb[h] : sa);
+                v[h] = _mm256_div_ps(_mm256_mul_ps(x, e.col_first ? sa : sb[h]), os);
+            }
+            const __m256 small = _mm256_and_ps(_mm256_cmp_ps(_mm256_and_ps(v[0], magnitude), limit, _CMP_LT_OQ),
+                                               _mm256_cmp_ps(_mm256_and_ps(v[1], magnitude), limit, _CMP_LT_OQ));
+            __m256i w;
+            if (_mm256_movemask_ps(small) == 0xff) {
+                w = _mm256_adds_epi16(_mm256_packs_epi32(_mm256_cvtps_epi32(v[0]), _mm256_cvtps_epi32(v[1])),
+                                      _mm256_set1_epi16(static_cast<short>(rp.zp)));
+            } else {
+                const __m256i zp = _mm256_set1_epi32(rp.zp), lo = _mm256_set1_epi32(e.out_lo), hi = _mm256_set1_epi32(e.out_hi);
+                w = _mm256_packs_epi32(quantize8_directml(v[0], zp, lo, hi), quantize8_directml(v[1], zp, lo, hi));
+            }
+            const __m256i b8 = is_signed ? _mm256_packs_epi16(w, w) : _mm256_packus_epi16(w, w);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b8, order)));
+        }
+        return;
+    }
     if (!e.common_store() || e.N - n0 < kPanel) {
         QDML_UNROLL
         for (int r = 0; r < MR; ++r) {
