@@ -20,6 +20,7 @@
 #include "qdml/core/fidelity.hpp"
 #include "qdml/core/shape.hpp"
 #include "qdml/core/validate.hpp"
+#include "qdml/operators/convolution_integer.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -93,6 +94,9 @@ inline void validate_directml(const MatrixMultiplyIntegerDesc& d) {
     detail::zero_point_documented_shape(v, "AZeroPointTensor", d.AZeroPointTensor, 2, a[2], "{1,1,M,1} (per row)");
     detail::zero_point_documented_shape(v, "BZeroPointTensor", d.BZeroPointTensor, 3, b[3], "{1,1,1,N} (per column)");
 }
+
+// CONVOLUTION_INTEGER: no refusals of DirectML's beyond validate() known (docs/semantics.md section 14).
+inline void validate_directml(const ConvolutionIntegerDesc&) {}
 
 namespace detail {
 /// DirectML: no ScaleBias on INT64 or UINT64 tensors (CLIP and CLIP1).

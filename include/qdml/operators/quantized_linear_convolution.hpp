@@ -108,6 +108,50 @@ inline std::uint64_t convolution_output_size(std::uint64_t in, std::uint64_t ker
     return 1 + (padded - extent) / stride;
 }
 
+namespace detail {
+/// The convolution's shape rules (docs/semantics.md section 6), shared by
+/// QUANTIZED_LINEAR_CONVOLUTION and CONVOLUTION_INTEGER: Strides and
+/// Dilations at least 1, GroupCount dividing both channel counts, a kernel
+/// that fits the padded input, Output {N, Cout, oH, oW}.
+inline void convolution_shapes(const Validator& v, const Tensor& input, const Tensor& filter, const Tensor& output,
+                               const std::array<std::uint32_t, 2>& strides,
+                               const std::array<std::uint32_t, 2>& dilations,
+                               const std::array<std::uint32_t, 2>& start_padding,
+                               const std::array<std::uint32_t, 2>& end_padding, std::uint32_t group_count) {
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        v.require(strides[i] >= 1, "Strides", [&] { return detail::cat("Strides[", i, "] is 0; must be >= 1"); });
+        v.require(dilations[i] >= 1, "Dilations",
+                  [&] { return detail::cat("Dilations[", i, "] is 0; must be >= 1"); });
+    }
+    const auto& in = input.Desc.Sizes;
+    const auto& f = filter.Desc.Sizes;
+    const auto& out = output.Desc.Sizes;
+    v.require(group_count >= 1, "GroupCount", "is 0; must be >= 1");
+    v.require(std::uint64_t{f[1]} * group_count == in[1], "GroupCount", [&] {
+        return detail::cat("input channels ", in[1], " must equal FilterTensor Sizes[1] (", f[1], ") * GroupCount (",
+                           group_count, ")");
+    });
+    v.require(f[0] % group_count == 0, "GroupCount", [&] {
+        return detail::cat("does not divide the output channels (FilterTensor Sizes[0] = ", f[0], ") by GroupCount ",
+                           group_count);
+    });
+    std::uint64_t spatial[2];
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        spatial[i] = convolution_output_size(in[2 + i], f[2 + i], strides[i], dilations[i], start_padding[i],
+                                             end_padding[i]);
+        v.require(spatial[i] != 0, "FilterTensor", [&] {
+            return detail::cat("kernel extent 1 + (", f[2 + i], " - 1) * Dilations[", i, "] = ",
+                               1 + (std::uint64_t{f[2 + i]} - 1) * dilations[i], " is larger than the padded input ",
+                               std::uint64_t{in[2 + i]} + start_padding[i] + end_padding[i], "; no output");
+        });
+    }
+    v.require(out[0] == in[0] && out[1] == f[0] && out[2] == spatial[0] && out[3] == spatial[1], "OutputTensor", [&] {
+        return detail::cat("Sizes ", detail::sizes_str(output.Desc), " must be {N, Cout, oH, oW} = {", in[0],
+                           ",", f[0], ",", spatial[0], ",", spatial[1], "}");
+    });
+}
+}  // namespace detail
+
 inline void validate(const QuantizedLinearConvolutionDesc& d, FeatureLevel level) {
     using T = TensorDataType;
     const Validator v(QuantizedLinearConvolutionDesc::OperatorName, level);
@@ -139,38 +183,10 @@ inline void validate(const QuantizedLinearConvolutionDesc& d, FeatureLevel level
     if (d.OutputZeroPointTensor)
         v.same_type("OutputZeroPointTensor", *d.OutputZeroPointTensor, "OutputTensor", d.OutputTensor);
 
-    for (std::uint32_t i = 0; i < 2; ++i) {
-        v.require(d.Strides[i] >= 1, "Strides", [&] { return detail::cat("Strides[", i, "] is 0; must be >= 1"); });
-        v.require(d.Dilations[i] >= 1, "Dilations",
-                  [&] { return detail::cat("Dilations[", i, "] is 0; must be >= 1"); });
-    }
-    const auto& in = d.InputTensor.Desc.Sizes;
+    detail::convolution_shapes(v, d.InputTensor, d.FilterTensor, d.OutputTensor, d.Strides, d.Dilations,
+                               d.StartPadding, d.EndPadding, d.GroupCount);
     const auto& f = d.FilterTensor.Desc.Sizes;
     const auto& out = d.OutputTensor.Desc.Sizes;
-    v.require(d.GroupCount >= 1, "GroupCount", "is 0; must be >= 1");
-    v.require(std::uint64_t{f[1]} * d.GroupCount == in[1], "GroupCount", [&] {
-        return detail::cat("input channels ", in[1], " must equal FilterTensor Sizes[1] (", f[1], ") * GroupCount (",
-                           d.GroupCount, ")");
-    });
-    v.require(f[0] % d.GroupCount == 0, "GroupCount", [&] {
-        return detail::cat("does not divide the output channels (FilterTensor Sizes[0] = ", f[0], ") by GroupCount ",
-                           d.GroupCount);
-    });
-    std::uint64_t spatial[2];
-    for (std::uint32_t i = 0; i < 2; ++i) {
-        spatial[i] = convolution_output_size(in[2 + i], f[2 + i], d.Strides[i], d.Dilations[i], d.StartPadding[i],
-                                             d.EndPadding[i]);
-        v.require(spatial[i] != 0, "FilterTensor", [&] {
-            return detail::cat("kernel extent 1 + (", f[2 + i], " - 1) * Dilations[", i, "] = ",
-                               1 + (std::uint64_t{f[2 + i]} - 1) * d.Dilations[i], " is larger than the padded input ",
-                               std::uint64_t{in[2 + i]} + d.StartPadding[i] + d.EndPadding[i], "; no output");
-        });
-    }
-    v.require(out[0] == in[0] && out[1] == f[0] && out[2] == spatial[0] && out[3] == spatial[1], "OutputTensor", [&] {
-        return detail::cat("Sizes ", detail::sizes_str(d.OutputTensor.Desc), " must be {N, Cout, oH, oW} = {", in[0],
-                           ",", f[0], ",", spatial[0], ",", spatial[1], "}");
-    });
-
     const std::uint32_t full[4] = {out[0], out[1], out[2], out[3]};
     const char* per_channel = "{1,Cout,1,1} (per output channel)";
     const char* per_tensor = "a single element";

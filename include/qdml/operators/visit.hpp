@@ -8,6 +8,7 @@
 
 #include "qdml/core/data_type.hpp"
 #include "qdml/core/float16.hpp"
+#include "qdml/operators/convolution_integer.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -87,6 +88,15 @@ void visit_typed(const MatrixMultiplyIntegerDesc& d, F&& f) {
     visit_one_of<std::int8_t, std::uint8_t>(d.ATensor.Desc.DataType, [&](auto a) {
         visit_one_of<std::int8_t, std::uint8_t>(d.BTensor.Desc.DataType, [&](auto b) {
             f(MatrixMultiplyInteger<typename decltype(a)::type, typename decltype(b)::type>::bind_validated(d));
+        });
+    });
+}
+
+template <class F>
+void visit_typed(const ConvolutionIntegerDesc& d, F&& f) {
+    visit_one_of<std::int8_t, std::uint8_t>(d.InputTensor.Desc.DataType, [&](auto in) {
+        visit_one_of<std::int8_t, std::uint8_t>(d.FilterTensor.Desc.DataType, [&](auto filter) {
+            f(ConvolutionInteger<typename decltype(in)::type, typename decltype(filter)::type>::bind_validated(d));
         });
     });
 }

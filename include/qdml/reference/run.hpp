@@ -9,6 +9,7 @@
 #include "qdml/core/fidelity.hpp"
 #include "qdml/operators/fidelity.hpp"
 #include "qdml/operators/visit.hpp"
+#include "qdml/reference/convolution_integer.hpp"
 #include "qdml/reference/element_wise_clip.hpp"
 #include "qdml/reference/element_wise_clip1.hpp"
 #include "qdml/reference/element_wise_dequantize_linear.hpp"
@@ -40,6 +41,9 @@ inline void compute(const QuantizedLinearConvolutionDesc& d, Fidelity f = kDefau
 }
 inline void compute(const MatrixMultiplyIntegerDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { matrix_multiply_integer(op, f); });
+}
+inline void compute(const ConvolutionIntegerDesc& d, Fidelity f = kDefaultFidelity) {
+    visit_typed(d, [f](const auto& op) { convolution_integer(op, f); });
 }
 inline void compute(const ElementWiseClipDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { element_wise_clip(op, f); });
