@@ -7,6 +7,8 @@
 //                              then rne(v) + zp
 //   requantize multiplier    = fp32(scale_a * scale_b) / scale_out
 //   quantize_linear<T>(x, s, zp) = Q(x / s, zp, T)           (a true division)
+//   DynamicQuantizeParams, dynamic_quantize<T>: DYNAMIC_QUANTIZE_LINEAR's scale,
+//                              zero point and element (section 14)
 // (The DirectML profile's forms of the steps that differ: quantize_directml.hpp.)
 #pragma once
 
@@ -258,6 +260,59 @@ inline float quantize_input(std::int32_t x) noexcept { return fp32(x); }
 template <class T>
 inline T quantize_linear(float x, float s, std::int32_t zp) noexcept {
     return quantize<T>(x / s, zp);
+}
+
+/// DYNAMIC_QUANTIZE_LINEAR's range (docs/semantics.md section 14): the
+/// input's minimum and maximum widened to include 0 (lo <= 0 <= hi), NaN
+/// elements skipped (every comparison with NaN is false), -0.0 counted as 0.
+struct DynamicRange {
+    float lo = 0.0f;
+    float hi = 0.0f;
+    void add(float x) noexcept {
+        if (x < lo) lo = x;
+        if (x > hi) hi = x;
+    }
+    void add(const DynamicRange& r) noexcept {
+        add(r.lo);
+        add(r.hi);
+    }
+};
+
+/// 1/255 rounded to binary32 (0x3B808081): DirectML's scale factor (section 14).
+inline constexpr float kOneOver255 = 0.0039215688593685627f;
+
+/// DYNAMIC_QUANTIZE_LINEAR's outputs' parameters from the range (section 14):
+/// the scale s, the zero point z, and how the input is quantized, x / s
+/// (exact profile) or x * r with r = 1 / s (directml profile).
+struct DynamicQuantizeParams {
+    float scale = 0.0f;
+    float factor = 0.0f;  // s to divide by (exact), r to multiply by (directml)
+    bool multiply = false;
+    std::int32_t zp = 0;
+
+    template <class T>
+    static DynamicQuantizeParams make(const DynamicRange& r, bool directml) noexcept {
+        const float lo = static_cast<float>(std::numeric_limits<T>::min());
+        const float range = r.hi - r.lo;
+        DynamicQuantizeParams p;
+        p.multiply = directml;
+        if (directml) {
+            p.scale = range * kOneOver255;
+            p.factor = 1.0f / p.scale;
+            p.zp = quantize<T>(lo - no_fuse(r.lo * p.factor), 0);  // Z(v) = Q(v, 0, T): NaN to lo
+        } else {
+            p.scale = range / 255.0f;
+            p.factor = p.scale;
+            p.zp = quantize<T>(lo - r.lo / p.scale, 0);
+        }
+        return p;
+    }
+};
+
+/// One element of DYNAMIC_QUANTIZE_LINEAR (section 14): Q(x / s, z, T) or Q(x * r, z, T).
+template <class T>
+inline T dynamic_quantize(float x, const DynamicQuantizeParams& p) noexcept {
+    return quantize<T>(p.multiply ? no_fuse(x * p.factor) : x / p.factor, p.zp);
 }
 
 /// Rounds a binary32 result to the float element type T (once, RNE).

@@ -21,6 +21,7 @@
 #include "qdml/core/shape.hpp"
 #include "qdml/core/validate.hpp"
 #include "qdml/operators/convolution_integer.hpp"
+#include "qdml/operators/dynamic_quantize_linear.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -66,6 +67,7 @@ inline void zero_point_documented_shape(const Validator& v, const char* member, 
 inline void validate_directml(const ElementWiseDequantizeLinearDesc&) {}
 inline void validate_directml(const ElementWiseQuantizedLinearAddDesc&) {}
 inline void validate_directml(const ElementWiseQuantizeLinearDesc&) {}
+inline void validate_directml(const DynamicQuantizeLinearDesc&) {}
 
 inline void validate_directml(const QuantizedLinearMatrixMultiplyDesc& d) {
     constexpr std::string_view n = QuantizedLinearMatrixMultiplyDesc::OperatorName;

@@ -9,6 +9,7 @@
 #include "qdml/core/data_type.hpp"
 #include "qdml/core/float16.hpp"
 #include "qdml/operators/convolution_integer.hpp"
+#include "qdml/operators/dynamic_quantize_linear.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -112,6 +113,15 @@ template <class F>
 void visit_typed(const ElementWiseClip1Desc& d, F&& f) {
     visit_data_type(d.InputTensor.Desc.DataType, [&](auto t) {
         f(ElementWiseClip1<typename decltype(t)::type>::bind_validated(d));
+    });
+}
+
+template <class F>
+void visit_typed(const DynamicQuantizeLinearDesc& d, F&& f) {
+    visit_one_of<float, float16>(d.InputTensor.Desc.DataType, [&](auto in) {
+        visit_one_of<std::int8_t, std::uint8_t>(d.OutputTensor.Desc.DataType, [&](auto out) {
+            f(DynamicQuantizeLinear<typename decltype(in)::type, typename decltype(out)::type>::bind_validated(d));
+        });
     });
 }
 

@@ -10,6 +10,7 @@
 #include "qdml/operators/fidelity.hpp"
 #include "qdml/operators/visit.hpp"
 #include "qdml/reference/convolution_integer.hpp"
+#include "qdml/reference/dynamic_quantize_linear.hpp"
 #include "qdml/reference/element_wise_clip.hpp"
 #include "qdml/reference/element_wise_clip1.hpp"
 #include "qdml/reference/element_wise_dequantize_linear.hpp"
@@ -50,6 +51,9 @@ inline void compute(const ElementWiseClipDesc& d, Fidelity f = kDefaultFidelity)
 }
 inline void compute(const ElementWiseClip1Desc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { element_wise_clip1(op, f); });
+}
+inline void compute(const DynamicQuantizeLinearDesc& d, Fidelity f = kDefaultFidelity) {
+    visit_typed(d, [f](const auto& op) { dynamic_quantize_linear(op, f); });
 }
 
 }  // namespace detail
