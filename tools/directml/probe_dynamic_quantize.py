@@ -7,7 +7,7 @@ subnormal inputs; layouts; 17 descs DirectML is expected to refuse), runs
 them through dmlrun (tools/directml/run.sh batch; DMLRUN_BUILD must name a
 dmlrun built from this checkout, which writes the three outputs), and prints
 how many scales, zero points and elements each candidate formula gets wrong
-(docs/semantics.md section 14 states the one with none wrong).
+(docs/semantics.md section 15 states the one with none wrong).
 
     DMLRUN_BUILD=/tmp/dmlrun python3 tools/directml/probe_dynamic_quantize.py --out /tmp/dq-probe
 """
@@ -163,7 +163,7 @@ def quantize_step(v, z, lo, hi):  # section 2's Q
     return np.rint(v).astype(np.int64) + z
 
 
-def zero_point_step(v, lo, hi):  # section 14's Z
+def zero_point_step(v, lo, hi):  # section 15's Z
     return lo if np.isnan(v) else int(np.rint(np.clip(v, f32(lo), f32(hi))))
 
 
@@ -183,7 +183,7 @@ def candidates(x, lo, hi):
     v = (x * r).astype(f32) + f32(zd)
     v = np.where(np.isnan(v), f32(lo), np.clip(v, f32(lo), f32(hi)))
     return {
-        "directml (section 14)": (sd, zd, quantize_step((x * r).astype(f32), zd, lo, hi)),
+        "directml (section 15)": (sd, zd, quantize_step((x * r).astype(f32), zd, lo, hi)),
         "exact profile (divisions)": (se, ze, quantize_step((x / se).astype(f32), ze, lo, hi)),
         "x / s with DirectML's s": (sd, zd, quantize_step((x / sd).astype(f32), zd, lo, hi)),
         "r = 255 / (M - m)": (sd, z2, quantize_step((x * r2).astype(f32), z2, lo, hi)),

@@ -1,7 +1,7 @@
 // qdml/operators/dynamic_quantize_linear.hpp - DML_DYNAMIC_QUANTIZE_LINEAR: the
 // runtime desc, its validation, and the typed operator struct.
 //   m = min(0, min x), M = max(0, max x); OutputScale = s from M - m,
-//   OutputZeroPoint = Z(lo - m / s), Output = Q(x / s, OutputZeroPoint)   (docs/semantics.md section 14)
+//   OutputZeroPoint = Z(lo - m / s), Output = Q(x / s, OutputZeroPoint)   (docs/semantics.md section 15)
 #pragma once
 
 #include <cstdint>

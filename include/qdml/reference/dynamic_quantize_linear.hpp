@@ -1,4 +1,4 @@
-// qdml/reference/dynamic_quantize_linear.hpp - the oracle (docs/semantics.md section 14):
+// qdml/reference/dynamic_quantize_linear.hpp - the oracle (docs/semantics.md section 15):
 //   m = min(0, min x), M = max(0, max x)   (NaN skipped; FLOAT16 widened)
 //   exact:    s = (M - m) / 255,            z = Z(lo - m / s), Output = Q(x / s, z)
 //   directml: s = (M - m) * fp32(1/255), r = 1 / s, z = Z(lo - m * r), Output = Q(x * r, z)
