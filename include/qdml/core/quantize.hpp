@@ -8,7 +8,7 @@
 //   requantize multiplier    = fp32(scale_a * scale_b) / scale_out
 //   quantize_linear<T>(x, s, zp) = Q(x / s, zp, T)           (a true division)
 //   DynamicQuantizeParams, dynamic_quantize<T>: DYNAMIC_QUANTIZE_LINEAR's scale,
-//                              zero point and element (section 14)
+//                              zero point and element (section 15)
 // (The DirectML profile's forms of the steps that differ: quantize_directml.hpp.)
 #pragma once
 
@@ -262,7 +262,7 @@ inline T quantize_linear(float x, float s, std::int32_t zp) noexcept {
     return quantize<T>(x / s, zp);
 }
 
-/// DYNAMIC_QUANTIZE_LINEAR's range (docs/semantics.md section 14): the
+/// DYNAMIC_QUANTIZE_LINEAR's range (docs/semantics.md section 15): the
 /// input's minimum and maximum widened to include 0 (lo <= 0 <= hi), NaN
 /// elements skipped (every comparison with NaN is false), -0.0 counted as 0.
 struct DynamicRange {
@@ -278,10 +278,10 @@ struct DynamicRange {
     }
 };
 
-/// 1/255 rounded to binary32 (0x3B808081): DirectML's scale factor (section 14).
+/// 1/255 rounded to binary32 (0x3B808081): DirectML's scale factor (section 15).
 inline constexpr float kOneOver255 = 0.0039215688593685627f;
 
-/// DYNAMIC_QUANTIZE_LINEAR's outputs' parameters from the range (section 14):
+/// DYNAMIC_QUANTIZE_LINEAR's outputs' parameters from the range (section 15):
 /// the scale s, the zero point z, and how the input is quantized, x / s
 /// (exact profile) or x * r with r = 1 / s (directml profile).
 struct DynamicQuantizeParams {
@@ -309,7 +309,7 @@ struct DynamicQuantizeParams {
     }
 };
 
-/// One element of DYNAMIC_QUANTIZE_LINEAR (section 14): Q(x / s, z, T) or Q(x * r, z, T).
+/// One element of DYNAMIC_QUANTIZE_LINEAR (section 15): Q(x / s, z, T) or Q(x * r, z, T).
 template <class T>
 inline T dynamic_quantize(float x, const DynamicQuantizeParams& p) noexcept {
     return quantize<T>(p.multiply ? no_fuse(x * p.factor) : x / p.factor, p.zp);
