@@ -291,6 +291,40 @@ TEST_CASE("execute: MATRIX_MULTIPLY_INTEGER, UINT8 x INT8 with zero points", "[d
     CHECK(y[1] == 1275);
 }
 
+TEST_CASE("execute: CONVOLUTION_INTEGER, UINT8 x INT8 with zero points and padding", "[directml]") {
+    DmlTensor in(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 2, 2}), xzp(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 1});
+    DmlTensor filter(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 2, 2}), fzp(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 1, 1});
+    DmlTensor out(DML_TENSOR_DATA_TYPE_INT32, {1, 1, 2, 1});
+    const UINT strides[] = {1, 1}, dilations[] = {1, 1}, start[] = {0, 0}, end[] = {1, 0};
+    DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
+    conv.InputTensor = &in.desc;
+    conv.InputZeroPointTensor = &xzp.desc;
+    conv.FilterTensor = &filter.desc;
+    conv.FilterZeroPointTensor = &fzp.desc;
+    conv.OutputTensor = &out.desc;
+    conv.DimensionCount = 2;
+    conv.Strides = strides;
+    conv.Dilations = dilations;
+    conv.StartPadding = start;
+    conv.EndPadding = end;
+    conv.GroupCount = 1;
+    DML_OPERATOR_DESC op{DML_OPERATOR_CONVOLUTION_INTEGER, &conv};
+    auto x = padded<std::uint8_t>({1, 2, 3, 255}, in), xz = padded<std::uint8_t>({1}, xzp);
+    auto f = padded<std::int8_t>({1, 1, 1, -128}, filter), fz = padded<std::int8_t>({127}, fzp);
+    auto y = sentinel_buffer<std::int32_t>(out);
+    qdml::dml::execute(op, {buffer(x), buffer(xz), buffer(f), buffer(fz), buffer(y)});
+    // X - XZP = [0 1; 2 254], F - FZP = [-126 -126; -126 -255]; oH = 1 + (2 + 1 - 2) = 2, oW = 1
+    // row 0: 0 + 1*-126 + 2*-126 + 254*-255 = -65148; row 1 (bottom padding): 2*-126 + 254*-126 = -32256
+    CHECK(y[0] == -65148);
+    CHECK(y[1] == -32256);
+    // Without the zero points: row 0: 1 + 2 + 3 - 128*255 = -32634; row 1: 3 + 255 = 258
+    conv.InputZeroPointTensor = nullptr;
+    conv.FilterZeroPointTensor = nullptr;
+    qdml::dml::execute(op, {buffer(x), Binding{}, buffer(f), Binding{}, buffer(y)});
+    CHECK(y[0] == -32634);
+    CHECK(y[1] == 258);
+}
+
 TEST_CASE("execute: QUANTIZED_LINEAR_CONVOLUTION with Bias, padding and parameter arrays", "[directml]") {
     DmlTensor in(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 2, 2}), filter(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 2, 2});
     DmlTensor one(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 1, 1}), bias(DML_TENSOR_DATA_TYPE_INT32, {1, 1, 1, 1});

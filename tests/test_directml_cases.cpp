@@ -200,6 +200,8 @@ std::vector<std::pair<const char*, std::optional<Tensor>*>> optional_members(Des
         return {};
     else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerDesc>)
         return {{"AZeroPointTensor", &d.AZeroPointTensor}, {"BZeroPointTensor", &d.BZeroPointTensor}};
+    else if constexpr (std::is_same_v<Desc, qdml::ConvolutionIntegerDesc>)
+        return {{"InputZeroPointTensor", &d.InputZeroPointTensor}, {"FilterZeroPointTensor", &d.FilterZeroPointTensor}};
     else
         return {{"AZeroPointTensor", &d.AZeroPointTensor},
                 {"BZeroPointTensor", &d.BZeroPointTensor},
@@ -225,6 +227,9 @@ std::vector<Tensor*> present_tensors(Desc& d) {
     } else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerDesc>) {
         add(d.ATensor);
         add(d.BTensor);
+    } else if constexpr (std::is_same_v<Desc, qdml::ConvolutionIntegerDesc>) {
+        add(d.InputTensor);
+        add(d.FilterTensor);
     } else {
         add(d.ATensor);
         add(d.AScaleTensor);

@@ -115,6 +115,10 @@ inline const std::vector<OperatorSpec>& operator_specs() {
          {{"ATensor", K::Required}, {"AZeroPointTensor", K::Optional}, {"BTensor", K::Required},
           {"BZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
          {}},
+        {ConvolutionIntegerDesc::OperatorName,
+         {{"InputTensor", K::Required}, {"InputZeroPointTensor", K::Optional}, {"FilterTensor", K::Required},
+          {"FilterZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
+         {"DimensionCount", "Strides", "Dilations", "StartPadding", "EndPadding", "GroupCount"}},
     };
     return specs;
 }
@@ -432,7 +436,8 @@ inline Case load_case(const std::string& path) {
 
 using AnyDesc = std::variant<ElementWiseDequantizeLinearDesc, ElementWiseQuantizedLinearAddDesc,
                              QuantizedLinearMatrixMultiplyDesc, QuantizedLinearConvolutionDesc, ElementWiseClipDesc,
-                             MatrixMultiplyIntegerDesc, ElementWiseQuantizeLinearDesc, ElementWiseClip1Desc>;
+                             MatrixMultiplyIntegerDesc, ElementWiseQuantizeLinearDesc, ElementWiseClip1Desc,
+                             ConvolutionIntegerDesc>;
 
 namespace detail {
 
@@ -468,6 +473,18 @@ inline void param_pair(const Case& c, const char* key, std::array<std::uint32_t,
     const auto v = json_u32_list(c.params[key], c.file, std::string("params.") + key, 0);
     if (v.size() != 2) throw InputError(c.file, std::string("params.") + key + ": must have 2 entries (DimensionCount 2), got " + std::to_string(v.size()));
     out = {v[0], v[1]};
+}
+
+/// The convolution parameters of a case (QUANTIZED_LINEAR_CONVOLUTION, CONVOLUTION_INTEGER).
+template <class Conv>
+void convolution_params(const Case& c, Conv& d) {
+    if (c.params.contains("DimensionCount"))
+        d.DimensionCount = json_u32(c.params["DimensionCount"], c.file, "params.DimensionCount", 0);
+    param_pair(c, "Strides", d.Strides);
+    param_pair(c, "Dilations", d.Dilations);
+    param_pair(c, "StartPadding", d.StartPadding);
+    param_pair(c, "EndPadding", d.EndPadding);
+    if (c.params.contains("GroupCount")) d.GroupCount = json_u32(c.params["GroupCount"], c.file, "params.GroupCount", 0);
 }
 
 /// The desc of a loaded case, each tensor bound by `bind(Buffer&)`.
@@ -508,14 +525,17 @@ AnyDesc build_desc(Case& c, Bind&& bind) {
         d.OutputScaleTensor = req("OutputScaleTensor");
         d.OutputZeroPointTensor = opt("OutputZeroPointTensor");
         d.OutputTensor = req("OutputTensor");
-        if (c.params.contains("DimensionCount"))
-            d.DimensionCount = detail::json_u32(c.params["DimensionCount"], c.file, "params.DimensionCount", 0);
-        detail::param_pair(c, "Strides", d.Strides);
-        detail::param_pair(c, "Dilations", d.Dilations);
-        detail::param_pair(c, "StartPadding", d.StartPadding);
-        detail::param_pair(c, "EndPadding", d.EndPadding);
-        if (c.params.contains("GroupCount"))
-            d.GroupCount = detail::json_u32(c.params["GroupCount"], c.file, "params.GroupCount", 0);
+        detail::convolution_params(c, d);
+        return d;
+    }
+    if (op == ConvolutionIntegerDesc::OperatorName) {
+        ConvolutionIntegerDesc d;
+        d.InputTensor = req("InputTensor");
+        d.InputZeroPointTensor = opt("InputZeroPointTensor");
+        d.FilterTensor = req("FilterTensor");
+        d.FilterZeroPointTensor = opt("FilterZeroPointTensor");
+        d.OutputTensor = req("OutputTensor");
+        detail::convolution_params(c, d);
         return d;
     }
     if (op == ElementWiseClip1Desc::OperatorName) {
@@ -608,7 +628,8 @@ inline std::uint64_t work_units(const Case& c) {
         const TensorDesc& a = c.tensors.at("ATensor").desc;
         return n * a.Sizes[a.DimensionCount - 1];
     }
-    if (c.operator_name == QuantizedLinearConvolutionDesc::OperatorName) {
+    if (c.operator_name == QuantizedLinearConvolutionDesc::OperatorName ||
+        c.operator_name == ConvolutionIntegerDesc::OperatorName) {
         const TensorDesc& f = c.tensors.at("FilterTensor").desc;
         return n * (element_count(f).value_or(0) / f.Sizes[0]);
     }
@@ -623,7 +644,8 @@ inline void check_limits(const Case& c, std::uint64_t max_work) {
     if (w > max_work) {
         const bool macs = c.operator_name == QuantizedLinearMatrixMultiplyDesc::OperatorName ||
                           c.operator_name == MatrixMultiplyIntegerDesc::OperatorName ||
-                          c.operator_name == QuantizedLinearConvolutionDesc::OperatorName;
+                          c.operator_name == QuantizedLinearConvolutionDesc::OperatorName ||
+                          c.operator_name == ConvolutionIntegerDesc::OperatorName;
         throw InputError(c.file, std::string("work limit: the case needs ") + std::to_string(w) +
                                      (macs ? " multiply-adds" : " output elements") + ", more than the limit of " +
                                      std::to_string(max_work) + " (raise it with --max-work)");

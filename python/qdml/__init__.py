@@ -59,7 +59,7 @@ Error.__module__ = __name__  # shown as qdml.Error
 __all__ = [
     "Error", "element_wise_dequantize_linear", "element_wise_quantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
-    "matrix_multiply_integer", "element_wise_clip1", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
+    "matrix_multiply_integer", "convolution_integer", "element_wise_clip1", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
     "LATEST_FEATURE_LEVEL", "DEFAULT_FIDELITY", "FIDELITIES",
 ]
 
@@ -335,6 +335,21 @@ def matrix_multiply_integer(*, ATensor, BTensor, AZeroPointTensor=None, BZeroPoi
                       BZeroPointTensor=BZeroPointTensor),
                  {}, OutputTensor, impl, feature_level, fidelity, threads)
 
+
+
+def convolution_integer(*, InputTensor, FilterTensor, InputZeroPointTensor=None, FilterZeroPointTensor=None,
+                        OutputTensor=None, Strides=None, Dilations=None, StartPadding=None, EndPadding=None,
+                        GroupCount=None, DimensionCount=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest",
+                        fidelity=None, threads=None):
+    """DML_CONVOLUTION_INTEGER: sum (Input - InputZeroPoint)(Filter - FilterZeroPoint), INT32 (wrapping).
+    NCHW input, OIHW filter; InputZeroPoint per tensor, FilterZeroPoint per tensor or per
+    output channel ((1, Cout, 1, 1)); params as QUANTIZED_LINEAR_CONVOLUTION's."""
+    params = _params(Strides=Strides, Dilations=Dilations, StartPadding=StartPadding, EndPadding=EndPadding,
+                     GroupCount=GroupCount, DimensionCount=DimensionCount)
+    return _call("CONVOLUTION_INTEGER",
+                 dict(InputTensor=InputTensor, InputZeroPointTensor=InputZeroPointTensor, FilterTensor=FilterTensor,
+                      FilterZeroPointTensor=FilterZeroPointTensor),
+                 params, OutputTensor, impl, feature_level, fidelity, threads)
 
 # ---------------------------------------------------------------------------
 # Case files (docs/case-format.md)

@@ -438,11 +438,37 @@ def test_matrix_multiply_integer_wraps_and_refuses():
                                      OutputTensor=np.zeros((2, 4), np.int8))
 
 
+
+def test_convolution_integer_hand_computed():
+    # X - XZP(255) = [[-255, 0], [-245, -235]]; F[0] - 127 = [[-255, -127], [-126, -125]],
+    # F[1] - (-128) = 255 everywhere; EndPadding [0, 1]: oW = 2 (examples/cases/README.md)
+    x = np.array([[[[0, 255], [10, 20]]]], np.uint8)
+    f = np.array([[[[-128, 0], [1, 2]]], [[[127, 127], [127, 127]]]], np.int8)
+    for impl in qdml.IMPLEMENTATIONS:
+        out = qdml.convolution_integer(InputTensor=x, FilterTensor=f,
+                                       InputZeroPointTensor=np.array([[[[255]]]], np.uint8),
+                                       FilterZeroPointTensor=np.array([127, -128], np.int8).reshape(1, 2, 1, 1),
+                                       EndPadding=[0, 1], impl=impl)
+        assert out.dtype == np.int32 and out.tolist() == [[[[125270, 29610]], [[-187425, -59925]]]]
+
+
+def test_convolution_integer_wraps_and_refuses():
+    # 33026 input channels of 255 * 255: 2147515650 wraps to -2147451646
+    c = 33026
+    x = np.broadcast_to(np.uint8(255), (1, c, 1, 1))
+    assert qdml.convolution_integer(InputTensor=x, FilterTensor=x).tolist() == [[[[-2147451646]]]]
+    with pytest.raises(qdml.Error, match=r"^CONVOLUTION_INTEGER: InputZeroPointTensor: .*single element"):
+        qdml.convolution_integer(InputTensor=np.zeros((1, 2, 1, 1), np.int8), FilterTensor=np.zeros((1, 2, 1, 1), np.int8),
+                                 InputZeroPointTensor=np.zeros((1, 2, 1, 1), np.int8))
+    with pytest.raises(qdml.Error, match=r"^CONVOLUTION_INTEGER: DimensionCount: "):
+        qdml.convolution_integer(InputTensor=np.zeros((1, 1, 1, 1), np.int8), FilterTensor=np.zeros((1, 1, 1, 1), np.int8),
+                                 DimensionCount=1)
+
 # --- the default implementation ---------------------------------------------
 
 FUNCTIONS = [qdml.element_wise_dequantize_linear, qdml.element_wise_quantize_linear, qdml.element_wise_quantized_linear_add,
              qdml.quantized_linear_matrix_multiply, qdml.quantized_linear_convolution, qdml.element_wise_clip,
-             qdml.matrix_multiply_integer, qdml.run_case]
+             qdml.matrix_multiply_integer, qdml.convolution_integer, qdml.run_case]
 
 
 def test_the_default_implementation_is_the_cpp_default():

@@ -65,6 +65,21 @@ public:
         s.OutputTensor = add(d.OutputTensor);
         op = {DML_OPERATOR_MATRIX_MULTIPLY_INTEGER, &s};
     }
+    explicit DmlOp(const qdml::ConvolutionIntegerDesc& d) {
+        auto& s = conv_integer_;
+        s.InputTensor = add(d.InputTensor);
+        s.InputZeroPointTensor = add(d.InputZeroPointTensor);
+        s.FilterTensor = add(d.FilterTensor);
+        s.FilterZeroPointTensor = add(d.FilterZeroPointTensor);
+        s.OutputTensor = add(d.OutputTensor);
+        s.DimensionCount = d.DimensionCount;
+        s.Strides = array(d.Strides.begin(), 2);
+        s.Dilations = array(d.Dilations.begin(), 2);
+        s.StartPadding = array(d.StartPadding.begin(), 2);
+        s.EndPadding = array(d.EndPadding.begin(), 2);
+        s.GroupCount = d.GroupCount;
+        op = {DML_OPERATOR_CONVOLUTION_INTEGER, &s};
+    }
     explicit DmlOp(const qdml::ElementWiseClipDesc& d) {
         auto& s = clip_;
         s.InputTensor = add(d.InputTensor);
@@ -111,6 +126,7 @@ private:
     DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC matmul_{};
     DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC conv_{};
     DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC matmul_integer_{};
+    DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv_integer_{};
     DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_{};
     DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC clip1_{};
 

@@ -381,47 +381,66 @@ void check(const QuantizedLinearMatrixMultiply<TA, TB, TOut>& op, Report& r, Fid
     }, r, f);
 }
 
+/// An integer operator's element: the exact sum `acc`; docs/semantics.md's
+/// result is it wrapped to int32 (the same in both profiles).
+inline Exact integer_sum(std::int64_t acc) {
+    Exact e;
+    e.value = e.result = static_cast<double>(acc);
+    e.wrapped = !fits_int32(acc);
+    e.binary32 = static_cast<double>(wrapped_int32(acc));
+    e.same_in_directml();
+    return e;
+}
+
 /// MATRIX_MULTIPLY_INTEGER (docs/semantics.md section 12): the exact sum in
 /// int64; docs/semantics.md's result is that sum wrapped to int32 (the same in
 /// both profiles), so the only explained difference is int32-wrapped.
 template <class TA, class TB>
 void check(const MatrixMultiplyInteger<TA, TB>& op, Report& r, Fidelity f) {
-    compare(op.OutputTensor, [&](const auto& i) {
-        const std::int64_t acc = matmul_sum(op, i);
-        Exact e;
-        e.value = e.result = static_cast<double>(acc);
-        e.wrapped = !fits_int32(acc);
-        e.binary32 = static_cast<double>(wrapped_int32(acc));
-        e.same_in_directml();
-        return e;
-    }, r, f);
+    compare(op.OutputTensor, [&](const auto& i) { return integer_sum(matmul_sum(op, i)); }, r, f);
 }
 
-template <class TIn, class TFilter, class TOut>
-void check(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Report& r, Fidelity f) {
+/// The exact sum of a convolution's output element i = {n, oc, oy, ox}
+/// (int64, no wrap, no Bias): over the group's input channels and the taps
+/// inside the input, (X - XZP) * (F - FZP[oc]).
+template <class Op, class Index>
+std::int64_t convolution_sum(const Op& op, const Index& i) {
     const auto& X = op.InputTensor;
     const auto& F = op.FilterTensor;
     const std::uint32_t H = X.sizes[2], W = X.sizes[3];
     const std::uint32_t group_in = F.sizes[1], group_out = F.sizes[0] / op.GroupCount;
+    const std::uint32_t n = i[0], oc = i[1], oy = i[2], ox = i[3];
+    const std::int64_t xzp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[i] : 0;
+    const std::int64_t fzp = op.FilterZeroPointTensor ? (*op.FilterZeroPointTensor)[i] : 0;
+    std::int64_t acc = 0;
+    for (std::uint32_t icg = 0; icg < group_in; ++icg)
+        for (std::uint32_t ky = 0; ky < F.sizes[2]; ++ky)
+            for (std::uint32_t kx = 0; kx < F.sizes[3]; ++kx) {
+                const std::int64_t y = std::int64_t{oy} * op.Strides[0] + std::int64_t{ky} * op.Dilations[0] - op.StartPadding[0];
+                const std::int64_t x = std::int64_t{ox} * op.Strides[1] + std::int64_t{kx} * op.Dilations[1] - op.StartPadding[1];
+                if (y < 0 || y >= H || x < 0 || x >= W) continue;
+                const std::uint32_t ic = oc / group_out * group_in + icg;
+                acc += (X[{n, ic, static_cast<std::uint32_t>(y), static_cast<std::uint32_t>(x)}] - xzp) *
+                       (F[{oc, icg, ky, kx}] - fzp);
+            }
+    return acc;
+}
+
+template <class TIn, class TFilter, class TOut>
+void check(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Report& r, Fidelity f) {
     compare(op.OutputTensor, [&](const auto& i) {
-        const std::uint32_t n = i[0], oc = i[1], oy = i[2], ox = i[3];
-        const std::int64_t xzp = op.InputZeroPointTensor ? (*op.InputZeroPointTensor)[i] : 0;
-        const std::int64_t fzp = op.FilterZeroPointTensor ? (*op.FilterZeroPointTensor)[i] : 0;
-        std::int64_t acc = op.BiasTensor ? (*op.BiasTensor)[i] : 0;
-        for (std::uint32_t icg = 0; icg < group_in; ++icg)
-            for (std::uint32_t ky = 0; ky < F.sizes[2]; ++ky)
-                for (std::uint32_t kx = 0; kx < F.sizes[3]; ++kx) {
-                    const std::int64_t y = std::int64_t{oy} * op.Strides[0] + std::int64_t{ky} * op.Dilations[0] - op.StartPadding[0];
-                    const std::int64_t x = std::int64_t{ox} * op.Strides[1] + std::int64_t{kx} * op.Dilations[1] - op.StartPadding[1];
-                    if (y < 0 || y >= H || x < 0 || x >= W) continue;
-                    const std::uint32_t ic = oc / group_out * group_in + icg;
-                    acc += (X[{n, ic, static_cast<std::uint32_t>(y), static_cast<std::uint32_t>(x)}] - xzp) *
-                           (F[{oc, icg, ky, kx}] - fzp);
-                }
+        const std::int64_t acc = (op.BiasTensor ? (*op.BiasTensor)[i] : 0) + convolution_sum(op, i);
         const std::int64_t ozp = op.OutputZeroPointTensor ? (*op.OutputZeroPointTensor)[i] : 0;
         return requantize_both<TOut>(acc, op.InputScaleTensor[i], op.FilterScaleTensor[i], op.OutputScaleTensor[i], ozp,
                                      true);
     }, r, f);
+}
+
+/// CONVOLUTION_INTEGER (docs/semantics.md section 14): as MATRIX_MULTIPLY_INTEGER,
+/// the exact int64 sum, wrapped to int32 in both profiles.
+template <class TIn, class TFilter>
+void check(const ConvolutionInteger<TIn, TFilter>& op, Report& r, Fidelity f) {
+    compare(op.OutputTensor, [&](const auto& i) { return integer_sum(convolution_sum(op, i)); }, r, f);
 }
 
 /// A clip's g(x) (docs/semantics.md sections 7 and 13): in binary64 (exact enough)

@@ -19,6 +19,7 @@
 #include "qdml/core/error.hpp"
 #include "qdml/core/feature_level.hpp"
 #include "qdml/core/tensor.hpp"
+#include "qdml/operators/convolution_integer.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -173,7 +174,6 @@ const Desc& operator_desc(const DML_OPERATOR_DESC& op, std::string_view name) {
 /// a quantized neighbour of qdml's operators (DirectML.h's counted values), else "".
 inline std::string_view unimplemented_name(std::uint32_t type) {
     switch (type) {
-        case 119: return "CONVOLUTION_INTEGER";
         case 148: return "DYNAMIC_QUANTIZE_LINEAR";
         default: return "";
     }
@@ -263,6 +263,24 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             d.GroupCount = s.GroupCount;
             return f(d);
         }
+        case DML_OPERATOR_CONVOLUTION_INTEGER: {
+            using D = ConvolutionIntegerDesc;
+            const auto& s = operator_desc<DML_CONVOLUTION_INTEGER_OPERATOR_DESC>(op, D::OperatorName);
+            Reader r(D::OperatorName, b, 5);
+            D d;
+            d.InputTensor = r.required("InputTensor", s.InputTensor);
+            d.InputZeroPointTensor = r.optional("InputZeroPointTensor", s.InputZeroPointTensor);
+            d.FilterTensor = r.required("FilterTensor", s.FilterTensor);
+            d.FilterZeroPointTensor = r.optional("FilterZeroPointTensor", s.FilterZeroPointTensor);
+            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+            d.DimensionCount = s.DimensionCount;
+            d.Strides = r.pair("Strides", s.Strides, s.DimensionCount);
+            d.Dilations = r.pair("Dilations", s.Dilations, s.DimensionCount);
+            d.StartPadding = r.pair("StartPadding", s.StartPadding, s.DimensionCount);
+            d.EndPadding = r.pair("EndPadding", s.EndPadding, s.DimensionCount);
+            d.GroupCount = s.GroupCount;
+            return f(d);
+        }
         case DML_OPERATOR_ELEMENT_WISE_CLIP: {
             using D = ElementWiseClipDesc;
             const auto& s = operator_desc<DML_ELEMENT_WISE_CLIP_OPERATOR_DESC>(op, D::OperatorName);
@@ -301,7 +319,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
                              cat("DML_OPERATOR_TYPE ", type, " is not implemented by qdml (it implements ",
                                  "ELEMENT_WISE_DEQUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZED_LINEAR_ADD, ",
                                  "QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, ELEMENT_WISE_CLIP, ELEMENT_WISE_CLIP1, ",
-                                 "MATRIX_MULTIPLY_INTEGER)"));
+                                 "MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER)"));
     throw Error("DML_OPERATOR_DESC", "Type", cat(type, " is not a DML_OPERATOR_TYPE"));
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "qdml/core/tensor.hpp"
+#include "qdml/operators/convolution_integer.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -65,6 +66,11 @@ inline std::array<BoundMember, 5> members(const MatrixMultiplyIntegerDesc& d) no
              {"BTensor", bound(d.BTensor)}, {"BZeroPointTensor", bound(d.BZeroPointTensor)},
              {"OutputTensor", bound(d.OutputTensor)}}};
 }
+inline std::array<BoundMember, 5> members(const ConvolutionIntegerDesc& d) noexcept {
+    return {{{"InputTensor", bound(d.InputTensor)}, {"InputZeroPointTensor", bound(d.InputZeroPointTensor)},
+             {"FilterTensor", bound(d.FilterTensor)}, {"FilterZeroPointTensor", bound(d.FilterZeroPointTensor)},
+             {"OutputTensor", bound(d.OutputTensor)}}};
+}
 inline std::array<BoundMember, 2> members(const ElementWiseClipDesc& d) noexcept {
     return {{{"InputTensor", bound(d.InputTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
 }
@@ -90,7 +96,9 @@ inline const char* changed_param(const ElementWiseQuantizedLinearAddDesc&, const
 inline const char* changed_param(const QuantizedLinearMatrixMultiplyDesc&, const QuantizedLinearMatrixMultiplyDesc&) noexcept {
     return nullptr;
 }
-inline const char* changed_param(const QuantizedLinearConvolutionDesc& a, const QuantizedLinearConvolutionDesc& b) noexcept {
+/// The convolution parameters (QUANTIZED_LINEAR_CONVOLUTION, CONVOLUTION_INTEGER).
+template <class Conv>
+const char* changed_convolution_param(const Conv& a, const Conv& b) noexcept {
     if (a.DimensionCount != b.DimensionCount) return "DimensionCount";
     if (a.Strides != b.Strides) return "Strides";
     if (a.Dilations != b.Dilations) return "Dilations";
@@ -98,6 +106,12 @@ inline const char* changed_param(const QuantizedLinearConvolutionDesc& a, const 
     if (a.EndPadding != b.EndPadding) return "EndPadding";
     if (a.GroupCount != b.GroupCount) return "GroupCount";
     return nullptr;
+}
+inline const char* changed_param(const QuantizedLinearConvolutionDesc& a, const QuantizedLinearConvolutionDesc& b) noexcept {
+    return changed_convolution_param(a, b);
+}
+inline const char* changed_param(const ConvolutionIntegerDesc& a, const ConvolutionIntegerDesc& b) noexcept {
+    return changed_convolution_param(a, b);
 }
 inline const char* changed_param(const MatrixMultiplyIntegerDesc&, const MatrixMultiplyIntegerDesc&) noexcept {
     return nullptr;

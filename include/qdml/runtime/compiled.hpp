@@ -154,7 +154,8 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
                     d, gemm, o.feature_level);
         } else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc>) {
             // no prepared form yet: the stateless call below
-        } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc>) {
+        } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc> &&
+                             !std::is_same_v<Desc, ConvolutionIntegerDesc>) {
             std::shared_ptr<const Form<Desc>> e;
             visit_typed(d, [&](const auto& op) { e = make_form(op, gemm); });
             return e;
@@ -307,6 +308,7 @@ QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClipDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClip1Desc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
 #endif
 /// Makes one operator's dispatch and executors in this translation unit, for
 /// the programs built with QDML_EXTERN_DISPATCH: write it at namespace scope,
