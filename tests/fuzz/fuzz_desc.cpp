@@ -8,6 +8,7 @@
 // on every desc: same verdict, same message, identical output bits.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -141,7 +142,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FuzzedDataProvider p(data, size);
     Builder b(p);
     const auto F = TensorDataType::Float32;
-    switch (p.ConsumeIntegralInRange(0, 7)) {
+    const int which = p.ConsumeIntegralInRange(0, 8);
+    switch (which) {
         case 0: {
             const auto r = b.rank(1, 8);
             const auto s = b.sizes(r);
@@ -175,28 +177,47 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             attempt(d);
             break;
         }
-        case 3: {
-            qdml::QuantizedLinearConvolutionDesc d;
+        case 3:
+        case 8: {  // QUANTIZED_LINEAR_CONVOLUTION (3) and CONVOLUTION_INTEGER (8): the same geometry
             const std::uint32_t g = b.small(1, 3), cin = g * b.small(1, 2), cout = g * b.small(1, 2);
             const std::uint32_t h = b.small(1, 6), w = b.small(1, 6), kh = b.small(1, 3), kw = b.small(1, 3);
-            d.GroupCount = b.small(0, 8) == 0 ? b.small(0, 4) : g;
+            std::uint32_t groups = b.small(0, 8) == 0 ? b.small(0, 4) : g;
+            std::array<std::uint32_t, 2> strides{}, dilations{}, start{}, end{};
             for (int i = 0; i < 2; ++i) {
-                d.Strides[i] = b.small(0, 3);
-                d.Dilations[i] = b.small(0, 3);
-                d.StartPadding[i] = b.small(0, 2);
-                d.EndPadding[i] = b.small(0, 2);
+                strides[i] = b.small(0, 3);
+                dilations[i] = b.small(0, 3);
+                start[i] = b.small(0, 2);
+                end[i] = b.small(0, 2);
             }
-            const std::uint32_t ext_h = 1 + (kh - 1) * (d.Dilations[0] ? d.Dilations[0] : 1);
-            const std::uint32_t ext_w = 1 + (kw - 1) * (d.Dilations[1] ? d.Dilations[1] : 1);
-            const std::uint32_t ph = h + d.StartPadding[0] + d.EndPadding[0], pw = w + d.StartPadding[1] + d.EndPadding[1];
-            const std::uint32_t sh = d.Strides[0] ? d.Strides[0] : 1, sw = d.Strides[1] ? d.Strides[1] : 1;
+            const std::uint32_t ext_h = 1 + (kh - 1) * (dilations[0] ? dilations[0] : 1);
+            const std::uint32_t ext_w = 1 + (kw - 1) * (dilations[1] ? dilations[1] : 1);
+            const std::uint32_t ph = h + start[0] + end[0], pw = w + start[1] + end[1];
+            const std::uint32_t sh = strides[0] ? strides[0] : 1, sw = strides[1] ? strides[1] : 1;
             const std::uint32_t oh = ph >= ext_h ? 1 + (ph - ext_h) / sh : 1, ow = pw >= ext_w ? 1 + (pw - ext_w) / sw : 1;
             const auto ti = b.q8(), tf = b.q8(), to = b.q8();
             const std::uint32_t nb = b.small(1, 2);
-            d.InputTensor = b.tensor(ti, 4, {nb, cin, h, w});
+            const auto geometry = [&](auto& d) {
+                d.GroupCount = groups;
+                d.Strides = strides;
+                d.Dilations = dilations;
+                d.StartPadding = start;
+                d.EndPadding = end;
+                d.InputTensor = b.tensor(ti, 4, {nb, cin, h, w});
+                d.FilterTensor = b.tensor(tf, 4, {cout, cin / g, kh, kw});
+            };
+            if (which == 8) {
+                qdml::ConvolutionIntegerDesc d;
+                geometry(d);
+                d.InputZeroPointTensor = b.maybe(ti, 4, b.ones(4));
+                d.FilterZeroPointTensor = b.maybe(tf, 4, {1, p.ConsumeBool() ? cout : 1, 1, 1});
+                d.OutputTensor = b.tensor(p.ConsumeBool() ? TensorDataType::Int32 : to, 4, {nb, cout, oh, ow});
+                attempt(d);
+                break;
+            }
+            qdml::QuantizedLinearConvolutionDesc d;
+            geometry(d);
             d.InputScaleTensor = b.tensor(F, 4, b.ones(4));
             d.InputZeroPointTensor = b.maybe(ti, 4, b.ones(4));
-            d.FilterTensor = b.tensor(tf, 4, {cout, cin / g, kh, kw});
             d.FilterScaleTensor = b.tensor(F, 4, {1, p.ConsumeBool() ? cout : 1, 1, 1});
             d.FilterZeroPointTensor = b.maybe(tf, 4, {1, p.ConsumeBool() ? cout : 1, 1, 1});
             d.BiasTensor = b.maybe(TensorDataType::Int32, 4, {1, cout, 1, 1});

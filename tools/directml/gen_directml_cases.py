@@ -928,6 +928,101 @@ def gen_conv():
 
 
 # ---------------------------------------------------------------------------
+# CONVOLUTION_INTEGER
+
+def convi_case(name, desc, tx, tw, N, Cin, H, W, Cout, kH, kW, G=1, strides=(1, 1), dil=(1, 1), pads=(0, 0, 0, 0),
+               x_zp="tensor", w_zp="tensor", x_values=None, w_values=None, zps=None, x_kind="packed", out_type=i32):
+    """Input {N,Cin,H,W} x Filter {Cout,Cin/G,kH,kW} -> INT32 {N,Cout,oH,oW}; x_zp: "tensor" or None (absent);
+    w_zp: "tensor", "channel" ({1,Cout,1,1}) or None."""
+    rng = rng_for("conv_integer/" + name)
+    c = Case("conv_integer", name, "CONVOLUTION_INTEGER", desc)
+    zv = zps or {}
+    c.input(rng, "InputTensor", tx, [N, Cin, H, W], x_kind, x_values)
+    if x_zp:
+        c.tensor("InputZeroPointTensor", tx, [1, 1, 1, 1], zv.get("x", ints(rng, tx, 1)))
+    c.input(rng, "FilterTensor", tw, [Cout, Cin // G, kH, kW], "packed", w_values)
+    if w_zp:
+        n = Cout if w_zp == "channel" else 1
+        c.tensor("FilterZeroPointTensor", tw, [1, n, 1, 1], np.resize(np.asarray(zv["w"], tw), n) if "w" in zv
+                 else ints(rng, tw, n))
+    oH = 1 + (H + pads[0] + pads[2] - (1 + (kH - 1) * dil[0])) // strides[0]
+    oW = 1 + (W + pads[1] + pads[3] - (1 + (kW - 1) * dil[1])) // strides[1]
+    c.params = {"Strides": list(strides), "Dilations": list(dil), "StartPadding": [pads[0], pads[1]],
+                "EndPadding": [pads[2], pads[3]], "GroupCount": G}
+    return c.output(out_type, [N, Cout, oH, oW])
+
+
+def gen_conv_integer():
+    cases = []
+    mixes = list(itertools.product(Q8, Q8))
+    zp_forms = [("tensor", "tensor"), ("tensor", "channel"), (None, "channel"), ("tensor", None), (None, None),
+                ("tensor", "channel")]
+    for (tx, tw), k in itertools.product(mixes, range(6)):
+        mix = SHORT[np.dtype(tx)] + SHORT[np.dtype(tw)]
+        name = f"random_{mix}_{k}"
+        rng = rng_for("sizes/conv_integer/" + name)
+        G = [1, 1, 2, 3, 1, 1][k]
+        Cin, Cout = G * int(rng.integers(1, 4)), G * int(rng.integers(1, 4))
+        kH, kW = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        st = (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
+        dl = (1 + (k == 4), 1 + (k == 5))
+        pads = tuple(int(v) for v in rng.integers(0, 2, 4))
+        H, W = int(rng.integers(kH * dl[0], 9)), int(rng.integers(kW * dl[1], 9))
+        xz, wz = zp_forms[k]
+        cases.append(convi_case(name, f"N 2 Cin {Cin} {H}x{W}, Cout {Cout} {kH}x{kW}, groups {G}, strides {st}, "
+                                f"dilations {dl}, pads {pads}, InputZeroPoint {xz}, FilterZeroPoint {wz}", tx, tw, 2, Cin,
+                                H, W, Cout, kH, kW, G, st, dl, pads, xz, wz, x_kind=["packed", "padded", "permuted"][k % 3]))
+    lo_hi = {np.dtype(u8): (0, 255), np.dtype(i8): (-128, 127)}
+    for tx, tw in mixes:
+        mix = SHORT[np.dtype(tx)] + SHORT[np.dtype(tw)]
+        cases.append(convi_case(f"depthwise_{mix}", "depthwise 3x3, 8 channels, pads 1, per-channel FilterZeroPoint", tx,
+                                tw, 1, 8, 7, 7, 8, 3, 3, 8, pads=(1, 1, 1, 1), w_zp="channel"))
+        cases.append(convi_case(f"large_{mix}", "Cin 16 10x10, Cout 24 3x3, pads 1, per-channel FilterZeroPoint", tx, tw,
+                                1, 16, 10, 10, 24, 3, 3, pads=(1, 1, 1, 1), w_zp="channel"))
+        # Every input value against filters at the types' extremes, zero points at the extremes:
+        # differences of +-255 (and the padding, which is the input zero point, adds 0).
+        (xl, xh), (wl, wh) = lo_hi[np.dtype(tx)], lo_hi[np.dtype(tw)]
+        for xzv, wzv in [(xl, wh), (xh, wl)]:
+            cases.append(convi_case(f"zp_extremes_{mix}_zp{xzv}_{wzv}", f"every input value, filter values at the "
+                                    f"extremes, InputZeroPoint {xzv}, FilterZeroPoint {wzv}, pads 1", tx, tw, 1, 1, 16, 16,
+                                    4, 2, 2, pads=(1, 1, 1, 1), x_values=all_pairs(tx, tw)[0],
+                                    w_values=np.array([wl, wh, wh, wl, wh, wh, wl, wl, 0, wl, wh, 0, wl, wh, 1, 0], tw),
+                                    zps={"x": [xzv], "w": [wzv]}))
+    # The int32 wrap: K = Cin = 33026 products of 255 * 255 (or -255 * 255) pass 2^31.
+    for (tx, tw, xzv, wzv, v) in [(u8, u8, 0, 0, (255, 255)), (u8, i8, 0, 127, (255, -128)),
+                                  (i8, u8, 127, 0, (-128, 255)), (i8, i8, -128, 127, (127, -128))]:
+        mix = SHORT[np.dtype(tx)] + SHORT[np.dtype(tw)]
+        cin = 33026
+        cases.append(convi_case(f"wrap_K{cin}_{mix}", f"Cin {cin}, 1x1: every product {(v[0] - xzv) * (v[1] - wzv)}, "
+                                "the sum wraps mod 2^32", tx, tw, 1, cin, 1, 2, 2, 1, 1,
+                                x_values=np.full(2 * cin, v[0], tx), w_values=np.concatenate(
+                                    [np.full(cin, v[1], tw), np.resize(np.array([v[1], wzv], tw), cin)]),
+                                zps={"x": [xzv], "w": [wzv]}))
+    # Refusals, as for the other operators: DirectML's verdict is recorded either way.
+    cases.append(convi_case("refuse_out_i8", "OutputTensor INT8", u8, i8, 1, 2, 5, 5, 4, 3, 3, out_type=i8))
+    cases.append(convi_case("refuse_out_u32", "OutputTensor UINT32", u8, i8, 1, 2, 5, 5, 4, 3, 3, out_type=u32))
+    c = convi_case("refuse_xzp_channel", "InputZeroPoint {1,Cin,1,1}", u8, i8, 1, 2, 5, 5, 4, 3, 3, x_zp=None)
+    c.tensor("InputZeroPointTensor", u8, [1, 2, 1, 1], [1, 2])
+    cases.append(c)
+    c = convi_case("refuse_wzp_type", "FilterZeroPoint UINT8 for an INT8 filter", u8, i8, 1, 2, 5, 5, 4, 3, 3, w_zp=None)
+    c.tensor("FilterZeroPointTensor", u8, [1, 1, 1, 1], [3])
+    cases.append(c)
+    c = convi_case("refuse_wzp_count", "FilterZeroPoint {1,3,1,1} with Cout 4", u8, i8, 1, 2, 5, 5, 4, 3, 3, w_zp=None)
+    c.tensor("FilterZeroPointTensor", i8, [1, 3, 1, 1], [1, 2, 3])
+    cases.append(c)
+    c = convi_case("refuse_input_i32", "InputTensor INT32", u8, i8, 1, 2, 5, 5, 4, 3, 3, x_zp=None)
+    c.input(rng_for("convi_i32"), "InputTensor", i32, [1, 2, 5, 5], values=lambda n: np.arange(n))
+    cases.append(c)
+    cases.append(convi_case("refuse_groups", "GroupCount 3 with Cin 4", u8, i8, 1, 4, 5, 5, 3, 3, 3, G=3))
+    c = convi_case("zp_fewer_dims", "InputZeroPoint {1} and FilterZeroPoint {1}: one dimension", u8, i8, 1, 2, 5, 5, 4,
+                   3, 3, x_zp=None, w_zp=None)
+    c.tensor("InputZeroPointTensor", u8, [1], [9])
+    c.tensor("FilterZeroPointTensor", i8, [1], [-3])
+    cases.append(c)
+    return cases
+
+
+# ---------------------------------------------------------------------------
 # ELEMENT_WISE_CLIP
 
 def clip_case(name, desc, t, sizes, lo, hi, scale_bias=None, x_kind="packed", x_values=None, out_strides=None):
@@ -1113,7 +1208,7 @@ def min_max_type_cases():
 
 
 GENERATORS = {"dequantize": gen_dequantize, "quantize": gen_quantize, "add": gen_add, "matmul": gen_matmul, "matmul_integer": gen_matmul_integer,
-              "conv": gen_conv, "clip": gen_clip, "clip1": gen_clip1}
+              "conv": gen_conv, "conv_integer": gen_conv_integer, "clip": gen_clip, "clip1": gen_clip1}
 
 
 # ---------------------------------------------------------------------------
