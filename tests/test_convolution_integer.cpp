@@ -42,7 +42,7 @@ struct ConvInt {
     Values x{0}, f{1};
     std::optional<Param> in_zp, f_zp;
     Pair strides{1, 1}, dilations{1, 1}, start{0, 0}, end{0, 0};
-    std::uint32_t groups = 1;
+    std::uint32_t groups = 1, dims = 2;
     qdml::FeatureLevel level = qdml::FeatureLevel::Latest;
     qdml::Fidelity fidelity = qdml::Fidelity::Exact;
     qdml::ConvolutionIntegerDesc d;
@@ -58,6 +58,7 @@ struct ConvInt {
         d.StartPadding = start;
         d.EndPadding = end;
         d.GroupCount = groups;
+        d.DimensionCount = dims;
         return d;
     }
     Out run() {
@@ -363,6 +364,65 @@ TEST_CASE("conv integer: random grouped, strided, dilated, padded case matches a
     }
 }
 
+TEST_CASE("conv integer: one spatial dimension (DimensionCount 1, 3-D tensors)", "[conv_integer]") {
+    // Input UINT8 {1,1,5} [1 2 3 4 5], InputZeroPoint 1: X - XZP = [0 1 2 3 4].
+    // Filter INT8 {2,1,2}: oc0 [1 10], oc1 [-1 3]; FilterZeroPoint per channel {0, 1}:
+    //   F - FZP = oc0 [1 10], oc1 [-2 2].
+    // Strides [2], StartPadding [1], EndPadding [0]: oW = 1 + (5 + 1 - 2) / 2 = 3; taps x = 2*ox + kx - 1:
+    //   ox 0: x = -1 (padding, 0), 0:  oc0 0*10 = 0,            oc1 0*2 = 0
+    //   ox 1: x = 1, 2:                oc0 1*1 + 2*10 = 21,     oc1 1*-2 + 2*2 = 2
+    //   ox 2: x = 3, 4:                oc0 3*1 + 4*10 = 43,     oc1 3*-2 + 4*2 = 2
+    // (DirectML 1.15.4 gives the same: docs/semantics.md section 6.)
+    ConvInt t;
+    t.dims = 1;
+    t.in_type = DT::UInt8;
+    t.in_sizes = {1, 1, 5};
+    t.x = {1, 2, 3, 4, 5};
+    t.f_sizes = {2, 1, 2};
+    t.f = {1, 10, -1, 3};
+    t.out_sizes = {1, 2, 3};
+    t.strides = {2, 0};  // the second entry is not read with DimensionCount 1
+    t.start = {1, 7};
+    t.end = {0, 9};
+    t.dilations = {1, 0};
+    const Out expected = {0, 21, 43, 0, 2, 2};
+    SECTION("zero points {1,1,1} and {1,2,1}") {
+        t.in_zp = Param{{1, 1, 1}, {1}};
+        t.f_zp = Param{{1, 2, 1}, {0, 1}};
+        CHECK(t.run() == expected);
+    }
+    SECTION("zero points {1} and {1,2}, {1,1,1,1} and {1,2,1,1}: aligned with the output's first dimensions") {
+        t.in_zp = Param{{1}, {1}};
+        t.f_zp = Param{{1, 2}, {0, 1}};
+        CHECK(t.run() == expected);
+        t.in_zp = Param{{1, 1, 1, 1}, {1}};
+        t.f_zp = Param{{1, 2, 1, 1}, {0, 1}};
+        CHECK(t.run() == expected);
+    }
+    SECTION("a per-channel zero point {2}, {2,1} or {1,1,2} is refused (DirectML refuses them)") {
+        t.in_zp = Param{{1}, {1}};
+        for (const Dims& s : {Dims{2}, Dims{1, 1, 2}}) {
+            t.f_zp = Param{s, {0, 1}};
+            t.build();
+            CHECK(error_of(t.d).find("FilterZeroPointTensor") != std::string::npos);
+        }
+        t.in_zp = Param{{1, 1}, {1}};
+        t.f_zp = Param{{2, 1}, {0, 1}};
+        t.build();
+        CHECK(error_of(t.d).find("FilterZeroPointTensor: Sizes {2,1} must be a single element or {1,Cout,1}") !=
+              std::string::npos);
+    }
+    SECTION("before feature level 4.0, and with a 4-D Filter") {
+        t.build();
+        CHECK(error_of(t.d, qdml::FeatureLevel::L3_1).find("DimensionCount") != std::string::npos);
+        CHECK(error_of(t.d, qdml::FeatureLevel::L4_0) == "<valid>");
+        t.f_sizes = {2, 1, 1, 2};
+        t.build();
+        CHECK(error_of(t.d).find("FilterTensor: DimensionCount 4 must be DimensionCount (1 spatial) + 2 = 3") !=
+              std::string::npos);
+    }
+}
+
 TEST_CASE("conv integer: validation, one rule at a time", "[conv_integer][validation]") {
     // Valid base: Input {1,4,3,3}, Filter {4,2,2,2}, GroupCount 2, Output {1,4,2,2}
     // INT32 (oH = oW = 1 + (3 - 2) = 2), per-tensor input and per-channel filter zero points, 4-D.
@@ -396,15 +456,18 @@ TEST_CASE("conv integer: validation, one rule at a time", "[conv_integer][valida
         d.FilterZeroPointTensor = a(DT::Int8, {4, 1, 1});
         rejects("FilterZeroPointTensor", "DimensionCount", qdml::FeatureLevel::L4_0);  // 1 != 3
         d.FilterZeroPointTensor = a(DT::Int8, {4});
-        rejects("FilterZeroPointTensor", "{1,Cout,1,1}");  // right-aligned: {1,1,1,4}, per column
+        rejects("FilterZeroPointTensor", "{1,Cout,1,1}");  // aligned with the output's first dimensions: {4,1,1,1}
         d.InputZeroPointTensor = a(DT::Int8, {1, 1, 1});
         d.FilterZeroPointTensor = a(DT::Int8, {4, 1, 1});
+        rejects("FilterZeroPointTensor", "fewer dimensions align with the output's first ones");
+        d.FilterZeroPointTensor = a(DT::Int8, {1, 4, 1});
         CHECK(error_of(d, qdml::FeatureLevel::L4_0) == "<valid>");
         rejects("InputZeroPointTensor", "DimensionCount", qdml::FeatureLevel::L3_1);
     }
-    SECTION("Input, Filter and Output are 4-D at every level") {
+    SECTION("Input, Filter and Output have DimensionCount + 2 dimensions") {
         d.InputTensor = a(DT::Int8, {4, 3, 3});
-        rejects("InputTensor", "DimensionCount");
+        rejects("InputTensor", "DimensionCount 3 must be DimensionCount (2 spatial) + 2 = 4");
+        rejects("InputTensor", "DimensionCount 3 is not supported", qdml::FeatureLevel::L3_1);
         d.InputTensor = a(DT::Int8, {1, 1, 4, 3, 3});
         rejects("InputTensor", "DimensionCount");
     }
@@ -461,8 +524,11 @@ TEST_CASE("conv integer: validation, one rule at a time", "[conv_integer][valida
         d.Dilations = {1, 0};
         rejects("Dilations", "Dilations[1] is 0");
         d.Dilations = {1, 1};
+        d.DimensionCount = 3;
+        rejects("DimensionCount", "DirectML supports 1 or 2");
         d.DimensionCount = 1;
-        rejects("DimensionCount", "only 2");
+        rejects("InputTensor", "DimensionCount 4 must be DimensionCount (1 spatial) + 2 = 3");
+        rejects("DimensionCount", "4.0", qdml::FeatureLevel::L3_1);
     }
     SECTION("kernel larger than the padded input; Output sizes") {
         d.Dilations = {1, 3};

@@ -345,9 +345,12 @@ TEST_CASE("conv: per-output-channel FilterScale and FilterZeroPoint, Bias", "[co
         t.f_zp = per_channel({4, -2, 10});
         CHECK(t.run() == Out{2, 2, 0});
     }
-    SECTION("parameters {Cout,1,1} (3-D, right-aligned)") {
-        t.f_scale = Param{{3, 1, 1}, {0.5, 0.25, 1}};
-        t.f_zp = Param{{3, 1, 1}, {4, -2, 10}};
+    SECTION("parameters {1,Cout,1} and {1,Cout}: fewer dimensions align with the output's first ones") {
+        t.f_scale = Param{{1, 3, 1}, {0.5, 0.25, 1}};
+        t.f_zp = Param{{1, 3, 1}, {4, -2, 10}};
+        CHECK(t.run() == Out{2, 2, 0});
+        t.f_scale = Param{{1, 3}, {0.5, 0.25, 1}};
+        t.f_zp = Param{{1, 3}, {4, -2, 10}};
         CHECK(t.run() == Out{2, 2, 0});
     }
     SECTION("Bias {1, -10, 7}: acc = {6, -4, 7}, v = {3, -1, 7}") {
@@ -662,11 +665,14 @@ TEST_CASE("conv: validation, one rule at a time", "[conv][validation]") {
         d.Dilations = {1, 0};
         rejects("Dilations", "Dilations[1] is 0");
     }
-    SECTION("DimensionCount (spatial) other than 2") {
+    SECTION("DimensionCount (spatial) 1 or 2; the tensors have DimensionCount + 2 dimensions") {
         d.DimensionCount = 3;
-        rejects("DimensionCount", "only 2");
+        rejects("DimensionCount", "DirectML supports 1 or 2");
+        d.DimensionCount = 0;
+        rejects("DimensionCount", "DirectML supports 1 or 2");
         d.DimensionCount = 1;
-        rejects("DimensionCount", "only 2");
+        rejects("InputTensor", "DimensionCount 4 must be DimensionCount (1 spatial) + 2 = 3");
+        rejects("DimensionCount", "4.0", qdml::FeatureLevel::L3_1);
     }
     SECTION("kernel extent larger than the padded input: no output") {
         d.FilterTensor = a(DT::Int8, {4, 2, 4, 2});  // kH 4 > H 3
@@ -833,9 +839,15 @@ TEST_CASE("conv: validation, one rule at a time", "[conv][validation]") {
         CHECK(error_of(d, qdml::FeatureLevel::L4_0) == "<valid>");
     }
     SECTION("feature level: FilterScale 3-D from 4.0, 1-D and 2-D from 5.2") {
-        d.FilterScaleTensor = a(DT::Float32, {4, 1, 1});
+        d.FilterScaleTensor = a(DT::Float32, {1, 4, 1});
         rejects("FilterScaleTensor", "DimensionCount 3 is not supported", qdml::FeatureLevel::L3_1);
         CHECK(error_of(d, qdml::FeatureLevel::L4_0) == "<valid>");
+        // fewer dimensions align with the output's first ones: {4,1,1} is {4,1,1,1}, not per channel
+        // (DirectML refuses it: docs/semantics.md section 6)
+        d.FilterScaleTensor = a(DT::Float32, {4, 1, 1});
+        rejects("FilterScaleTensor", "fewer dimensions align with the output's first ones");
+        d.FilterScaleTensor = a(DT::Float32, {1, 4});
+        CHECK(error_of(d, qdml::FeatureLevel::L5_2) == "<valid>");
         d.FilterScaleTensor = a(DT::Float32, {1});
         rejects("FilterScaleTensor", "DimensionCount 1 is not supported", qdml::FeatureLevel::L5_1);
         CHECK(error_of(d, qdml::FeatureLevel::L5_2) == "<valid>");

@@ -468,22 +468,33 @@ inline std::optional<ScaleBiasDesc> param_scale_bias(const Case& c) {
     return ScaleBiasDesc{static_cast<float>(*json_float(sb["Scale"])), static_cast<float>(*json_float(sb["Bias"]))};
 }
 
-inline void param_pair(const Case& c, const char* key, std::array<std::uint32_t, 2>& out) {
+/// A convolution's parameter array: DimensionCount entries (1 or 2); with
+/// DimensionCount 1 the desc's second entry keeps its default (it is not read).
+inline void param_pair(const Case& c, const char* key, std::uint32_t count, std::array<std::uint32_t, 2>& out) {
     if (!c.params.contains(key)) return;
     const auto v = json_u32_list(c.params[key], c.file, std::string("params.") + key, 0);
-    if (v.size() != 2) throw InputError(c.file, std::string("params.") + key + ": must have 2 entries (DimensionCount 2), got " + std::to_string(v.size()));
-    out = {v[0], v[1]};
+    if ((count == 1 || count == 2) && v.size() != count)
+        throw InputError(c.file, std::string("params.") + key + ": must have " + std::to_string(count) +
+                                     " entries (DimensionCount " + std::to_string(count) + "), got " +
+                                     std::to_string(v.size()));
+    if (v.size() > 2)
+        throw InputError(c.file, std::string("params.") + key + ": has " + std::to_string(v.size()) +
+                                     " entries; DimensionCount " + std::to_string(count) + " is not 1 or 2");
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = v[i];
 }
 
 /// The convolution parameters of a case (QUANTIZED_LINEAR_CONVOLUTION, CONVOLUTION_INTEGER).
+/// DimensionCount defaults to the InputTensor's dimensions - 2 (2 for 4-D, 1 for 3-D).
 template <class Conv>
 void convolution_params(const Case& c, Conv& d) {
+    const std::uint32_t in_dims = d.InputTensor.Desc.DimensionCount;
+    d.DimensionCount = in_dims == 3 ? 1 : 2;
     if (c.params.contains("DimensionCount"))
         d.DimensionCount = json_u32(c.params["DimensionCount"], c.file, "params.DimensionCount", 0);
-    param_pair(c, "Strides", d.Strides);
-    param_pair(c, "Dilations", d.Dilations);
-    param_pair(c, "StartPadding", d.StartPadding);
-    param_pair(c, "EndPadding", d.EndPadding);
+    param_pair(c, "Strides", d.DimensionCount, d.Strides);
+    param_pair(c, "Dilations", d.DimensionCount, d.Dilations);
+    param_pair(c, "StartPadding", d.DimensionCount, d.StartPadding);
+    param_pair(c, "EndPadding", d.DimensionCount, d.EndPadding);
     if (c.params.contains("GroupCount")) d.GroupCount = json_u32(c.params["GroupCount"], c.file, "params.GroupCount", 0);
 }
 

@@ -74,6 +74,19 @@ TensorDesc param_desc(DT t, std::uint32_t channels) {
     return d;
 }
 
+/// `d` without its dimension 2 (a height of 1): the one-spatial-dimension
+/// form {N, C, W} of a {N, C, 1, W} tensor, the same bytes.
+TensorDesc drop_height(TensorDesc d) {
+    for (std::uint32_t i = 2; i + 1 < d.DimensionCount; ++i) {
+        d.Sizes[i] = d.Sizes[i + 1];
+        if (d.Strides) (*d.Strides)[i] = (*d.Strides)[i + 1];
+    }
+    --d.DimensionCount;
+    d.Sizes[d.DimensionCount] = 0;
+    if (d.Strides) (*d.Strides)[d.DimensionCount] = 0;
+    return d;
+}
+
 /// One convolution problem with its buffers.
 struct Problem {
     DT tin = DT::UInt8, tf = DT::Int8, tout = DT::UInt8;
@@ -81,6 +94,7 @@ struct Problem {
     std::uint32_t stride[2] = {1, 1}, dilation[2] = {1, 1}, start[2] = {0, 0}, end[2] = {0, 0};
     Layout lin = Layout::Nchw, lf = Layout::Nchw, lout = Layout::Nchw;
     bool per_channel = false, bias = true, zps = true;
+    bool one_d = false;  ///< DimensionCount 1: 3-D tensors (H and kH 1, no height stride, dilation or padding)
     qdml::Fidelity fidelity = qdml::Fidelity::Exact;  ///< the profile of the prepared test's runs
     std::vector<std::uint8_t> x, f, x_zp, f_zp, out_zp;
     qtest::GuardedBuffer out;  ///< the output's buffer, between guards
@@ -98,7 +112,8 @@ struct Problem {
            << " G" << groups << " " << H << "x" << W << " k" << kH << "x" << kW << " s" << stride[0] << "," << stride[1]
            << " d" << dilation[0] << "," << dilation[1] << " pad " << start[0] << "," << start[1] << "," << end[0] << ","
            << end[1] << " in " << layout_name(lin) << " filter " << layout_name(lf) << " out " << layout_name(lout)
-           << " per_channel " << per_channel << " bias " << bias << " zps " << zps << " fidelity "
+           << " per_channel " << per_channel << " bias " << bias << " zps " << zps << (one_d ? " 1-D" : "")
+           << " fidelity "
            << qdml::to_string(fidelity);
         return os.str();
     }
@@ -148,6 +163,17 @@ struct Problem {
             d.EndPadding[i] = end[i];
         }
         d.GroupCount = groups;
+        if (one_d) {
+            for (qdml::Tensor* t : {&d.InputTensor, &d.FilterTensor, &d.OutputTensor, &d.FilterScaleTensor})
+                t->Desc = drop_height(t->Desc);
+            for (auto* t : {&d.FilterZeroPointTensor, &d.BiasTensor})
+                if (*t) (*t)->Desc = drop_height((*t)->Desc);
+            d.DimensionCount = 1;
+            d.Strides = {stride[1], 0};
+            d.Dilations = {dilation[1], 0};
+            d.StartPadding = {start[1], 0};
+            d.EndPadding = {end[1], 0};
+        }
     }
 };
 
@@ -252,6 +278,12 @@ Problem random_problem(Rng& rng, int mix) {
     p.per_channel = rng.coin(2);
     p.bias = !rng.coin(3);
     p.zps = !rng.coin(5);
+    if (rng.coin(6)) {  // one spatial dimension
+        p.one_d = true;
+        p.H = p.kH = 1;
+        p.stride[0] = p.dilation[0] = 1;
+        p.start[0] = p.end[0] = 0;
+    }
     p.fill([&] { return rng.byte(); });
     random_scales(p, rng);
     return p;

@@ -811,19 +811,26 @@ def gen_matmul_integer():
 # ---------------------------------------------------------------------------
 # QUANTIZED_LINEAR_CONVOLUTION
 
+def spatial_sizes(sizes, spatial):
+    """{N, C, H, W} as a convolution with `spatial` spatial dimensions sees it: {N, C, W} for 1 (H is 1)."""
+    return sizes if spatial == 2 else sizes[:2] + sizes[3:]
+
+
 def conv_case(name, desc, tx, tw, ty, N, Cin, H, W, Cout, kH, kW, G=1, strides=(1, 1), dil=(1, 1), pads=(0, 0, 0, 0),
               per_channel=False, bias=True, zp_present=(1, 1, 1), x_values=None, w_values=None, scales=None, zps=None,
-              zp_per_channel=None, x_kind="packed", bias_values=None):
+              zp_per_channel=None, x_kind="packed", bias_values=None, spatial=2, ch_sizes=None):
+    """spatial 1: H = kH = 1, the height's stride, dilation and padding 1, 1, 0 (3-D tensors, 1-entry params);
+    ch_sizes: the sizes of the per-channel FilterScale, FilterZeroPoint and Bias (default {1,Cout,1,1}, {1,Cout,1} for 1-D)."""
     rng = rng_for("conv/" + name)
     c = Case("conv", name, "QUANTIZED_LINEAR_CONVOLUTION", desc)
-    c.input(rng, "InputTensor", tx, [N, Cin, H, W], x_kind, x_values)
+    c.input(rng, "InputTensor", tx, spatial_sizes([N, Cin, H, W], spatial), x_kind, x_values)
     sc, zv = scales or {}, zps or {}
     one = [1, 1, 1, 1]
     c.tensor("InputScaleTensor", f32, one, sc.get("x", [rand_scale(rng, -6, -3)]))
     if zp_present[0]:
         c.tensor("InputZeroPointTensor", tx, one, zv.get("x", ints(rng, tx, 1)))
-    c.input(rng, "FilterTensor", tw, [Cout, Cin // G, kH, kW], "packed", w_values)
-    ch = [1, Cout, 1, 1]
+    c.input(rng, "FilterTensor", tw, spatial_sizes([Cout, Cin // G, kH, kW], spatial), "packed", w_values)
+    ch = ch_sizes or spatial_sizes([1, Cout, 1, 1], spatial)
     c.tensor("FilterScaleTensor", f32, ch if per_channel else one,
              sc.get("w", [rand_scale(rng, -7, -4) for _ in range(Cout if per_channel else 1)]))
     zpc = per_channel if zp_per_channel is None else zp_per_channel
@@ -836,9 +843,17 @@ def conv_case(name, desc, tx, tw, ty, N, Cin, H, W, Cout, kH, kW, G=1, strides=(
         c.tensor("OutputZeroPointTensor", ty, one, zv.get("y", ints(rng, ty, 1)))
     oH = 1 + (H + pads[0] + pads[2] - (1 + (kH - 1) * dil[0])) // strides[0]
     oW = 1 + (W + pads[1] + pads[3] - (1 + (kW - 1) * dil[1])) // strides[1]
-    c.params = {"Strides": list(strides), "Dilations": list(dil), "StartPadding": [pads[0], pads[1]],
-                "EndPadding": [pads[2], pads[3]], "GroupCount": G}
-    return c.output(ty, [N, Cout, oH, oW])
+    c.params = conv_params(strides, dil, pads, G, spatial)
+    return c.output(ty, spatial_sizes([N, Cout, oH, oW], spatial))
+
+
+def conv_params(strides, dil, pads, G, spatial):
+    if spatial == 1:
+        assert strides[0] == 1 and dil[0] == 1 and pads[0] == 0 and pads[2] == 0
+        return {"Strides": [strides[1]], "Dilations": [dil[1]], "StartPadding": [pads[1]], "EndPadding": [pads[3]],
+                "GroupCount": G}
+    return {"Strides": list(strides), "Dilations": list(dil), "StartPadding": [pads[0], pads[1]],
+            "EndPadding": [pads[2], pads[3]], "GroupCount": G}
 
 
 def gen_conv():
@@ -924,6 +939,30 @@ def gen_conv():
                            u8, i8, u8, 1, 2, 5, 5, 4, 3, 3, per_channel=True, zp_per_channel=False))
     cases.append(conv_case("refuse_scale_tensor_zp_channel", "per-tensor FilterScale with a per-channel FilterZeroPoint",
                            u8, u8, u8, 1, 2, 5, 5, 4, 3, 3, per_channel=False, zp_per_channel=True))
+    # Per-channel parameters of fewer dimensions than the output: aligned with its first dimensions.
+    for sizes in ([1, 4], [1, 4, 1], [4, 1, 1], [4, 1], [4]):
+        tag = "x".join(map(str, sizes))
+        cases.append(conv_case(f"params_channel_{tag}", f"per-channel FilterScale and FilterZeroPoint {sizes}, Bias "
+                               "{1,4,1,1}", u8, i8, u8, 1, 2, 5, 5, 4, 3, 3, per_channel=True, bias=False,
+                               ch_sizes=sizes))
+    # One spatial dimension (DimensionCount 1, 3-D tensors, feature level 4.0).
+    for k, (tx, tw, ty) in enumerate(itertools.product(Q8, Q8, Q8)):
+        mix = "".join(SHORT[np.dtype(t)] for t in (tx, tw, ty))
+        rng = rng_for("sizes/conv1d/" + mix)
+        G = [1, 2, 1, 3][k % 4]
+        Cin, Cout = G * int(rng.integers(1, 5)), G * int(rng.integers(1, 5))
+        kW, sw, dw = int(rng.integers(1, 5)), int(rng.integers(1, 3)), 1 + (k % 3 == 2)
+        pads = (0, int(rng.integers(0, 3)), 0, int(rng.integers(0, 3)))
+        W = int(rng.integers(kW * dw, 24))
+        cases.append(conv_case(f"one_d_{mix}", f"1-D: N 2 Cin {Cin} W {W}, Cout {Cout} kW {kW}, groups {G}, stride "
+                               f"{sw}, dilation {dw}, pads {pads[1]},{pads[3]}, per-channel", tx, tw, ty, 2, Cin, 1, W,
+                               Cout, 1, kW, G, (1, sw), (1, dw), pads, per_channel=True, spatial=1,
+                               x_kind=["packed", "padded", "permuted"][k % 3]))
+    cases.append(conv_case("one_d_params_4d", "1-D with per-channel FilterScale, FilterZeroPoint and Bias {1,Cout,1,1}",
+                           u8, i8, i8, 1, 3, 1, 9, 4, 1, 3, pads=(0, 1, 0, 1), per_channel=True, spatial=1,
+                           ch_sizes=[1, 4, 1, 1]))
+    cases.append(conv_case("one_d_depthwise", "1-D depthwise, 8 channels, kW 5, pads 2", i8, i8, u8, 1, 8, 1, 20, 8, 1,
+                           5, 8, pads=(0, 2, 0, 2), per_channel=True, spatial=1))
     return cases
 
 
@@ -931,25 +970,27 @@ def gen_conv():
 # CONVOLUTION_INTEGER
 
 def convi_case(name, desc, tx, tw, N, Cin, H, W, Cout, kH, kW, G=1, strides=(1, 1), dil=(1, 1), pads=(0, 0, 0, 0),
-               x_zp="tensor", w_zp="tensor", x_values=None, w_values=None, zps=None, x_kind="packed", out_type=i32):
-    """Input {N,Cin,H,W} x Filter {Cout,Cin/G,kH,kW} -> INT32 {N,Cout,oH,oW}; x_zp: "tensor" or None (absent);
-    w_zp: "tensor", "channel" ({1,Cout,1,1}) or None."""
+               x_zp="tensor", w_zp="tensor", x_values=None, w_values=None, zps=None, x_kind="packed", out_type=i32,
+               spatial=2, zp_sizes=None):
+    """Input {N,Cin,H,W} x Filter {Cout,Cin/G,kH,kW} -> INT32 {N,Cout,oH,oW} ({N,C,W} with spatial 1: H = kH = 1);
+    x_zp: "tensor" or None (absent); w_zp: "tensor", "channel" ({1,Cout,1,1}, {1,Cout,1} for 1-D) or None;
+    zp_sizes: (input's, filter's) sizes instead."""
     rng = rng_for("conv_integer/" + name)
     c = Case("conv_integer", name, "CONVOLUTION_INTEGER", desc)
     zv = zps or {}
-    c.input(rng, "InputTensor", tx, [N, Cin, H, W], x_kind, x_values)
+    zs = zp_sizes or (spatial_sizes([1, 1, 1, 1], spatial), None)
+    c.input(rng, "InputTensor", tx, spatial_sizes([N, Cin, H, W], spatial), x_kind, x_values)
     if x_zp:
-        c.tensor("InputZeroPointTensor", tx, [1, 1, 1, 1], zv.get("x", ints(rng, tx, 1)))
-    c.input(rng, "FilterTensor", tw, [Cout, Cin // G, kH, kW], "packed", w_values)
+        c.tensor("InputZeroPointTensor", tx, zs[0], zv.get("x", ints(rng, tx, 1)))
+    c.input(rng, "FilterTensor", tw, spatial_sizes([Cout, Cin // G, kH, kW], spatial), "packed", w_values)
     if w_zp:
         n = Cout if w_zp == "channel" else 1
-        c.tensor("FilterZeroPointTensor", tw, [1, n, 1, 1], np.resize(np.asarray(zv["w"], tw), n) if "w" in zv
-                 else ints(rng, tw, n))
+        c.tensor("FilterZeroPointTensor", tw, zs[1] or spatial_sizes([1, n, 1, 1], spatial),
+                 np.resize(np.asarray(zv["w"], tw), n) if "w" in zv else ints(rng, tw, n))
     oH = 1 + (H + pads[0] + pads[2] - (1 + (kH - 1) * dil[0])) // strides[0]
     oW = 1 + (W + pads[1] + pads[3] - (1 + (kW - 1) * dil[1])) // strides[1]
-    c.params = {"Strides": list(strides), "Dilations": list(dil), "StartPadding": [pads[0], pads[1]],
-                "EndPadding": [pads[2], pads[3]], "GroupCount": G}
-    return c.output(out_type, [N, Cout, oH, oW])
+    c.params = conv_params(strides, dil, pads, G, spatial)
+    return c.output(out_type, spatial_sizes([N, Cout, oH, oW], spatial))
 
 
 def gen_conv_integer():
@@ -1014,6 +1055,28 @@ def gen_conv_integer():
     c.input(rng_for("convi_i32"), "InputTensor", i32, [1, 2, 5, 5], values=lambda n: np.arange(n))
     cases.append(c)
     cases.append(convi_case("refuse_groups", "GroupCount 3 with Cin 4", u8, i8, 1, 4, 5, 5, 3, 3, 3, G=3))
+    # Zero points of fewer dimensions than the output: aligned with its first dimensions.
+    for xs, ws in (([1, 1], [1, 4]), ([1, 1, 1], [1, 4, 1]), ([1, 1, 1], [4, 1, 1]), ([1, 1], [4, 1]), ([1], [4])):
+        tag = "x".join(map(str, ws))
+        cases.append(convi_case(f"zp_channel_{tag}", f"InputZeroPoint {xs}, per-channel FilterZeroPoint {ws}", u8, i8,
+                                1, 2, 5, 5, 4, 3, 3, w_zp="channel", zp_sizes=(xs, ws)))
+    # One spatial dimension (DimensionCount 1, 3-D tensors, feature level 4.0).
+    for k, (tx, tw) in enumerate(mixes):
+        mix = SHORT[np.dtype(tx)] + SHORT[np.dtype(tw)]
+        rng = rng_for("sizes/conv_integer_1d/" + mix)
+        G = [1, 2, 1, 3][k]
+        Cin, Cout = G * int(rng.integers(1, 5)), G * int(rng.integers(1, 5))
+        kW, sw, dw = int(rng.integers(1, 5)), int(rng.integers(1, 3)), 1 + (k == 2)
+        pads = (0, int(rng.integers(0, 3)), 0, int(rng.integers(0, 3)))
+        W = int(rng.integers(kW * dw, 24))
+        cases.append(convi_case(f"one_d_{mix}", f"1-D: N 2 Cin {Cin} W {W}, Cout {Cout} kW {kW}, groups {G}, stride "
+                                f"{sw}, dilation {dw}, pads {pads[1]},{pads[3]}, per-channel FilterZeroPoint", tx, tw, 2,
+                                Cin, 1, W, Cout, 1, kW, G, (1, sw), (1, dw), pads, w_zp="channel", spatial=1,
+                                x_kind=["packed", "padded", "permuted"][k % 3]))
+    for xs, ws in (([1, 1, 1, 1], [1, 3, 1, 1]), ([1], [1, 3]), ([1, 1, 1], [1, 1, 3])):
+        tag = "x".join(map(str, ws))
+        cases.append(convi_case(f"one_d_zp_{tag}", f"1-D, InputZeroPoint {xs}, per-channel FilterZeroPoint {ws}", u8,
+                                u8, 1, 2, 1, 7, 3, 1, 3, pads=(0, 1, 0, 1), w_zp="channel", spatial=1, zp_sizes=(xs, ws)))
     c = convi_case("zp_fewer_dims", "InputZeroPoint {1} and FilterZeroPoint {1}: one dimension", u8, i8, 1, 2, 5, 5, 4,
                    3, 3, x_zp=None, w_zp=None)
     c.tensor("InputZeroPointTensor", u8, [1], [9])

@@ -3,7 +3,7 @@
 //   oH  = 1 + (H + StartPadding[0] + EndPadding[0] - (1 + (kH-1)*Dilations[0])) / Strides[0]
 //   Output = sum_{ic in group, ky, kx} (X[..] - XZP) * (F[oc][ic'][ky][kx] - FZP[oc])   (INT32, wraps mod 2^32)
 // (docs/semantics.md section 14): QUANTIZED_LINEAR_CONVOLUTION's sum without
-// Bias, scales and requantization. Two spatial dimensions, forward cross-correlation.
+// Bias, scales and requantization. One or two spatial dimensions, forward cross-correlation.
 #pragma once
 
 #include <array>
@@ -20,7 +20,9 @@
 namespace qdml {
 
 /// Mirrors DML_CONVOLUTION_INTEGER_OPERATOR_DESC. DimensionCount is the
-/// number of spatial dimensions (2); the arrays hold DimensionCount values.
+/// number of spatial dimensions: 2, or 1 from feature level 4.0 (Input,
+/// Filter and Output {N, C, W}); the arrays hold DimensionCount values (with
+/// 1, the second is not read).
 struct ConvolutionIntegerDesc {
     static constexpr std::string_view OperatorName = "CONVOLUTION_INTEGER";
     Tensor InputTensor;
@@ -38,6 +40,20 @@ struct ConvolutionIntegerDesc {
 
 /// Checks `d` against docs/semantics.md sections 1, 8 and 14; throws qdml::Error.
 inline void validate(const ConvolutionIntegerDesc& d, FeatureLevel level = FeatureLevel::Latest);
+
+/// `d` as the typed operator reads it: as QUANTIZED_LINEAR_CONVOLUTION's
+/// two_spatial_form (docs/semantics.md sections 6 and 14).
+inline ConvolutionIntegerDesc two_spatial_form(const ConvolutionIntegerDesc& d) {
+    const std::uint32_t sp = d.DimensionCount;
+    ConvolutionIntegerDesc c = d;
+    c.InputTensor = detail::convolution_tensor_form(d.InputTensor, sp);
+    c.FilterTensor = detail::convolution_tensor_form(d.FilterTensor, sp);
+    c.OutputTensor = detail::convolution_tensor_form(d.OutputTensor, sp);
+    c.InputZeroPointTensor = detail::convolution_param_form(d.InputZeroPointTensor, sp);
+    c.FilterZeroPointTensor = detail::convolution_param_form(d.FilterZeroPointTensor, sp);
+    detail::two_spatial_params(c);
+    return c;
+}
 
 /// Typed form. Input {N, Cin, H, W}, Filter {Cout, Cin/GroupCount, kH, kW},
 /// Output {N, Cout, oH, oW} INT32; the zero-point views are broadcast to the
@@ -64,8 +80,9 @@ struct ConvolutionInteger {
     }
 
     /// The same for a desc that passed validate(): checks only types.
-    static ConvolutionInteger bind_validated(const ConvolutionIntegerDesc& d) {
+    static ConvolutionInteger bind_validated(const ConvolutionIntegerDesc& desc) {
         constexpr std::string_view n = ConvolutionIntegerDesc::OperatorName;
+        const ConvolutionIntegerDesc d = two_spatial_form(desc);
         ConvolutionInteger op;
         op.OutputTensor = detail::bind_view<std::int32_t, 4>(n, "OutputTensor", d.OutputTensor);
         const auto& out = op.OutputTensor.sizes;
@@ -87,14 +104,14 @@ inline void validate(const ConvolutionIntegerDesc& d, FeatureLevel level) {
     using T = TensorDataType;
     const Validator v(ConvolutionIntegerDesc::OperatorName, level);
     v.available_since(FeatureLevel::L2_1);
-    // docs/feature-levels.md: all 4-D at 2.1; from 4.0 zero points 1-4 (and Input/Filter/Output
-    // 3-D for one spatial dimension, which qdml does not support: DimensionCount 2 only).
+    // docs/feature-levels.md: all 4-D at 2.1; from 4.0 Input/Filter/Output 3-D (one spatial
+    // dimension, DimensionCount 1) and zero points 1-4.
     const bool any_rank = level >= FeatureLevel::L4_0;
-    const MemberSupport q8{4, 4, {T::Int8, T::UInt8}};
+    detail::convolution_dimension_count(v, d.DimensionCount, level);
+    const std::uint32_t spatial = d.DimensionCount;
+    const MemberSupport q8{any_rank ? 3u : 4u, 4, {T::Int8, T::UInt8}};
     const MemberSupport zp{any_rank ? 1u : 4u, 4, {T::Int8, T::UInt8}};
-    const MemberSupport i32{4, 4, {T::Int32}};
-    v.require(d.DimensionCount == 2, "DimensionCount",
-              [&] { return detail::cat(d.DimensionCount, " spatial dimensions; only 2 are supported"); });
+    const MemberSupport i32{any_rank ? 3u : 4u, 4, {T::Int32}};
     v.tensor("InputTensor", d.InputTensor, q8);
     if (d.InputZeroPointTensor) v.tensor("InputZeroPointTensor", *d.InputZeroPointTensor, zp);
     v.tensor("FilterTensor", d.FilterTensor, q8);
@@ -111,17 +128,15 @@ inline void validate(const ConvolutionIntegerDesc& d, FeatureLevel level) {
         });
     }
 
-    detail::convolution_shapes(v, d.InputTensor, d.FilterTensor, d.OutputTensor, d.Strides, d.Dilations,
+    detail::convolution_shapes(v, spatial, d.InputTensor, d.FilterTensor, d.OutputTensor, d.Strides, d.Dilations,
                                d.StartPadding, d.EndPadding, d.GroupCount);
-    const auto& out = d.OutputTensor.Desc.Sizes;
-    const std::uint32_t full[4] = {out[0], out[1], out[2], out[3]};
-    constexpr std::uint32_t kNoAxis = 4;
+    const std::uint32_t cout = d.FilterTensor.Desc.Sizes[0];
+    const TensorDesc out4 = detail::convolution_tensor_form(d.OutputTensor.Desc, spatial);
+    const std::uint32_t full[4] = {out4.Sizes[0], out4.Sizes[1], out4.Sizes[2], out4.Sizes[3]};
     if (d.InputZeroPointTensor)
-        detail::quantization_param_shape(v, "InputZeroPointTensor", *d.InputZeroPointTensor, kNoAxis, 1, full,
-                                         "a single element");
+        detail::convolution_param_shape(v, "InputZeroPointTensor", *d.InputZeroPointTensor, spatial, false, cout, full);
     if (d.FilterZeroPointTensor)
-        detail::quantization_param_shape(v, "FilterZeroPointTensor", *d.FilterZeroPointTensor, 1, out[1], full,
-                                         "{1,Cout,1,1} (per output channel)");
+        detail::convolution_param_shape(v, "FilterZeroPointTensor", *d.FilterZeroPointTensor, spatial, true, cout, full);
 
     v.output("OutputTensor", d.OutputTensor,
              {{"InputTensor", &d.InputTensor},
