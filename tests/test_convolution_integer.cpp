@@ -246,8 +246,8 @@ TEST_CASE("conv integer: per-output-channel filter zero points", "[conv_integer]
         t.f_zp = per_channel({1, -2, 0});
         CHECK(t.run() == expected);
     }
-    SECTION("{Cout,1,1} (3-D, right-aligned) with a 3-D input zero point") {
-        t.f_zp = Param{{3, 1, 1}, {1, -2, 0}};
+    SECTION("{1,Cout,1} (3-D, aligned with the output's first dimensions) with a 3-D input zero point") {
+        t.f_zp = Param{{1, 3, 1}, {1, -2, 0}};
         t.in_zp = per_tensor(1, 3);
         CHECK(t.run() == expected);
     }
@@ -391,8 +391,8 @@ TEST_CASE("conv integer: one spatial dimension (DimensionCount 1, 3-D tensors)",
         t.f_zp = Param{{1, 2, 1}, {0, 1}};
         CHECK(t.run() == expected);
     }
-    SECTION("zero points {1} and {1,2}, {1,1,1,1} and {1,2,1,1}: aligned with the output's first dimensions") {
-        t.in_zp = Param{{1}, {1}};
+    SECTION("zero points {1,1} and {1,2}, {1,1,1,1} and {1,2,1,1}: aligned with the output's first dimensions") {
+        t.in_zp = Param{{1, 1}, {1}};
         t.f_zp = Param{{1, 2}, {0, 1}};
         CHECK(t.run() == expected);
         t.in_zp = Param{{1, 1, 1, 1}, {1}};

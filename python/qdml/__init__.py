@@ -144,15 +144,21 @@ def _output_layout(op, t, params):
     if op == "QUANTIZED_LINEAR_MATRIX_MULTIPLY":
         a, b = t["ATensor"].shape, t["BTensor"].shape
         return a[:-1] + b[-1:], dtype
-    x, f = t["InputTensor"].shape, t["FilterTensor"].shape  # convolution: N C H W, OC C/G KH KW
+    if op == "CONVOLUTION_INTEGER":
+        dtype = np.dtype(np.int32)
+    # convolution: N C H W and OC C/G KH KW, or N C W and OC C/G KW (one spatial dimension)
+    x, f = t["InputTensor"].shape, t["FilterTensor"].shape
+    n = len(x) - 2
+    if len(x) not in (3, 4) or len(f) != len(x):
+        return x, dtype  # validation names what is wrong
     spatial = []
-    for i in range(2):
-        stride = (params.get("Strides") or [1, 1])[i]
-        dilation = (params.get("Dilations") or [1, 1])[i]
-        pad = (params.get("StartPadding") or [0, 0])[i] + (params.get("EndPadding") or [0, 0])[i]
-        extent = x[2 + i] + pad - (f[2 + i] - 1) * dilation - 1 if len(x) == 4 and len(f) == 4 else 0
+    for i in range(n):
+        stride = (params.get("Strides") or [1] * n)[i]
+        dilation = (params.get("Dilations") or [1] * n)[i]
+        pad = (params.get("StartPadding") or [0] * n)[i] + (params.get("EndPadding") or [0] * n)[i]
+        extent = x[2 + i] + pad - (f[2 + i] - 1) * dilation - 1
         spatial.append(max(extent // stride + 1, 1) if stride else 1)  # validation names what is wrong
-    return (x[0], f[0], *spatial) if len(x) == 4 and len(f) == 4 else x, dtype
+    return (x[0], f[0], *spatial), dtype
 
 
 # The element-wise operators' parameter tensors: (operand, members, per
@@ -291,8 +297,9 @@ def quantized_linear_convolution(*, InputTensor, InputScaleTensor, FilterTensor,
                                  Strides=None, Dilations=None, StartPadding=None, EndPadding=None,
                                  GroupCount=None, DimensionCount=None, impl=DEFAULT_IMPLEMENTATION,
                                  feature_level="latest", fidelity=None, threads=None):
-    """DML_QUANTIZED_LINEAR_CONVOLUTION: NCHW input, OIHW filter; params as
-    DML (defaults: Strides [1, 1], Dilations [1, 1], paddings [0, 0], GroupCount 1)."""
+    """DML_QUANTIZED_LINEAR_CONVOLUTION: NCHW input, OIHW filter (or NCW and OIW: one spatial
+    dimension); params as DML, one entry per spatial dimension (defaults: Strides 1, Dilations 1,
+    paddings 0, GroupCount 1)."""
     params = _params(Strides=Strides, Dilations=Dilations, StartPadding=StartPadding, EndPadding=EndPadding,
                      GroupCount=GroupCount, DimensionCount=DimensionCount)
     return _call("QUANTIZED_LINEAR_CONVOLUTION",
@@ -342,8 +349,8 @@ def convolution_integer(*, InputTensor, FilterTensor, InputZeroPointTensor=None,
                         GroupCount=None, DimensionCount=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest",
                         fidelity=None, threads=None):
     """DML_CONVOLUTION_INTEGER: sum (Input - InputZeroPoint)(Filter - FilterZeroPoint), INT32 (wrapping).
-    NCHW input, OIHW filter; InputZeroPoint per tensor, FilterZeroPoint per tensor or per
-    output channel ((1, Cout, 1, 1)); params as QUANTIZED_LINEAR_CONVOLUTION's."""
+    NCHW input, OIHW filter (or NCW and OIW); InputZeroPoint per tensor, FilterZeroPoint per tensor
+    or per output channel ((1, Cout, 1, 1)); params as QUANTIZED_LINEAR_CONVOLUTION's."""
     params = _params(Strides=Strides, Dilations=Dilations, StartPadding=StartPadding, EndPadding=EndPadding,
                      GroupCount=GroupCount, DimensionCount=DimensionCount)
     return _call("CONVOLUTION_INTEGER",

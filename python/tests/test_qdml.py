@@ -462,7 +462,19 @@ def test_convolution_integer_wraps_and_refuses():
                                  InputZeroPointTensor=np.zeros((1, 2, 1, 1), np.int8))
     with pytest.raises(qdml.Error, match=r"^CONVOLUTION_INTEGER: DimensionCount: "):
         qdml.convolution_integer(InputTensor=np.zeros((1, 1, 1, 1), np.int8), FilterTensor=np.zeros((1, 1, 1, 1), np.int8),
-                                 DimensionCount=1)
+                                 DimensionCount=3)
+
+
+def test_convolution_integer_one_spatial_dimension():
+    # X - XZP(1) = [0 1 2 3 4]; F - FZP = oc0 [1 10], oc1 [-1 3] - 1 = [-2 2]; stride 2, pad 1 before:
+    # taps 2*ox + kx - 1: ox 0: (pad, 0), ox 1: (1, 2), ox 2: (3, 4) (DirectML 1.15.4 gives the same)
+    for impl in qdml.IMPLEMENTATIONS:
+        out = qdml.convolution_integer(InputTensor=np.array([[[1, 2, 3, 4, 5]]], np.uint8),
+                                       FilterTensor=np.array([[[1, 10]], [[-1, 3]]], np.int8),
+                                       InputZeroPointTensor=np.array([[[1]]], np.uint8),
+                                       FilterZeroPointTensor=np.array([0, 1], np.int8).reshape(1, 2, 1),
+                                       Strides=[2], StartPadding=[1], EndPadding=[0], impl=impl)
+        assert out.dtype == np.int32 and out.tolist() == [[[0, 21, 43], [0, 2, 2]]]
 
 # --- the default implementation ---------------------------------------------
 

@@ -179,11 +179,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         case 3:
         case 8: {  // QUANTIZED_LINEAR_CONVOLUTION (3) and CONVOLUTION_INTEGER (8): the same geometry
+            // One spatial dimension at times (DimensionCount 1: {N, C, W}, the arrays' first entry the width's).
+            const bool one_d = b.small(0, 3) == 0;
             const std::uint32_t g = b.small(1, 3), cin = g * b.small(1, 2), cout = g * b.small(1, 2);
-            const std::uint32_t h = b.small(1, 6), w = b.small(1, 6), kh = b.small(1, 3), kw = b.small(1, 3);
+            const std::uint32_t h = one_d ? 1 : b.small(1, 6), w = b.small(1, 6), kh = one_d ? 1 : b.small(1, 3),
+                                kw = b.small(1, 3);
             std::uint32_t groups = b.small(0, 8) == 0 ? b.small(0, 4) : g;
-            std::array<std::uint32_t, 2> strides{}, dilations{}, start{}, end{};
-            for (int i = 0; i < 2; ++i) {
+            std::array<std::uint32_t, 2> strides{1, 1}, dilations{1, 1}, start{}, end{};
+            for (int i = one_d ? 1 : 0; i < 2; ++i) {
                 strides[i] = b.small(0, 3);
                 dilations[i] = b.small(0, 3);
                 start[i] = b.small(0, 2);
@@ -196,21 +199,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const std::uint32_t oh = ph >= ext_h ? 1 + (ph - ext_h) / sh : 1, ow = pw >= ext_w ? 1 + (pw - ext_w) / sw : 1;
             const auto ti = b.q8(), tf = b.q8(), to = b.q8();
             const std::uint32_t nb = b.small(1, 2);
+            const std::uint32_t R = one_d ? 3 : 4;  // the main tensors' rank
+            const auto shape = [&](std::vector<std::uint32_t> v) {
+                if (one_d) v.erase(v.begin() + 2);
+                return v;
+            };
+            // A per-channel parameter: {1, Cout, 1, 1}, or {1, Cout, 1} with one spatial dimension at times.
+            const std::uint32_t pr = one_d && p.ConsumeBool() ? 3 : 4;
+            const auto channel = [&](bool per_channel) {
+                std::vector<std::uint32_t> v(pr, 1);
+                v[1] = per_channel ? cout : 1;
+                return v;
+            };
             const auto geometry = [&](auto& d) {
                 d.GroupCount = groups;
-                d.Strides = strides;
-                d.Dilations = dilations;
-                d.StartPadding = start;
-                d.EndPadding = end;
-                d.InputTensor = b.tensor(ti, 4, {nb, cin, h, w});
-                d.FilterTensor = b.tensor(tf, 4, {cout, cin / g, kh, kw});
+                d.DimensionCount = b.small(0, 15) == 0 ? b.small(0, 3) : R - 2;
+                d.Strides = one_d ? std::array<std::uint32_t, 2>{strides[1], b.small(0, 3)} : strides;
+                d.Dilations = one_d ? std::array<std::uint32_t, 2>{dilations[1], b.small(0, 3)} : dilations;
+                d.StartPadding = one_d ? std::array<std::uint32_t, 2>{start[1], 0} : start;
+                d.EndPadding = one_d ? std::array<std::uint32_t, 2>{end[1], 0} : end;
+                d.InputTensor = b.tensor(ti, R, shape({nb, cin, h, w}));
+                d.FilterTensor = b.tensor(tf, R, shape({cout, cin / g, kh, kw}));
             };
             if (which == 8) {
                 qdml::ConvolutionIntegerDesc d;
                 geometry(d);
-                d.InputZeroPointTensor = b.maybe(ti, 4, b.ones(4));
-                d.FilterZeroPointTensor = b.maybe(tf, 4, {1, p.ConsumeBool() ? cout : 1, 1, 1});
-                d.OutputTensor = b.tensor(p.ConsumeBool() ? TensorDataType::Int32 : to, 4, {nb, cout, oh, ow});
+                d.InputZeroPointTensor = b.maybe(ti, pr, channel(false));
+                d.FilterZeroPointTensor = b.maybe(tf, pr, channel(p.ConsumeBool()));
+                d.OutputTensor = b.tensor(p.ConsumeBool() ? TensorDataType::Int32 : to, R, shape({nb, cout, oh, ow}));
                 attempt(d);
                 break;
             }
@@ -218,12 +234,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             geometry(d);
             d.InputScaleTensor = b.tensor(F, 4, b.ones(4));
             d.InputZeroPointTensor = b.maybe(ti, 4, b.ones(4));
-            d.FilterScaleTensor = b.tensor(F, 4, {1, p.ConsumeBool() ? cout : 1, 1, 1});
-            d.FilterZeroPointTensor = b.maybe(tf, 4, {1, p.ConsumeBool() ? cout : 1, 1, 1});
-            d.BiasTensor = b.maybe(TensorDataType::Int32, 4, {1, cout, 1, 1});
+            d.FilterScaleTensor = b.tensor(F, pr, channel(p.ConsumeBool()));
+            d.FilterZeroPointTensor = b.maybe(tf, pr, channel(p.ConsumeBool()));
+            d.BiasTensor = b.maybe(TensorDataType::Int32, pr, channel(true));
             d.OutputScaleTensor = b.tensor(F, 4, b.ones(4));
             d.OutputZeroPointTensor = b.maybe(to, 4, b.ones(4));
-            d.OutputTensor = b.tensor(to, 4, {nb, cout, oh, ow});
+            d.OutputTensor = b.tensor(to, R, shape({nb, cout, oh, ow}));
             attempt(d);
             break;
         }
