@@ -19,6 +19,7 @@ ONNX operator -> DirectML operator:
     Clip                            ELEMENT_WISE_CLIP                  tolerance 0
     Clip (integer types)            ELEMENT_WISE_CLIP1                 tolerance 0
     MatMulInteger                   MATRIX_MULTIPLY_INTEGER            tolerance 0
+    ConvInteger                     CONVOLUTION_INTEGER                tolerance 0
 
 Every case is also computed with a numpy transcription of docs/semantics.md (binary32
 operations in the spec's order, ties to even). A tolerance-0 case on which
@@ -601,6 +602,88 @@ def gen_matmul_integer(g):
 
 
 # ---------------------------------------------------------------------------
+# ConvInteger -> CONVOLUTION_INTEGER
+
+def conv_integer_case(g, name, desc, x, xzp, w, wzp, strides=(1, 1), dil=(1, 1), pads=(0, 0, 0, 0), group=1,
+                      probe=False):
+    """ONNX ConvInteger(x, w, x_zero_point, w_zero_point); a zero point of None is omitted in both.
+    x and w of 3 dimensions are a convolution with one spatial dimension (strides, dil of 1 entry,
+    pads [left, right])."""
+    one_d = x.ndim == 3
+    attrs = {"strides": list(strides), "dilations": list(dil), "pads": list(pads), "group": group,
+             "kernel_shape": list(w.shape[2:])}
+    try:
+        out = run_ort("ConvInteger", [(x, False), (w, True),
+                                      (None if xzp is None else np.asarray(xzp, x.dtype), True),
+                                      (None if wzp is None else np.asarray(wzp, w.dtype), True)], i32, attrs)
+    except Exception as e:  # a type mix ONNX Runtime's CPU kernel does not take: reported, not written
+        g.probes.append((f"conv_integer/{name}", f"{desc}: ONNX Runtime refuses it ({str(e).splitlines()[0][:160]})"))
+        return
+    # docs/semantics.md section 14 through the two-dimension form ({N, C, 1, W} for one spatial dimension)
+    x4, w4 = (x[:, :, None, :], w[:, :, None, :]) if one_d else (x, w)
+    st4, dl4 = ((1, strides[0]), (1, dil[0])) if one_d else (strides, dil)
+    pd4 = (0, pads[0], 0, pads[1]) if one_d else pads
+    spec = conv_acc(x4, 0 if xzp is None else xzp, w4, 0 if wzp is None else wzp, None, st4, dl4, pd4, group)
+    spec = (spec[:, :, 0, :] if one_d else spec).astype(i32)
+    rank = x.ndim
+    c = Case("conv_integer", name, "CONVOLUTION_INTEGER", desc)
+    c.tensor("InputTensor", x.dtype, x.shape, x)
+    if xzp is not None:
+        param_entry(c, "InputZeroPointTensor", x.dtype, xzp, rank)
+    c.tensor("FilterTensor", w.dtype, w.shape, w)
+    if wzp is not None:
+        param_entry(c, "FilterZeroPointTensor", w.dtype, wzp, rank, 1)
+    c.tensor("OutputTensor", i32, out.shape)
+    n = rank - 2
+    c.params = {"Strides": list(strides), "Dilations": list(dil), "StartPadding": list(pads[:n]),
+                "EndPadding": list(pads[n:]), "GroupCount": group}
+    g.accept(c, out, spec, 0, probe)
+
+
+def gen_conv_integer(g):
+    for tx, tw in [(u8, u8), (u8, i8), (i8, u8), (i8, i8)]:
+        t = tname(tx, tw)
+        lo_x, hi_x, lo_w, hi_w = np.iinfo(tx).min, np.iinfo(tx).max, np.iinfo(tw).min, np.iinfo(tw).max
+        r = rng_for("conv_integer_basic_" + t)
+        conv_integer_case(g, f"basic3x3_{t}", "N=1, Cin=2, Cout=3, 5x5 input, 3x3 kernel, per-tensor zero points",
+                          rand(r, tx, (1, 2, 5, 5)), tx(r.integers(lo_x, hi_x)), rand(r, tw, (3, 2, 3, 3)),
+                          tw(r.integers(lo_w, hi_w)))
+        conv_integer_case(g, f"no_zero_points_{t}", "both zero points omitted", rand(r, tx, (1, 3, 4, 4)), None,
+                          rand(r, tw, (2, 3, 2, 2)), None)
+        r = rng_for("conv_integer_pads_" + t)
+        conv_integer_case(g, f"asym_pads_strides_dilations_{t}", "pads top 1 left 0 bottom 2 right 1, strides {2,1}, "
+                          "dilations {1,2}; padded taps = input zero point", rand(r, tx, (2, 2, 6, 7)), tx(hi_x - 5),
+                          rand(r, tw, (2, 2, 3, 2)), tw(lo_w + 1), strides=(2, 1), dil=(1, 2), pads=(1, 0, 2, 1))
+        r = rng_for("conv_integer_groups_" + t)
+        conv_integer_case(g, f"groups2_{t}", "GroupCount 2, padding 1", rand(r, tx, (1, 4, 4, 4)),
+                          tx(r.integers(lo_x, hi_x)), rand(r, tw, (6, 2, 2, 2)), tw(r.integers(lo_w, hi_w)),
+                          pads=(1, 1, 1, 1), group=2)
+        if t == "u8u8":  # ONNX Runtime's CPU ConvInteger takes a per-tensor w_zero_point only: reported
+            conv_integer_case(g, f"per_channel_{t}", "per-output-channel filter zero points", rand(r, tx, (1, 4, 4, 4)),
+                              tx(r.integers(lo_x, hi_x)), rand(r, tw, (6, 4, 2, 2)), rand(r, tw, (6,)))
+        r = rng_for("conv_integer_dw_" + t)
+        conv_integer_case(g, f"depthwise_{t}", "depthwise: Cin=Cout=GroupCount=5, 3x3, padding 1",
+                          rand(r, tx, (1, 5, 4, 5)), tx(r.integers(lo_x, hi_x)), rand(r, tw, (5, 1, 3, 3)),
+                          tw(r.integers(lo_w, hi_w)), pads=(1, 1, 1, 1), group=5)
+        r = rng_for("conv_integer_ext_" + t)
+        for zx, zw in [(lo_x, hi_w), (hi_x, lo_w)]:
+            conv_integer_case(g, f"zp_extremes_{t}_{zx}_{zw}", f"zero points {zx}, {zw}: differences up to 255, "
+                              "padding 1", rand(r, tx, (1, 3, 5, 5)), tx(zx), rand(r, tw, (4, 3, 3, 3)), tw(zw),
+                              pads=(1, 1, 1, 1))
+        r = rng_for("conv_integer_1d_" + t)
+        conv_integer_case(g, f"one_d_{t}", "one spatial dimension: N=2, Cin=3, W=11, Cout=4, kW=3, stride 2, "
+                          "dilation 1, pads 1, 2", rand(r, tx, (2, 3, 11)),
+                          tx(r.integers(lo_x, hi_x)), rand(r, tw, (4, 3, 3)), tw(r.integers(lo_w, hi_w)), strides=(2,),
+                          dil=(1,), pads=(1, 2))
+        conv_integer_case(g, f"one_d_dilated_groups_{t}", "one spatial dimension: GroupCount 2, dilation 3",
+                          rand(r, tx, (1, 4, 16)), tx(r.integers(lo_x, hi_x)), rand(r, tw, (2, 2, 4)),
+                          tw(r.integers(lo_w, hi_w)), strides=(1,), dil=(3,), pads=(0, 0), group=2)
+    # int32 wrap: 33026 taps of 255 * 255
+    conv_integer_case(g, "wrap_K33026_u8u8", "int32 wrap: Cin 33026, 1x1: (255 - 0) * (255 - 0) per tap",
+                      np.full((1, 33026, 1, 1), 255, u8), u8(0), np.full((1, 33026, 1, 1), 255, u8), u8(0))
+
+
+# ---------------------------------------------------------------------------
 # QLinearConv -> QUANTIZED_LINEAR_CONVOLUTION
 
 CONV_TYPES = MATMUL_TYPES  # x, w, y: ORT implements u8/u8, u8/i8 (y u8) and i8/i8 (y i8)
@@ -1099,7 +1182,7 @@ def generate_with(root, *gens):
 
 def generate(root):
     return generate_with(root, gen_matmul, gen_conv, gen_dequantize, gen_quantize, gen_add, gen_clip, gen_matmul_integer,
-                         gen_clip1)
+                         gen_clip1, gen_conv_integer)
 
 
 def diff_trees(new, old):
