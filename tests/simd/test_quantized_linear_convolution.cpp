@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "qdml/qdml.hpp"
+#include "qdml/simd/convolution_integer.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
 #include "qdml/simd/quantized_linear_convolution_prepared.hpp"
 #include "support/executors.hpp"
@@ -196,6 +197,46 @@ void check_all_paths(Problem& p) {
         });
 }
 
+/// CONVOLUTION_INTEGER on the problem's input, filter and zero points (an
+/// INT32 output of the output's sizes and layout, between guards): the
+/// reference, then every path in both profiles (the same sums), every other
+/// run on a thread pool (simd/convolution_integer.hpp: the GEMM engine's
+/// int32 store on a patch matrix); requires identical output buffers.
+void check_integer_paths(Problem& p) {
+    p.build();
+    INFO("CONVOLUTION_INTEGER: " << p.describe());
+    qdml::ConvolutionIntegerDesc d;
+    d.InputTensor = p.d.InputTensor;
+    d.InputZeroPointTensor = p.d.InputZeroPointTensor;
+    d.FilterTensor = p.d.FilterTensor;
+    d.FilterZeroPointTensor = p.d.FilterZeroPointTensor;
+    // (CONVOLUTION_INTEGER's zero points share a DimensionCount: a one-dimension problem's is 3-D.)
+    if (d.InputZeroPointTensor && d.FilterZeroPointTensor &&
+        d.InputZeroPointTensor->Desc.DimensionCount != d.FilterZeroPointTensor->Desc.DimensionCount)
+        d.InputZeroPointTensor->Desc = drop_height(d.InputZeroPointTensor->Desc);
+    TensorDesc od = p.d.OutputTensor.Desc;
+    od.DataType = DT::Int32;
+    od.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(od).value_or(0);
+    qtest::GuardedBuffer out;
+    out.assign(*qdml::min_buffer_elements(od) * sizeof(std::int32_t));
+    d.OutputTensor = {od, out.data()};
+    d.DimensionCount = p.d.DimensionCount;
+    d.Strides = p.d.Strides;
+    d.Dilations = p.d.Dilations;
+    d.StartPadding = p.d.StartPadding;
+    d.EndPadding = p.d.EndPadding;
+    d.GroupCount = p.d.GroupCount;
+    qdml::validate(d);
+    qtest::gemm_paths::require_same_in_both_profiles(
+        out,
+        [&](qdml::Fidelity f) {
+            qdml::visit_typed(d, [&](const auto& op) { qdml::reference::convolution_integer(op, f); });
+        },
+        [&](const qdml::simd::GemmOptions& o) {
+            qdml::visit_typed(d, [&](const auto& op) { qdml::simd::convolution_integer(op, o); });
+        });
+}
+
 constexpr DT kQ8[] = {DT::UInt8, DT::Int8};
 
 /// Channel counts around the tile sizes (4, 6, 8, 16, 32, 64), at most max.
@@ -298,6 +339,49 @@ TEST_CASE("simd conv: random kernels, strides, dilations, paddings, groups, layo
     for (int iter = 0; iter < 200; ++iter) {
         Problem p = random_problem(rng, iter);
         check_all_paths(p);
+    }
+}
+
+TEST_CASE("simd conv integer: random kernels, strides, dilations, paddings, groups, layouts, one spatial dimension "
+          "and type mixes equal the reference on every path",
+          "[simd][conv][conv_integer]") {
+    Rng rng(qtest::case_seed(19));
+    for (int iter = 0; iter < 120; ++iter) {
+        Problem p = random_problem(rng, iter);
+        check_integer_paths(p);
+    }
+}
+
+TEST_CASE("simd conv integer: sums that wrap modulo 2^32 on every path", "[simd][conv][conv_integer]") {
+    // Input 255 with zero point 0 (u8) or 127 with -128 (s8): X - XZP = 255; Filter 0 with zero point 255
+    // (u8) or -128 with 127 (s8): F - FZP = -255; 33100 taps (Cin 3310, 1x10 kernel; the last 2 taps of each
+    // row in the padding add 0): about -2.15e9 past -2^31 in output column 0, fewer taps further right.
+    for (int mix = 0; mix < 4; ++mix) {
+        Problem p;
+        p.tin = kQ8[mix & 1];
+        p.tf = kQ8[(mix >> 1) & 1];
+        p.cin = 3310;
+        p.cout = 3;
+        p.H = 1;
+        p.W = 12;
+        p.kH = 1;
+        p.kW = 10;
+        p.end[1] = 2;
+        p.per_channel = mix % 2 == 1;
+        p.lin = mix == 2 ? Layout::Nhwc : Layout::Nchw;
+        const auto in = static_cast<std::uint8_t>(p.tin == DT::UInt8 ? 255 : 127);
+        const auto in_zp = static_cast<std::uint8_t>(p.tin == DT::UInt8 ? 0 : 0x80);
+        const auto f = static_cast<std::uint8_t>(p.tf == DT::UInt8 ? 0 : 0x80);
+        const auto f_zp = static_cast<std::uint8_t>(p.tf == DT::UInt8 ? 255 : 127);
+        p.fill([] { return std::uint8_t{0}; });
+        std::fill(p.x.begin(), p.x.end(), in);
+        std::fill(p.f.begin(), p.f.end(), f);
+        p.x_zp = {in_zp};
+        std::fill(p.f_zp.begin(), p.f_zp.end(), f_zp);
+        p.x_scale = {1.0f};
+        p.f_scale.assign(p.cout, 1.0f);
+        p.out_scale = {1.0f};
+        check_integer_paths(p);
     }
 }
 
