@@ -7,8 +7,9 @@
 // - left operand: the group's filter rows, M = Cout/G output channels by
 //   K = Cin/G * kH * kW taps (copied packed), FZP per row;
 // - right operand: the image's patch matrix, K taps by P = oH * oW output
-//   pixels, materialised (im2col), with the input zero point where a tap
-//   falls into the padding, so that it contributes exactly 0; XZP per tensor;
+//   pixels, materialised (im2col) by QUANTIZED_LINEAR_CONVOLUTION's
+//   conv::patch_row, with the input zero point where a tap falls into the
+//   padding, so that it contributes exactly 0; XZP per tensor;
 // - output: rows through the output's channel stride, pixels through its
 //   width stride when the output's rows are one run (else a scratch copied out).
 // The sum is an integer sum mod 2^32 in any order: the engine's is the
@@ -28,37 +29,10 @@
 #include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/simd/matrix_multiply_integer.hpp"
 #include "qdml/simd/options.hpp"
+#include "qdml/simd/quantized_linear_convolution.hpp"
 
 namespace qdml::simd {
 
-namespace detail {
-
-/// Image n's patch matrix of group `group`: row k = (ic, ky, kx) of the
-/// group's taps, column p = oy * oW + ox; the input zero point in the padding.
-template <class TIn, class TFilter>
-void patches(const ConvolutionInteger<TIn, TFilter>& op, std::uint32_t n, std::uint32_t group, TIn x_zp, TIn* dst) {
-    const auto& X = op.InputTensor;
-    const auto& F = op.FilterTensor.sizes;
-    const std::uint32_t H = X.sizes[2], W = X.sizes[3], oH = op.OutputTensor.sizes[2], oW = op.OutputTensor.sizes[3];
-    const std::uint32_t cin_g = F[1], kH = F[2], kW = F[3];
-    for (std::uint32_t icg = 0; icg < cin_g; ++icg)
-        for (std::uint32_t ky = 0; ky < kH; ++ky)
-            for (std::uint32_t kx = 0; kx < kW; ++kx)
-                for (std::uint32_t oy = 0; oy < oH; ++oy) {
-                    const std::int64_t y = std::int64_t{oy} * op.Strides[0] + std::int64_t{ky} * op.Dilations[0] -
-                                           op.StartPadding[0];
-                    for (std::uint32_t ox = 0; ox < oW; ++ox) {
-                        const std::int64_t x = std::int64_t{ox} * op.Strides[1] + std::int64_t{kx} * op.Dilations[1] -
-                                               op.StartPadding[1];
-                        const bool inside = y >= 0 && y < H && x >= 0 && x < W;
-                        *dst++ = inside ? X[{n, group * cin_g + icg, static_cast<std::uint32_t>(y),
-                                             static_cast<std::uint32_t>(x)}]
-                                        : x_zp;
-                    }
-                }
-}
-
-}  // namespace detail
 
 /// Computes a validated integer convolution on the GEMM engine; the
 /// reference's bits (there is no float step, so in both profiles).
@@ -78,6 +52,13 @@ void convolution_integer(const ConvolutionInteger<TIn, TFilter>& op, const GemmO
     std::vector<TIn> patch(std::size_t{K} * P);
     std::vector<std::int32_t> scratch(flat ? 0 : std::size_t{cout_g} * P);
     const Isa isa = simd::select_isa(options.isa);
+    // The convolution's sizes as QUANTIZED_LINEAR_CONVOLUTION's patch rows read them (conv::patch_row).
+    conv::Geometry g;
+    g.cin_g = F.sizes[1];
+    g.H = op.InputTensor.sizes[2], g.W = op.InputTensor.sizes[3], g.oH = oH, g.oW = oW;
+    g.sy = op.Strides[0], g.sx = op.Strides[1], g.dy = op.Dilations[0], g.dx = op.Dilations[1];
+    g.pt = op.StartPadding[0], g.pl = op.StartPadding[1];
+    const std::uint32_t taps = F.sizes[2] * F.sizes[3];
     for (std::uint32_t group = 0; group < groups; ++group) {
         TFilter* r = rows.data();
         for (std::uint32_t m = 0; m < cout_g; ++m) {
@@ -98,7 +79,9 @@ void convolution_integer(const ConvolutionInteger<TIn, TFilter>& op, const GemmO
         detail::b_zero_points(mm, s);
         s.int32_out = true;
         for (std::uint32_t n = 0; n < batch; ++n) {
-            detail::patches(op, n, group, x_zp, patch.data());
+            for (std::uint32_t k = 0; k < K; ++k)  // tap row k = (ic, ky, kx) over the P output pixels
+                conv::patch_row(op.InputTensor, g, x_zp, n, group * g.cin_g + k / taps, k % taps / F.sizes[3],
+                                k % F.sizes[3], 0, P, patch.data() + std::size_t{k} * P);
             if (flat)
                 mm.OutputTensor = {&Out[{n, group * cout_g, 0, 0}], {1, 1, cout_g, P}, {0, 0, Out.strides[1], Out.strides[3]}};
             else
@@ -106,8 +89,9 @@ void convolution_integer(const ConvolutionInteger<TIn, TFilter>& op, const GemmO
             detail::run_matmul(mm, isa, s, options.executor);
             if (!flat)
                 for (std::uint32_t m = 0; m < cout_g; ++m)
-                    for (std::uint32_t p = 0; p < P; ++p)
-                        Out[{n, group * cout_g + m, p / oW, p % oW}] = scratch[std::size_t{m} * P + p];
+                    for (std::uint32_t oy = 0; oy < oH; ++oy)
+                        for (std::uint32_t ox = 0; ox < oW; ++ox)
+                            Out[{n, group * cout_g + m, oy, ox}] = scratch[(std::size_t{m} * oH + oy) * oW + ox];
         }
     }
 }
