@@ -304,6 +304,51 @@ struct MatmulIntegerProblem {
     void counters(benchmark::State& s) const { set_ops_counter(s, ops()); }
 };
 
+/// MATRIX_MULTIPLY_INTEGER_TO_FLOAT as ONNX Runtime's MatMulIntegerToFloat maps
+/// onto it: A {M, K} with a per-tensor scale and zero point, B {K, N} with
+/// per-column scales and zero points, a bias row repeated through a zero
+/// stride, FLOAT32 out. `expected` holds the default profile's reference.
+template <class TA, class TB>
+struct MatmulIntegerToFloatProblem {
+    std::uint32_t batch, M, N, K;
+    Buffer<TA> a, a_zp;
+    Buffer<TB> b, b_zp;
+    Buffer<float> a_scale, b_scale, bias, output, expected;
+    qdml::MatrixMultiplyIntegerToFloatDesc desc;
+
+    MatmulIntegerToFloatProblem(std::uint32_t batch_, std::uint32_t m, std::uint32_t n, std::uint32_t k)
+        : batch(batch_), M(m), N(n), K(k) {
+        using qdml::data_type_of;
+        using F = qdml::TensorDataType;
+        const auto da = qdml::TensorDesc::make(data_type_of<TA>, {M, K}),
+                   db = qdml::TensorDesc::make(data_type_of<TB>, {K, N}),
+                   dout = qdml::TensorDesc::make(F::Float32, {M, N}),
+                   dbias = qdml::TensorDesc::make(F::Float32, {M, N}, {0, 1});
+        const auto one = [](qdml::TensorDataType t) { return qdml::TensorDesc::make(t, {1, 1}); };
+        const auto column = [&](qdml::TensorDataType t) { return qdml::TensorDesc::make(t, {1, N}); };
+        a = buffer_for<TA>(da, lowest<TA>(), highest<TA>(), 21);
+        b = buffer_for<TB>(db, lowest<TB>(), highest<TB>(), 22);
+        a_zp = buffer_for<TA>(one(data_type_of<TA>), lowest<TA>() / 4, highest<TA>() / 4, 23);
+        b_zp = buffer_for<TB>(column(data_type_of<TB>), lowest<TB>() / 4, highest<TB>() / 4, 24);
+        a_scale = buffer_for<float>(one(F::Float32), 0.001, 0.01, 25);
+        b_scale = buffer_for<float>(column(F::Float32), 0.001, 0.01, 26);
+        bias = buffer_for<float>(dbias, -4, 4, 27);
+        output = buffer_for<float>(dout);
+        desc.ATensor = tensor_of(da, a);
+        desc.AScaleTensor = tensor_of(one(F::Float32), a_scale);
+        desc.AZeroPointTensor = tensor_of(one(data_type_of<TA>), a_zp);
+        desc.BTensor = tensor_of(db, b);
+        desc.BScaleTensor = tensor_of(column(F::Float32), b_scale);
+        desc.BZeroPointTensor = tensor_of(column(data_type_of<TB>), b_zp);
+        desc.BiasTensor = tensor_of(dbias, bias);
+        desc.OutputTensor = tensor_of(dout, output);
+        run_reference(desc);
+        expected = output;
+    }
+    double ops() const { return 2.0 * batch * M * N * K; }
+    void counters(benchmark::State& s) const { set_ops_counter(s, ops()); }
+};
+
 /// A convolution shape of issue 9: KHxKW_CIN_COUT_H[_sS][_dw]_LAYOUT
 /// (square input, padding (KH-1)/2 on every side, one image).
 struct ConvShape {

@@ -291,6 +291,47 @@ TEST_CASE("execute: MATRIX_MULTIPLY_INTEGER, UINT8 x INT8 with zero points", "[d
     CHECK(y[1] == 1275);
 }
 
+TEST_CASE("execute: MATRIX_MULTIPLY_INTEGER_TO_FLOAT, UINT8 x INT8 with zero points, scales and a bias",
+          "[directml]") {
+    DmlTensor a(DML_TENSOR_DATA_TYPE_UINT8, {2, 2}), as(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 1}),
+        azp(DML_TENSOR_DATA_TYPE_UINT8, {2, 1});
+    DmlTensor b(DML_TENSOR_DATA_TYPE_INT8, {2, 1}), bs(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1}),
+        bzp(DML_TENSOR_DATA_TYPE_INT8, {1, 1});
+    DmlTensor bias(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 1}), out(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 1});
+    DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC mm{};
+    mm.ATensor = &a.desc;
+    mm.AScaleTensor = &as.desc;
+    mm.AZeroPointTensor = &azp.desc;
+    mm.BTensor = &b.desc;
+    mm.BScaleTensor = &bs.desc;
+    mm.BZeroPointTensor = &bzp.desc;
+    mm.BiasTensor = &bias.desc;
+    mm.OutputTensor = &out.desc;
+    DML_OPERATOR_DESC op{DML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT, &mm};
+    auto av = padded<std::uint8_t>({1, 2, 255, 0}, a), azv = padded<std::uint8_t>({0, 255}, azp);
+    auto bv = padded<std::int8_t>({5, -128}, b), bzv = padded<std::int8_t>({127}, bzp);
+    auto asv = padded<float>({0.5f, 0.25f}, as), bsv = padded<float>({2.0f}, bs), biasv = padded<float>({1.0f, -1.0f}, bias);
+    auto y = sentinel_buffer<float>(out);
+    // A - AZP = [1 2; 0 -255], B - BZP = [-122; -255]: acc [-632; 65025] (as MATRIX_MULTIPLY_INTEGER's
+    // test); times AScale[m] * BScale = [1; 0.5]: [-632; 32512.5]; + Bias [1; -1]: [-631; 32511.5]. Every
+    // step is exact in binary32, so both profiles give these.
+    for (auto f : {qdml::Fidelity::DirectML, qdml::Fidelity::Exact}) {
+        qdml::dml::ExecuteOptions o;
+        o.fidelity = f;
+        qdml::dml::execute(op, {buffer(av), buffer(asv), buffer(azv), buffer(bv), buffer(bsv), buffer(bzv),
+                                buffer(biasv), buffer(y)}, o);
+        CHECK(y[0] == -631.0f);
+        CHECK(y[1] == 32511.5f);
+    }
+    // Without the zero points and the bias: [1*5 + 2*-128; 255*5 + 0] = [-251; 1275], times [1; 0.5].
+    mm.AZeroPointTensor = nullptr;
+    mm.BZeroPointTensor = nullptr;
+    mm.BiasTensor = nullptr;
+    qdml::dml::execute(op, {buffer(av), buffer(asv), Binding{}, buffer(bv), buffer(bsv), Binding{}, Binding{}, buffer(y)});
+    CHECK(y[0] == -251.0f);
+    CHECK(y[1] == 637.5f);
+}
+
 TEST_CASE("execute: CONVOLUTION_INTEGER, UINT8 x INT8 with zero points and padding", "[directml]") {
     DmlTensor in(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 2, 2}), xzp(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 1});
     DmlTensor filter(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 2, 2}), fzp(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 1, 1});

@@ -122,7 +122,7 @@ TEST_CASE("every case: the case-file runner and qdml::dml::execute give identica
     }
     for (const auto* op : {"ELEMENT_WISE_DEQUANTIZE_LINEAR", "ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
                            "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION", "ELEMENT_WISE_CLIP",
-                           "MATRIX_MULTIPLY_INTEGER"}) {
+                           "MATRIX_MULTIPLY_INTEGER", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT"}) {
         INFO(op);
         CHECK(computed[op] >= 5);
     }
@@ -202,6 +202,10 @@ std::vector<std::pair<const char*, std::optional<Tensor>*>> optional_members(Des
         return {{"AZeroPointTensor", &d.AZeroPointTensor}, {"BZeroPointTensor", &d.BZeroPointTensor}};
     else if constexpr (std::is_same_v<Desc, qdml::ConvolutionIntegerDesc>)
         return {{"InputZeroPointTensor", &d.InputZeroPointTensor}, {"FilterZeroPointTensor", &d.FilterZeroPointTensor}};
+    else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerToFloatDesc>)
+        return {{"AZeroPointTensor", &d.AZeroPointTensor},
+                {"BZeroPointTensor", &d.BZeroPointTensor},
+                {"BiasTensor", &d.BiasTensor}};
     else
         return {{"AZeroPointTensor", &d.AZeroPointTensor},
                 {"BZeroPointTensor", &d.BZeroPointTensor},
@@ -230,6 +234,11 @@ std::vector<Tensor*> present_tensors(Desc& d) {
     } else if constexpr (std::is_same_v<Desc, qdml::ConvolutionIntegerDesc>) {
         add(d.InputTensor);
         add(d.FilterTensor);
+    } else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerToFloatDesc>) {
+        add(d.ATensor);
+        add(d.AScaleTensor);
+        add(d.BTensor);
+        add(d.BScaleTensor);
     } else {
         add(d.ATensor);
         add(d.AScaleTensor);

@@ -285,19 +285,6 @@ TEST_CASE("matmul integer: 48x40x56 random case matches an independent int64 tra
     CHECK(t.run() == expected);
 }
 
-namespace {
-/// The member named by the first validation error of the directml profile, or "<valid>".
-std::string rejected_member_directml(const qdml::MatrixMultiplyIntegerDesc& d) {
-    try {
-        qdml::validate(d, qdml::FeatureLevel::Latest, qdml::Fidelity::DirectML);
-    } catch (const qdml::Error& e) {
-        UNSCOPED_INFO("error: " << e.what());
-        return e.member();
-    }
-    return "<valid>";
-}
-}  // namespace
-
 TEST_CASE("matmul integer: validation, one rule at a time", "[matmul_integer][validation]") {
     MatMulInt t;
     t.a_sizes = {2, 3};

@@ -115,6 +115,11 @@ inline const std::vector<OperatorSpec>& operator_specs() {
          {{"ATensor", K::Required}, {"AZeroPointTensor", K::Optional}, {"BTensor", K::Required},
           {"BZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
          {}},
+        {MatrixMultiplyIntegerToFloatDesc::OperatorName,
+         {{"ATensor", K::Required}, {"AScaleTensor", K::Required}, {"AZeroPointTensor", K::Optional},
+          {"BTensor", K::Required}, {"BScaleTensor", K::Required}, {"BZeroPointTensor", K::Optional},
+          {"BiasTensor", K::Optional}, {"OutputTensor", K::Output}},
+         {}},
         {ConvolutionIntegerDesc::OperatorName,
          {{"InputTensor", K::Required}, {"InputZeroPointTensor", K::Optional}, {"FilterTensor", K::Required},
           {"FilterZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
@@ -437,7 +442,7 @@ inline Case load_case(const std::string& path) {
 using AnyDesc = std::variant<ElementWiseDequantizeLinearDesc, ElementWiseQuantizedLinearAddDesc,
                              QuantizedLinearMatrixMultiplyDesc, QuantizedLinearConvolutionDesc, ElementWiseClipDesc,
                              MatrixMultiplyIntegerDesc, ElementWiseQuantizeLinearDesc, ElementWiseClip1Desc,
-                             ConvolutionIntegerDesc>;
+                             ConvolutionIntegerDesc, MatrixMultiplyIntegerToFloatDesc>;
 
 namespace detail {
 
@@ -524,6 +529,10 @@ AnyDesc build_desc(Case& c, Bind&& bind) {
     if (op == MatrixMultiplyIntegerDesc::OperatorName)
         return MatrixMultiplyIntegerDesc{req("ATensor"), opt("AZeroPointTensor"), req("BTensor"), opt("BZeroPointTensor"),
                                          req("OutputTensor")};
+    if (op == MatrixMultiplyIntegerToFloatDesc::OperatorName)
+        return MatrixMultiplyIntegerToFloatDesc{req("ATensor"), req("AScaleTensor"), opt("AZeroPointTensor"),
+                                                req("BTensor"), req("BScaleTensor"), opt("BZeroPointTensor"),
+                                                opt("BiasTensor"), req("OutputTensor")};
     if (op == QuantizedLinearConvolutionDesc::OperatorName) {
         QuantizedLinearConvolutionDesc d;
         d.InputTensor = req("InputTensor");
@@ -635,7 +644,8 @@ inline std::uint64_t work_units(const Case& c) {
     const TensorDesc& out = c.tensors.at("OutputTensor").desc;
     const std::uint64_t n = element_count(out).value_or(0);  // < 2^32 once valid
     if (c.operator_name == QuantizedLinearMatrixMultiplyDesc::OperatorName ||
-        c.operator_name == MatrixMultiplyIntegerDesc::OperatorName) {
+        c.operator_name == MatrixMultiplyIntegerDesc::OperatorName ||
+        c.operator_name == MatrixMultiplyIntegerToFloatDesc::OperatorName) {
         const TensorDesc& a = c.tensors.at("ATensor").desc;
         return n * a.Sizes[a.DimensionCount - 1];
     }
@@ -655,6 +665,7 @@ inline void check_limits(const Case& c, std::uint64_t max_work) {
     if (w > max_work) {
         const bool macs = c.operator_name == QuantizedLinearMatrixMultiplyDesc::OperatorName ||
                           c.operator_name == MatrixMultiplyIntegerDesc::OperatorName ||
+                          c.operator_name == MatrixMultiplyIntegerToFloatDesc::OperatorName ||
                           c.operator_name == QuantizedLinearConvolutionDesc::OperatorName ||
                           c.operator_name == ConvolutionIntegerDesc::OperatorName;
         throw InputError(c.file, std::string("work limit: the case needs ") + std::to_string(w) +

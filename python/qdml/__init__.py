@@ -59,7 +59,7 @@ Error.__module__ = __name__  # shown as qdml.Error
 __all__ = [
     "Error", "element_wise_dequantize_linear", "element_wise_quantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
-    "matrix_multiply_integer", "convolution_integer", "element_wise_clip1", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
+    "matrix_multiply_integer", "convolution_integer", "element_wise_clip1", "matrix_multiply_integer_to_float", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
     "LATEST_FEATURE_LEVEL", "DEFAULT_FIDELITY", "FIDELITIES",
 ]
 
@@ -134,6 +134,9 @@ def _output_layout(op, t, params):
     if op == "MATRIX_MULTIPLY_INTEGER":
         a, b = t["ATensor"].shape, t["BTensor"].shape
         return a[:-1] + b[-1:], np.dtype(np.int32)
+    if op == "MATRIX_MULTIPLY_INTEGER_TO_FLOAT":
+        a, b = t["ATensor"].shape, t["BTensor"].shape
+        return a[:-1] + b[-1:], t["AScaleTensor"].dtype
     if op == "ELEMENT_WISE_QUANTIZE_LINEAR":
         zp = t.get("ZeroPointTensor")
         return t["InputTensor"].shape, None if zp is None else zp.dtype
@@ -342,6 +345,21 @@ def matrix_multiply_integer(*, ATensor, BTensor, AZeroPointTensor=None, BZeroPoi
                       BZeroPointTensor=BZeroPointTensor),
                  {}, OutputTensor, impl, feature_level, fidelity, threads)
 
+
+def matrix_multiply_integer_to_float(*, ATensor, AScaleTensor, BTensor, BScaleTensor, AZeroPointTensor=None,
+                                     BZeroPointTensor=None, BiasTensor=None, OutputTensor=None,
+                                     impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
+    """DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT (feature level 6.2): the integer product of A and B
+    (8-, 16- or 32-bit integers, zero points per tensor or per row / column) scaled to float32
+    or float16 (the scales' type), plus BiasTensor (the output's shape). 2-4 dimensions, output
+    [..., M, N]. fidelity="exact": fp32(acc) * fp32(AScale * BScale) + Bias (ONNX Runtime's
+    MatMulIntegerToFloat); "directml": the dequantized operands summed in float32 in k order
+    (docs/semantics.md section 16)."""
+    return _call("MATRIX_MULTIPLY_INTEGER_TO_FLOAT",
+                 dict(ATensor=ATensor, AScaleTensor=AScaleTensor, AZeroPointTensor=AZeroPointTensor,
+                      BTensor=BTensor, BScaleTensor=BScaleTensor, BZeroPointTensor=BZeroPointTensor,
+                      BiasTensor=BiasTensor),
+                 {}, OutputTensor, impl, feature_level, fidelity, threads)
 
 
 def convolution_integer(*, InputTensor, FilterTensor, InputZeroPointTensor=None, FilterZeroPointTensor=None,

@@ -438,6 +438,37 @@ def test_matrix_multiply_integer_wraps_and_refuses():
                                      OutputTensor=np.zeros((2, 4), np.int8))
 
 
+# --- MATRIX_MULTIPLY_INTEGER_TO_FLOAT (docs/semantics.md section 16) ----------
+
+def test_matrix_multiply_integer_to_float_hand_computed():
+    # acc = [[11, 5], [38, 14]] (as above); AScale 0.5, BScale 0.25: * 0.125 = [[1.375, 0.625], [4.75, 1.75]];
+    # + Bias [[1, 2], [3, 4]]. Every step is exact in binary32: both profiles, both implementations.
+    a = np.array([[1, 2, 3], [4, 5, 6]], np.int8)
+    b = np.array([[1, -1], [2, 0], [3, 1]], np.int8)
+    for impl in qdml.IMPLEMENTATIONS:
+        for fidelity in qdml.FIDELITIES:
+            out = qdml.matrix_multiply_integer_to_float(
+                ATensor=a, AScaleTensor=np.array([[0.5]], np.float32), AZeroPointTensor=np.array([[1]], np.int8),
+                BTensor=b, BScaleTensor=np.array([[0.25]], np.float32), BZeroPointTensor=np.array([[-1]], np.int8),
+                BiasTensor=np.array([[1, 2], [3, 4]], np.float32), impl=impl, fidelity=fidelity)
+            assert out.dtype == np.float32 and out.tolist() == [[2.375, 2.625], [7.75, 5.75]]
+
+
+def test_matrix_multiply_integer_to_float_profiles_differ():
+    # INT32 A [2^24, 1, 1] x B [1, 1, 1]: exact sums integers, 16777218; directml adds in binary32 in k
+    # order: 2^24 + 1 rounds to 2^24 (a tie, to even), twice: 16777216.
+    one = np.array([[1.0]], np.float32)
+    a = np.array([[16777216, 1, 1]], np.int32)
+    b = np.ones((3, 1), np.int32)
+    kw = dict(ATensor=a, AScaleTensor=one, BTensor=b, BScaleTensor=one)
+    assert qdml.matrix_multiply_integer_to_float(**kw, fidelity="exact").tolist() == [[16777218.0]]
+    assert qdml.matrix_multiply_integer_to_float(**kw, fidelity="directml").tolist() == [[16777216.0]]
+    with pytest.raises(qdml.Error, match=r"^MATRIX_MULTIPLY_INTEGER_TO_FLOAT: BiasTensor: "):
+        qdml.matrix_multiply_integer_to_float(**kw, BiasTensor=np.zeros(1, np.float32))  # not the output's shape
+    with pytest.raises(qdml.Error, match=r"^MATRIX_MULTIPLY_INTEGER_TO_FLOAT: operator: requires DML_FEATURE_LEVEL 6.2"):
+        qdml.matrix_multiply_integer_to_float(**kw, feature_level="6.1")
+
+
 
 def test_convolution_integer_hand_computed():
     # X - XZP(255) = [[-255, 0], [-245, -235]]; F[0] - 127 = [[-255, -127], [-126, -125]],
@@ -480,7 +511,8 @@ def test_convolution_integer_one_spatial_dimension():
 
 FUNCTIONS = [qdml.element_wise_dequantize_linear, qdml.element_wise_quantize_linear, qdml.element_wise_quantized_linear_add,
              qdml.quantized_linear_matrix_multiply, qdml.quantized_linear_convolution, qdml.element_wise_clip,
-             qdml.matrix_multiply_integer, qdml.convolution_integer, qdml.run_case]
+             qdml.matrix_multiply_integer, qdml.convolution_integer, qdml.matrix_multiply_integer_to_float,
+             qdml.run_case]
 
 
 def test_the_default_implementation_is_the_cpp_default():

@@ -142,7 +142,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FuzzedDataProvider p(data, size);
     Builder b(p);
     const auto F = TensorDataType::Float32;
-    const int which = p.ConsumeIntegralInRange(0, 8);
+    const int which = p.ConsumeIntegralInRange(0, 9);
     switch (which) {
         case 0: {
             const auto r = b.rank(1, 8);
@@ -256,6 +256,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (p.ConsumeBool()) bz[zr - 1] = n;
             qdml::MatrixMultiplyIntegerDesc d{b.tensor(ta, r, a), b.maybe(ta, zr, az), b.tensor(tb, r, bb), b.maybe(tb, zr, bz),
                                               b.tensor(p.ConsumeBool() ? TensorDataType::Int32 : b.q8(), r, o)};
+            attempt(d);
+            break;
+        }
+        case 9: {  // MATRIX_MULTIPLY_INTEGER_TO_FLOAT: any integer operands, scales and zero points of any shape
+            const auto r = b.rank(2, 4);
+            const std::uint32_t m = b.small(1, 5), k = b.small(1, 5), n = b.small(1, 5);
+            std::vector<std::uint32_t> a(r, 1), bb(r, 1), o(r, 1);
+            a[r - 2] = m, a[r - 1] = k, bb[r - 2] = k, bb[r - 1] = n, o[r - 2] = m, o[r - 1] = n;
+            if (r >= 3) a[r - 3] = bb[r - 3] = o[r - 3] = b.small(1, 2);
+            constexpr TensorDataType ints[] = {TensorDataType::Int8,   TensorDataType::UInt8, TensorDataType::Int16,
+                                               TensorDataType::UInt16, TensorDataType::Int32, TensorDataType::UInt32};
+            const auto pick = [&] { return p.ConsumeIntegralInRange(0, 7) == 0 ? p.PickValueInArray(kTypes) : p.PickValueInArray(ints); };
+            const auto ta = pick(), tb = p.ConsumeBool() ? ta : pick();
+            const auto tf = p.ConsumeIntegralInRange(0, 7) == 0 ? p.PickValueInArray(kTypes)
+                            : p.ConsumeBool()                   ? TensorDataType::Float16
+                                                                : F;
+            const auto pr = b.rank(1, 4);
+            std::vector<std::uint32_t> as(pr, 1), bs(pr, 1);
+            if (pr >= 2 && p.ConsumeBool()) as[pr - 2] = m;
+            if (p.ConsumeBool()) bs[pr - 1] = n;
+            const auto zr = p.ConsumeIntegralInRange(0, 3) == 0 ? b.rank(1, 4) : pr;
+            std::vector<std::uint32_t> az = zr == pr ? as : std::vector<std::uint32_t>(zr, 1);
+            std::vector<std::uint32_t> bz = zr == pr ? bs : std::vector<std::uint32_t>(zr, 1);
+            qdml::MatrixMultiplyIntegerToFloatDesc d{b.tensor(ta, r, a),  b.tensor(tf, pr, as), b.maybe(ta, zr, az),
+                                                     b.tensor(tb, r, bb), b.tensor(tf, pr, bs), b.maybe(tb, zr, bz),
+                                                     b.maybe(tf, r, o),   b.tensor(tf, r, o)};
             attempt(d);
             break;
         }

@@ -222,9 +222,9 @@ void require_same(const Tensor& ref, const Tensor& got, const char* what) {
 /// path and a copy through the compiled form, each into its own copy of the
 /// output block (an in-place clip: its input too); compares.
 template <class Desc>
-void differential(Builder& b, const Desc& d) {
-    try {  // (in the default profile, the one every run below computes: its refusals included)
-        qdml::validate(d, qdml::FeatureLevel::Latest, qdml::RunOptions{}.fidelity);
+void differential(Builder& b, const Desc& d, qdml::Fidelity f = qdml::RunOptions{}.fidelity) {
+    try {  // (in profile f, the one every run below computes: its refusals included)
+        qdml::validate(d, qdml::FeatureLevel::Latest, f);
     } catch (const qdml::Error&) {
         return;
     }
@@ -236,9 +236,9 @@ void differential(Builder& b, const Desc& d) {
     // Each of the two fast runs on an ISA cap the input picks (every path the
     // CPU runs is reachable: a cap above the CPU's best selects its best).
     const auto cap = [&] { return qdml::RunOptions{qdml::Implementation::Simd, qdml::FeatureLevel::Latest,
-                                                   b.p().PickValueInArray(qdml::simd::kAllIsas)}; };
+                                                   b.p().PickValueInArray(qdml::simd::kAllIsas), f}; };
     const auto compiled = qdml::compile(d, cap());
-    qdml::run(d, {qdml::Implementation::Reference});
+    qdml::run(d, {qdml::Implementation::Reference, qdml::FeatureLevel::Latest, qdml::simd::Isa::Best, f});
     qdml::run(s, cap());
     compiled.execute(c);
     require_same(d.OutputTensor, s.OutputTensor, "the SIMD path (run)");
@@ -255,7 +255,7 @@ constexpr DT kClipTypes[] = {DT::Float32, DT::Float16, DT::Int8,   DT::UInt8, DT
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider p(data, size);
     Builder b(p);
-    const int which = p.ConsumeIntegralInRange(0, 6);
+    const int which = p.ConsumeIntegralInRange(0, 7);
     switch (which) {
         case 0: {
             const auto rank = b.pick(1, 8);
@@ -316,6 +316,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (b.chance(10)) d.ScaleBias = qdml::ScaleBiasDesc{1.0f, b.chance(50) ? 0.0f : -0.0f};
             else if (b.chance(40)) d.ScaleBias = qdml::ScaleBiasDesc{b.chance(50) ? b.bound() : b.scale(), b.bound()};
             differential(b, d);
+            break;
+        }
+        case 7: {  // MATRIX_MULTIPLY_INTEGER_TO_FLOAT, both profiles: 8-bit (the engine) or wider operands
+            const auto rank = b.pick(2, 4);
+            const std::uint32_t m = b.pick(1, 30), k = b.pick(1, 70), n = b.pick(1, 30);
+            std::vector<std::uint32_t> sa(rank, 1), sb(rank, 1), so(rank, 1);
+            sa[rank - 2] = m, sa[rank - 1] = k, sb[rank - 2] = k, sb[rank - 1] = n, so[rank - 2] = m, so[rank - 1] = n;
+            for (std::uint32_t i = 0; i + 2 < rank; ++i) sa[i] = sb[i] = so[i] = b.pick(1, 3);
+            const DT ta = b.chance(70) ? b.q8() : p.PickValueInArray(kDequantizeInputs);
+            const DT tb = b.chance(70) ? b.q8() : p.PickValueInArray(kDequantizeInputs);
+            const DT tf = b.chance(25) ? DT::Float16 : DT::Float32;
+            std::vector<std::uint32_t> row(rank, 1), col(rank, 1);
+            row[rank - 2] = m;
+            col[rank - 1] = n;
+            const bool a_rows = b.chance(40), b_cols = b.chance(40);
+            qdml::MatrixMultiplyIntegerToFloatDesc d;
+            d.ATensor = b.tensor(ta, sa, true);
+            d.BTensor = b.tensor(tb, sb, true);
+            d.AScaleTensor = b.tensor(tf, a_rows ? row : std::vector<std::uint32_t>(rank, 1), true);
+            d.BScaleTensor = b.tensor(tf, b_cols ? col : std::vector<std::uint32_t>(rank, 1), true);
+            if (b.chance(75)) d.AZeroPointTensor = b.tensor(ta, a_rows ? row : std::vector<std::uint32_t>(rank, 1), {});
+            if (b.chance(75)) d.BZeroPointTensor = b.tensor(tb, b_cols ? col : std::vector<std::uint32_t>(rank, 1), {});
+            if (b.chance(60)) d.BiasTensor = b.tensor(tf, so, true);
+            d.OutputTensor = b.tensor(tf, so, false);
+            differential(b, d, qdml::Fidelity::Exact);
+            differential(b, d, qdml::Fidelity::DirectML);
             break;
         }
         case 3: {  // ELEMENT_WISE_QUANTIZE_LINEAR: random scales and zero points, per element or broadcast

@@ -65,6 +65,18 @@ public:
         s.OutputTensor = add(d.OutputTensor);
         op = {DML_OPERATOR_MATRIX_MULTIPLY_INTEGER, &s};
     }
+    explicit DmlOp(const qdml::MatrixMultiplyIntegerToFloatDesc& d) {
+        auto& s = matmul_integer_to_float_;
+        s.ATensor = add(d.ATensor);
+        s.AScaleTensor = add(d.AScaleTensor);
+        s.AZeroPointTensor = add(d.AZeroPointTensor);
+        s.BTensor = add(d.BTensor);
+        s.BScaleTensor = add(d.BScaleTensor);
+        s.BZeroPointTensor = add(d.BZeroPointTensor);
+        s.BiasTensor = add(d.BiasTensor);
+        s.OutputTensor = add(d.OutputTensor);
+        op = {static_cast<DML_OPERATOR_TYPE>(170), &s};  // DML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT
+    }
     explicit DmlOp(const qdml::ConvolutionIntegerDesc& d) {
         auto& s = conv_integer_;
         s.InputTensor = add(d.InputTensor);
@@ -127,6 +139,7 @@ private:
     DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC conv_{};
     DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC matmul_integer_{};
     DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv_integer_{};
+    DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC matmul_integer_to_float_{};
     DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_{};
     DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC clip1_{};
 

@@ -46,6 +46,11 @@ inline void store(DT t, void* base, std::uint64_t i, double v) {
         case DT::Int8: in_range(-128, 127); static_cast<std::int8_t*>(base)[i] = static_cast<std::int8_t>(v); break;
         case DT::UInt8: in_range(0, 255); static_cast<std::uint8_t*>(base)[i] = static_cast<std::uint8_t>(v); break;
         case DT::Int16: in_range(-32768, 32767); static_cast<std::int16_t*>(base)[i] = static_cast<std::int16_t>(v); break;
+        case DT::UInt16: in_range(0, 65535); static_cast<std::uint16_t*>(base)[i] = static_cast<std::uint16_t>(v); break;
+        case DT::UInt32:
+            in_range(0, 4294967295.0);
+            static_cast<std::uint32_t*>(base)[i] = static_cast<std::uint32_t>(v);
+            break;
         case DT::Int32:
             in_range(-2147483648.0, 2147483647.0);
             static_cast<std::int32_t*>(base)[i] = static_cast<std::int32_t>(v);
@@ -159,6 +164,19 @@ private:
         check_guards();
     }
 };
+
+/// The member named by the first validation error of the directml profile
+/// (docs/semantics.md section 10: DirectML's own refusals too), or "<valid>".
+template <class Desc>
+std::string rejected_member_directml(const Desc& d) {
+    try {
+        qdml::validate(d, qdml::FeatureLevel::Latest, qdml::Fidelity::DirectML);
+    } catch (const qdml::Error& e) {
+        UNSCOPED_INFO("error: " << e.what());
+        return e.member();
+    }
+    return "<valid>";
+}
 
 /// The member named by the first validation error, or "<valid>".
 template <class Desc>

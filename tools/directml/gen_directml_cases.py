@@ -1270,8 +1270,159 @@ def min_max_type_cases():
                        x_values=np.array([-7, -3, 4, 9], i32), min_max_type=f32)]
 
 
+
+# ---------------------------------------------------------------------------
+# MATRIX_MULTIPLY_INTEGER_TO_FLOAT (docs/semantics.md section 16). K stays at
+# 64 or below: above a shape-dependent K (96 at the least measured) DirectML
+# on this stack splits the sum (probe_matmul_integer_to_float.py --sweep),
+# which the directml profile does not follow.
+
+def mmitf_case(name, desc, ta, tb, batch, M, K, N, rank=4, a_param="tensor", b_param="tensor", a_zp=True, b_zp=True,
+               bias=True, a_kind="packed", b_kind="packed", b_bcast=False, a_values=None, b_values=None, zps=None,
+               scales=None, bias_values=None, param_rank=None):
+    """A {B,C,M,K} x B {B,C,K,N} -> FLOAT32 {B,C,M,N}, right-aligned to `rank`; scales (and zero points, of the
+    same shape) per "tensor" or per "row" / "column", of `param_rank` dimensions (default `rank`)."""
+    rng = rng_for("matmul_integer_to_float/" + name)
+    c = Case("matmul_integer_to_float", name, "MATRIX_MULTIPLY_INTEGER_TO_FLOAT", desc)
+    B0, C0 = batch
+    a_sizes, b_sizes, y_sizes = right([B0, C0, M, K], rank), right([B0, C0, K, N], rank), right([B0, C0, M, N], rank)
+    pr = rank if param_rank is None else param_rank
+    sv, zv = scales or {}, zps or {}
+    c.input(rng, "ATensor", ta, a_sizes, a_kind, a_values)
+    sizes = right([1, 1, M if a_param == "row" else 1, 1], pr)
+    n = int(np.prod(sizes))
+    c.tensor("AScaleTensor", f32, sizes, np.resize(np.asarray(sv["a"], f32), n) if "a" in sv
+             else np.array([rand_scale(rng, -6, 1) for _ in range(n)], f32))
+    if a_zp:
+        c.tensor("AZeroPointTensor", ta, sizes, np.resize(np.asarray(zv["a"], ta), n) if "a" in zv else ints(rng, ta, n))
+    b_input(c, rng, tb, b_sizes, rank, b_kind, b_values, b_bcast)
+    sizes = right([1, 1, 1, N if b_param == "column" else 1], pr)
+    n = int(np.prod(sizes))
+    c.tensor("BScaleTensor", f32, sizes, np.resize(np.asarray(sv["b"], f32), n) if "b" in sv
+             else np.array([rand_scale(rng, -6, 1) for _ in range(n)], f32))
+    if b_zp:
+        c.tensor("BZeroPointTensor", tb, sizes, np.resize(np.asarray(zv["b"], tb), n) if "b" in zv else ints(rng, tb, n))
+    if bias:
+        n = int(np.prod(y_sizes))
+        c.tensor("BiasTensor", f32, y_sizes, np.resize(np.asarray(bias_values, f32), n) if bias_values is not None
+                 else (rng.standard_normal(n) * 10 ** rng.uniform(-2, 3)).astype(f32))
+    return c.output(f32, y_sizes)
+
+
+def gen_matmul_integer_to_float():
+    cases = []
+    mixes = list(itertools.product(Q8, Q8))
+    forms = [("tensor", "tensor"), ("row", "column"), ("row", "tensor"), ("tensor", "column")]
+    kinds = ["packed", "padded", "permuted"]
+    for (ta, tb), k in itertools.product(mixes, range(8)):
+        mix = SHORT[np.dtype(ta)] + SHORT[np.dtype(tb)]
+        name = f"random_{mix}_{k}"
+        rng = rng_for("sizes/" + name)
+        rank = 2 + k % 3
+        M, K, N = int(rng.integers(1, 20)), int(rng.integers(1, 65)), int(rng.integers(1, 20))
+        batch = (int(rng.integers(1, 3)), int(rng.integers(1, 4))) if rank == 4 else (1, int(rng.integers(1, 4))) \
+            if rank == 3 else (1, 1)
+        ap, bp = forms[k % 4]
+        a_zp, b_zp, bias = k % 3 != 2, k % 5 != 4, k % 2 == 0
+        cases.append(mmitf_case(name, f"rank {rank}, batch {batch}, M {M} K {K} N {N}, scales {ap}/{bp}, zero points "
+                                      f"{'A' if a_zp else ''}{'B' if b_zp else ''}, {'bias' if bias else 'no bias'}",
+                                ta, tb, batch, M, K, N, rank, ap, bp, a_zp, b_zp, bias, kinds[k % 3], kinds[(k + 1) % 3],
+                                b_bcast=(rank == 4 and k % 2 == 1)))
+    # 32-bit operands: large values and zero points (DirectML converts each to binary32 before subtracting).
+    for ta, tb in [(i32, i32), (u32, u32), (i32, i8), (u8, i32), (i32, u32)]:
+        mix = SHORT[np.dtype(ta)] + SHORT[np.dtype(tb)]
+        rng = rng_for("wide/" + mix)
+        M, K, N = 5, 9, 6
+        big = lambda t, n: ints(rng, t, n) if np.dtype(t).itemsize == 4 else ints(rng, t, n)
+        cases.append(mmitf_case(f"wide_{mix}", f"{TYPE_NAME[np.dtype(ta)]} x {TYPE_NAME[np.dtype(tb)]}: values and zero "
+                                "points over the whole range", ta, tb, (1, 1), M, K, N, 2, "row", "column",
+                                a_values=big(ta, M * K), b_values=big(tb, K * N)))
+        cases.append(mmitf_case(f"wide_{mix}_near_2p24", f"{TYPE_NAME[np.dtype(ta)]} x {TYPE_NAME[np.dtype(tb)]}: values "
+                                "near 2^24, zero points 1 (fp32(A) rounds)", ta, tb, (1, 1), 4, 3, 4, 2, "tensor",
+                                "tensor", a_values=ints(rng, ta, 12, 16777210, 16777230) if ta != u8 else None,
+                                b_values=ints(rng, tb, 12, 16777210, 16777230) if tb not in (i8, u8) else None,
+                                zps={"a": [1], "b": [1]}, scales={"a": [1.0], "b": [1.0]}))
+    # Special scales and biases: NaN, infinities, zeros, subnormals, huge.
+    specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, 1e-40, 3e38, -2.5, 1.0], f32)
+    for k in range(4):
+        rng = rng_for(f"mmitf_special/{k}")
+        sv = {}
+        if k in (0, 2):
+            sv["a"] = np.resize(specials, 10)
+        if k in (1, 2):
+            sv["b"] = np.resize(np.roll(specials, 3), 10)
+        bias_values = rng.choice(np.concatenate([specials, rng.standard_normal(20).astype(f32)]), 100).astype(f32) \
+            if k == 3 else None
+        cases.append(mmitf_case(f"special_{k}", "NaN, infinite, zero, subnormal and huge "
+                                + ("scales" if k < 3 else "biases"), u8, i8, (1, 1), 10, 7, 10, 2, "row", "column",
+                                scales=sv, bias_values=bias_values))
+    # Extreme operands and zero points: every (a, b) product of each 8-bit mix once (K 1), and a long K.
+    for ta, tb in mixes:
+        mix = SHORT[np.dtype(ta)] + SHORT[np.dtype(tb)]
+        va, vb = all_pairs(ta, tb)
+        cases.append(mmitf_case(f"pairs_{mix}", "every product once (K 1), per-row and per-column scales and zero "
+                                "points", ta, tb, (1, 1), 256, 1, 256, 2, "row", "column", a_values=va, b_values=vb))
+    cases.append(mmitf_case("k64_extremes", "K 64 of extreme operands, zero points at the other end", u8, i8, (1, 1), 8,
+                            64, 8, 2, "row", "column", a_values=np.full(512, 255), b_values=np.full(512, -128),
+                            zps={"a": [0], "b": [127]}))
+    # Layouts: batch broadcast through zero strides, a padded output, a bias repeated through zero strides.
+    cases.append(mmitf_case("bcast_stride0", "rank 4, B {2,3,K,N} with zero strides on batch and channel", u8, u8,
+                            (2, 3), 7, 9, 8, 4, "row", "column", b_bcast=True))
+    c = mmitf_case("out_padded", "Output {2,M,N} with padded strides", u8, i8, (1, 2), 3, 4, 5, 3, "row", "column")
+    c.output(f32, [2, 3, 5], [24, 8, 1])
+    cases.append(c)
+    c = mmitf_case("bias_stride0_column", "Bias {M,N} with strides {0,1}: one bias per column", u8, i8, (1, 1), 4, 5, 6,
+                   2, "tensor", "column", bias=False)
+    c.tensor("BiasTensor", f32, [4, 6], [1.5, -2, 3.25, 0.125, -7, 100], [0, 1])
+    cases.append(c)
+    cases.append(mmitf_case("scales_rank1", "rank 4 A and B, scales and zero points {1}", u8, i8, (2, 2), 4, 5, 6, 4,
+                            param_rank=1))
+    cases.append(mmitf_case("scales_rank3_a_rank2", "rank 2 A and B, scales and zero points of 3 dimensions {1,M,1}, "
+                            "{1,1,N}", i8, u8, (1, 1), 4, 5, 6, 2, "row", "column", param_rank=3))
+    cases.append(mmitf_case("no_zero_points_no_bias", "neither zero point, no bias", i8, i8, (1, 1), 6, 17, 5, 2, "row",
+                            "column", a_zp=False, b_zp=False, bias=False))
+    c = mmitf_case("scale_stride0_row", "AScale and AZeroPoint {1,1,M,N} with strides {0,0,1,0}: per row written at "
+                   "the output's size", u8, i8, (1, 1), 4, 5, 6, 4, "tensor", "tensor")
+    c.tensor("AScaleTensor", f32, [1, 1, 4, 6], [0.5, 0.25, 2.0, 1.0], [0, 0, 1, 0])
+    c.tensor("AZeroPointTensor", u8, [1, 1, 4, 6], [1, 2, 3, 4], [0, 0, 1, 0])
+    cases.append(c)
+    # Refusals.
+    cases.append(mmitf_case("refuse_bias_row_sizes", "Bias {1,N} against Output {M,N}", u8, i8, (1, 1), 4, 5, 6, 2,
+                            bias=False))
+    cases[-1].tensor("BiasTensor", f32, [1, 6], np.arange(6, dtype=f32))
+    cases.append(mmitf_case("refuse_bias_fewer_dims", "Bias {M,N} against Output {1,M,N}", u8, i8, (1, 1), 4, 5, 6, 3,
+                            bias=False))
+    cases[-1].tensor("BiasTensor", f32, [4, 6], np.arange(24, dtype=f32))
+    c = mmitf_case("refuse_azp_type", "A UINT8 with an INT8 AZeroPoint", u8, i8, (1, 1), 4, 5, 6, 2, a_zp=False)
+    c.tensor("AZeroPointTensor", i8, [1, 1], [3])
+    cases.append(c)
+    c = mmitf_case("refuse_azp_unlike_scale", "AScale {M,1}, AZeroPoint {1,1}: a zero point shaped unlike its scale",
+                   u8, i8, (1, 1), 4, 5, 6, 2, "row", "column")
+    c.tensor("AZeroPointTensor", u8, [1, 1], [7])
+    cases.append(c)
+    c = mmitf_case("refuse_out_i32", "OutputTensor INT32", u8, i8, (1, 1), 4, 5, 6, 2, bias=False)
+    c.output(i32, [4, 6])
+    cases.append(c)
+    c = mmitf_case("refuse_scale_per_k", "AScale and AZeroPoint {1,K}: per column of A", u8, i8, (1, 1), 3, 4, 5, 2)
+    c.tensor("AScaleTensor", f32, [1, 4], [0.5, 1, 2, 3])
+    c.tensor("AZeroPointTensor", u8, [1, 4], [1, 2, 3, 4])
+    cases.append(c)
+    c = mmitf_case("refuse_bcast_b_sizes1", "A {2,1,M,K}, B {1,1,K,N}: B broadcast by Sizes 1", u8, i8, (2, 1), 3, 4,
+                   5, 4)
+    c.input(rng_for("mmitf_bcast_b"), "BTensor", i8, [1, 1, 4, 5])
+    cases.append(c)
+    c = mmitf_case("refuse_rank5", "A, B, Output of 5 dimensions", u8, i8, (1, 1), 3, 4, 5, 4, bias=False)
+    for m, e in c.tensors.items():
+        e["sizes"] = [1] + e["sizes"]
+        if "strides" in e:
+            e["strides"] = [0] + e["strides"]
+    cases.append(c)
+    return cases
+
+
 GENERATORS = {"dequantize": gen_dequantize, "quantize": gen_quantize, "add": gen_add, "matmul": gen_matmul, "matmul_integer": gen_matmul_integer,
-              "conv": gen_conv, "conv_integer": gen_conv_integer, "clip": gen_clip, "clip1": gen_clip1}
+              "conv": gen_conv, "conv_integer": gen_conv_integer, "clip": gen_clip, "clip1": gen_clip1,
+              "matmul_integer_to_float": gen_matmul_integer_to_float}
 
 
 # ---------------------------------------------------------------------------

@@ -60,6 +60,7 @@ enum class Reason {
     DirectMLClip,             ///< clip's comparisons: NaN or a value equal to a bound becomes the bound
     DirectMLQuantizeLinear,   ///< ELEMENT_WISE_QUANTIZE_LINEAR: a NaN quotient gives 0 (DirectML's strided form)
     DirectMLClip1,            ///< ELEMENT_WISE_CLIP1: CLIP's order and comparisons, a NaN bound ignored, ScaleBias (1, 0) none
+    DirectMLFloatSum,         ///< MATRIX_MULTIPLY_INTEGER_TO_FLOAT: dequantized operands summed in binary32, k in order
 };
 
 inline std::string_view name(Reason r) {
@@ -80,6 +81,9 @@ inline std::string_view name(Reason r) {
         case Reason::DirectMLClip1:
             return "directml-clip1: Min > Max gives Min, NaN or a value equal to a bound becomes the bound, "
                    "ScaleBias (1, 0) is none";
+        case Reason::DirectMLFloatSum:
+            return "directml-float-sum: (fp32(A) - fp32(AZP)) * AScale times (fp32(B) - fp32(BZP)) * BScale, "
+                   "summed in binary32 in k order";
         default: return "UNEXPLAINED";
     }
 }
@@ -398,6 +402,51 @@ inline Exact integer_sum(std::int64_t acc) {
 template <class TA, class TB>
 void check(const MatrixMultiplyInteger<TA, TB>& op, Report& r, Fidelity f) {
     compare(op.OutputTensor, [&](const auto& i) { return integer_sum(matmul_sum(op, i)); }, r, f);
+}
+
+/// MATRIX_MULTIPLY_INTEGER_TO_FLOAT (docs/semantics.md section 16): exactly,
+/// the integer sum times AScale * BScale plus the bias, rounded once (the sum
+/// in int64 for 8- and 16-bit operands; for 32-bit ones, whose products
+/// exceed int64, in binary64, within 2^-40 of it); in binary32, the exact
+/// profile's fp32(wrapped acc) * fp32(AScale * BScale) + Bias, and
+/// DirectML's dequantized operands summed in k order, + Bias.
+template <class TA, class TB, class TF>
+void check(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, Report& r, Fidelity f) {
+    constexpr bool narrow = sizeof(TA) <= 2 && sizeof(TB) <= 2;
+    compare(op.OutputTensor, [&](const auto& i) {
+        const std::uint32_t b = i[0], c = i[1], m = i[2], n = i[3];
+        const std::int64_t azp = op.AZeroPointTensor ? std::int64_t{(*op.AZeroPointTensor)[i]} : 0;
+        const std::int64_t bzp = op.BZeroPointTensor ? std::int64_t{(*op.BZeroPointTensor)[i]} : 0;
+        const float sa = static_cast<float>(as_double(op.AScaleTensor[i]));
+        const float sb = static_cast<float>(as_double(op.BScaleTensor[i]));
+        const float bias = op.BiasTensor ? static_cast<float>(as_double((*op.BiasTensor)[i])) : 0.0f;
+        std::int64_t acc = 0;       // narrow operands: exact
+        std::uint64_t wrap = 0;     // the sum modulo 2^64 (so modulo 2^32)
+        double acc_wide = 0;        // 32-bit operands
+        Binary32 d;                 // DirectML's steps
+        float s = 0.0f;
+        for (std::uint32_t k = 0; k < op.ATensor.sizes[3]; ++k) {
+            const std::int64_t x = op.ATensor[{b, c, m, k}], y = op.BTensor[{b, c, k, n}];
+            if constexpr (narrow) acc += (x - azp) * (y - bzp);
+            else acc_wide += static_cast<double>(x - azp) * static_cast<double>(y - bzp);
+            wrap += static_cast<std::uint64_t>(x - azp) * static_cast<std::uint64_t>(y - bzp);
+            const float xa = d.mul(d.add(static_cast<float>(x), -static_cast<float>(azp)), sa);
+            const float yb = d.mul(d.add(static_cast<float>(y), -static_cast<float>(bzp)), sb);
+            s = d.add(s, d.mul(xa, yb));
+        }
+        const double sum = narrow ? static_cast<double>(acc) : acc_wide;
+        Exact e;
+        round_exact<TF>(e, sum * (static_cast<double>(sa) * sb) + bias);
+        e.wrapped = narrow ? !fits_int32(acc) : !(std::fabs(acc_wide) <= 2147483647.0);
+        Binary32& s32 = e.steps;
+        const float acc32 = static_cast<float>(static_cast<std::int32_t>(static_cast<std::uint32_t>(wrap)));
+        float v = s32.mul(acc32, s32.mul(sa, sb));
+        if (op.BiasTensor) v = s32.add(v, bias);
+        e.binary32 = s32.to_output<TF>(v);
+        if (op.BiasTensor) s = d.add(s, bias);
+        e.directml_result(d.to_output<TF>(s), Reason::DirectMLFloatSum);
+        return e;
+    }, r, f);
 }
 
 /// The exact sum of a convolution's output element i = {n, oc, oy, ox}

@@ -26,6 +26,7 @@
 #include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
+#include "qdml/operators/matrix_multiply_integer_to_float.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 // Last: on Windows, DirectML.h brings in windows.h, whose min/max macros
@@ -175,6 +176,9 @@ const Desc& operator_desc(const DML_OPERATOR_DESC& op, std::string_view name) {
 inline std::string_view unimplemented_name(std::uint32_t type) {
     switch (type) {
         case 148: return "DYNAMIC_QUANTIZE_LINEAR";
+#if !QDML_DML_HAS_MATRIX_MULTIPLY_INTEGER_TO_FLOAT
+        case 170: return "MATRIX_MULTIPLY_INTEGER_TO_FLOAT (with this DirectML.h: its DML_TARGET_VERSION is below 0x6200)";
+#endif
         default: return "";
     }
 }
@@ -240,6 +244,23 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
             return f(d);
         }
+#if QDML_DML_HAS_MATRIX_MULTIPLY_INTEGER_TO_FLOAT
+        case DML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT: {
+            using D = MatrixMultiplyIntegerToFloatDesc;
+            const auto& s = operator_desc<DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC>(op, D::OperatorName);
+            Reader r(D::OperatorName, b, 8);
+            D d;
+            d.ATensor = r.required("ATensor", s.ATensor);
+            d.AScaleTensor = r.required("AScaleTensor", s.AScaleTensor);
+            d.AZeroPointTensor = r.optional("AZeroPointTensor", s.AZeroPointTensor);
+            d.BTensor = r.required("BTensor", s.BTensor);
+            d.BScaleTensor = r.required("BScaleTensor", s.BScaleTensor);
+            d.BZeroPointTensor = r.optional("BZeroPointTensor", s.BZeroPointTensor);
+            d.BiasTensor = r.optional("BiasTensor", s.BiasTensor);
+            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+            return f(d);
+        }
+#endif
         case DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION: {
             using D = QuantizedLinearConvolutionDesc;
             const auto& s = operator_desc<DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC>(op, D::OperatorName);
@@ -319,7 +340,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
                              cat("DML_OPERATOR_TYPE ", type, " is not implemented by qdml (it implements ",
                                  "ELEMENT_WISE_DEQUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZED_LINEAR_ADD, ",
                                  "QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, ELEMENT_WISE_CLIP, ELEMENT_WISE_CLIP1, ",
-                                 "MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER)"));
+                                 "MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT)"));
     throw Error("DML_OPERATOR_DESC", "Type", cat(type, " is not a DML_OPERATOR_TYPE"));
 }
 

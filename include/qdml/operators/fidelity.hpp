@@ -3,10 +3,12 @@
 // refuses and the exact rules allow (each refusal measured:
 // tests/data/directml/*/refuse_*, */params_zp_fewer_dims):
 //   - a zero point whose DimensionCount or Sizes differ from its scale's
-//     (QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION);
+//     (QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION,
+//     MATRIX_MULTIPLY_INTEGER_TO_FLOAT);
 //   - ELEMENT_WISE_CLIP and ELEMENT_WISE_CLIP1 with ScaleBias on INT64 or UINT64;
-//   - a MATRIX_MULTIPLY_INTEGER zero point repeated to the output's size
-//     through zero strides (docs/semantics.md section 12).
+//   - a MATRIX_MULTIPLY_INTEGER zero point (a MATRIX_MULTIPLY_INTEGER_TO_FLOAT
+//     scale) repeated to the output's size through zero strides
+//     (docs/semantics.md sections 12 and 16).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,7 @@
 #include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
+#include "qdml/operators/matrix_multiply_integer_to_float.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 
@@ -47,19 +50,22 @@ inline void zero_point_like_scale(std::string_view op, const char* zp_member, co
                         " (DirectML refuses a zero point shaped unlike its scale; fidelity exact allows it)"));
 }
 
-/// DirectML: a zero point's Sizes, right-aligned, are all 1 but `extent` on
-/// `axis` (no repetition to the output's size through zero strides).
-inline void zero_point_documented_shape(const Validator& v, const char* member, const OptionalTensor& zp,
-                                        std::uint32_t axis, std::uint32_t extent, const char* form) {
-    if (!zp) return;
+/// DirectML: a scale's or zero point's Sizes, right-aligned, are all 1 but
+/// `extent` on `axis` (no repetition to the output's size through zero strides).
+inline void param_documented_shape(const Validator& v, const char* member, const Tensor& t, std::uint32_t axis,
+                                   std::uint32_t extent, const char* form, const char* what) {
     std::uint32_t sizes[4];
     std::uint64_t strides[4];
-    aligned4(zp->Desc, sizes, strides);
+    aligned4(t.Desc, sizes, strides);
     for (std::uint32_t i = 0; i < 4; ++i)
         v.require(sizes[i] == 1 || (i == axis && sizes[i] == extent), member, [&] {
-            return cat("Sizes ", sizes_str(zp->Desc), " must be {1,1,1,1} (per tensor) or ", form,
-                       " (DirectML refuses a zero point repeated through zero Strides; fidelity exact allows it)");
+            return cat("Sizes ", sizes_str(t.Desc), " must be {1,1,1,1} (per tensor) or ", form, " (DirectML refuses a ",
+                       what, " repeated through zero Strides; fidelity exact allows it)");
         });
+}
+inline void zero_point_documented_shape(const Validator& v, const char* member, const OptionalTensor& zp,
+                                        std::uint32_t axis, std::uint32_t extent, const char* form) {
+    if (zp) param_documented_shape(v, member, *zp, axis, extent, form, "zero point");
 }
 }  // namespace detail
 
@@ -85,6 +91,19 @@ inline void validate_directml(const QuantizedLinearConvolutionDesc& d) {
                                   d.FilterScaleTensor);
     detail::zero_point_like_scale(n, "OutputZeroPointTensor", d.OutputZeroPointTensor, "OutputScaleTensor",
                                   d.OutputScaleTensor);
+}
+
+inline void validate_directml(const MatrixMultiplyIntegerToFloatDesc& d) {
+    constexpr std::string_view n = MatrixMultiplyIntegerToFloatDesc::OperatorName;
+    const Validator v(n, FeatureLevel::Latest);
+    std::uint32_t a[4], b[4];
+    std::uint64_t unused[4];
+    detail::aligned4(d.ATensor.Desc, a, unused);
+    detail::aligned4(d.BTensor.Desc, b, unused);
+    detail::param_documented_shape(v, "AScaleTensor", d.AScaleTensor, 2, a[2], "{1,1,M,1} (per row)", "scale");
+    detail::param_documented_shape(v, "BScaleTensor", d.BScaleTensor, 3, b[3], "{1,1,1,N} (per column)", "scale");
+    detail::zero_point_like_scale(n, "AZeroPointTensor", d.AZeroPointTensor, "AScaleTensor", d.AScaleTensor);
+    detail::zero_point_like_scale(n, "BZeroPointTensor", d.BZeroPointTensor, "BScaleTensor", d.BScaleTensor);
 }
 
 inline void validate_directml(const MatrixMultiplyIntegerDesc& d) {

@@ -17,6 +17,7 @@
 #include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
+#include "qdml/operators/matrix_multiply_integer_to_float.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 
@@ -66,6 +67,12 @@ inline std::array<BoundMember, 5> members(const MatrixMultiplyIntegerDesc& d) no
              {"BTensor", bound(d.BTensor)}, {"BZeroPointTensor", bound(d.BZeroPointTensor)},
              {"OutputTensor", bound(d.OutputTensor)}}};
 }
+inline std::array<BoundMember, 8> members(const MatrixMultiplyIntegerToFloatDesc& d) noexcept {
+    return {{{"ATensor", bound(d.ATensor)}, {"AScaleTensor", bound(d.AScaleTensor)},
+             {"AZeroPointTensor", bound(d.AZeroPointTensor)}, {"BTensor", bound(d.BTensor)},
+             {"BScaleTensor", bound(d.BScaleTensor)}, {"BZeroPointTensor", bound(d.BZeroPointTensor)},
+             {"BiasTensor", bound(d.BiasTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
+}
 inline std::array<BoundMember, 5> members(const ConvolutionIntegerDesc& d) noexcept {
     return {{{"InputTensor", bound(d.InputTensor)}, {"InputZeroPointTensor", bound(d.InputZeroPointTensor)},
              {"FilterTensor", bound(d.FilterTensor)}, {"FilterZeroPointTensor", bound(d.FilterZeroPointTensor)},
@@ -114,6 +121,9 @@ inline const char* changed_param(const ConvolutionIntegerDesc& a, const Convolut
     return changed_convolution_param(a, b);
 }
 inline const char* changed_param(const MatrixMultiplyIntegerDesc&, const MatrixMultiplyIntegerDesc&) noexcept {
+    return nullptr;
+}
+inline const char* changed_param(const MatrixMultiplyIntegerToFloatDesc&, const MatrixMultiplyIntegerToFloatDesc&) noexcept {
     return nullptr;
 }
 inline bool same_scale_bias(const std::optional<ScaleBiasDesc>& a, const std::optional<ScaleBiasDesc>& b) noexcept {

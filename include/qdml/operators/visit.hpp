@@ -16,6 +16,7 @@
 #include "qdml/operators/element_wise_quantize_linear.hpp"
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
+#include "qdml/operators/matrix_multiply_integer_to_float.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 
@@ -89,6 +90,24 @@ void visit_typed(const MatrixMultiplyIntegerDesc& d, F&& f) {
     visit_one_of<std::int8_t, std::uint8_t>(d.ATensor.Desc.DataType, [&](auto a) {
         visit_one_of<std::int8_t, std::uint8_t>(d.BTensor.Desc.DataType, [&](auto b) {
             f(MatrixMultiplyInteger<typename decltype(a)::type, typename decltype(b)::type>::bind_validated(d));
+        });
+    });
+}
+
+/// The integer types of MATRIX_MULTIPLY_INTEGER_TO_FLOAT's operands.
+template <class F>
+void visit_integer_operand(TensorDataType t, F&& f) {
+    visit_one_of<std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t>(t, f);
+}
+
+template <class F>
+void visit_typed(const MatrixMultiplyIntegerToFloatDesc& d, F&& f) {
+    visit_integer_operand(d.ATensor.Desc.DataType, [&](auto a) {
+        visit_integer_operand(d.BTensor.Desc.DataType, [&](auto b) {
+            visit_one_of<float, float16>(d.OutputTensor.Desc.DataType, [&](auto out) {
+                f(MatrixMultiplyIntegerToFloat<typename decltype(a)::type, typename decltype(b)::type,
+                                               typename decltype(out)::type>::bind_validated(d));
+            });
         });
     });
 }

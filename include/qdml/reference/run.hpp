@@ -17,6 +17,7 @@
 #include "qdml/reference/element_wise_quantize_linear.hpp"
 #include "qdml/reference/element_wise_quantized_linear_add.hpp"
 #include "qdml/reference/matrix_multiply_integer.hpp"
+#include "qdml/reference/matrix_multiply_integer_to_float.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_matrix_multiply.hpp"
 
@@ -42,6 +43,9 @@ inline void compute(const QuantizedLinearConvolutionDesc& d, Fidelity f = kDefau
 }
 inline void compute(const MatrixMultiplyIntegerDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { matrix_multiply_integer(op, f); });
+}
+inline void compute(const MatrixMultiplyIntegerToFloatDesc& d, Fidelity f = kDefaultFidelity) {
+    visit_typed(d, [f](const auto& op) { matrix_multiply_integer_to_float(op, f); });
 }
 inline void compute(const ConvolutionIntegerDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { convolution_integer(op, f); });

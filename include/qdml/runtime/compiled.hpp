@@ -155,6 +155,7 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
         } else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc>) {
             // no prepared form yet: the stateless call below
         } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc> &&
+                             !std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc> &&
                              !std::is_same_v<Desc, ConvolutionIntegerDesc>) {
             std::shared_ptr<const Form<Desc>> e;
             visit_typed(d, [&](const auto& op) { e = make_form(op, gemm); });
@@ -308,6 +309,7 @@ QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClipDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClip1Desc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
 #endif
 /// Makes one operator's dispatch and executors in this translation unit, for

@@ -23,6 +23,7 @@
 #include "qdml/simd/element_wise_quantized_linear_add.hpp"
 #include "qdml/simd/convolution_integer.hpp"
 #include "qdml/simd/matrix_multiply_integer.hpp"
+#include "qdml/simd/matrix_multiply_integer_to_float.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
 
@@ -81,6 +82,8 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fideli
             simd::quantized_linear_convolution(op, gemm);
         else if constexpr (std::is_same_v<Desc, MatrixMultiplyIntegerDesc>)
             simd::matrix_multiply_integer(op, gemm);
+        else if constexpr (std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc>)
+            simd::matrix_multiply_integer_to_float(op, gemm);
         else if constexpr (std::is_same_v<Desc, ConvolutionIntegerDesc>)
             simd::convolution_integer(op, gemm);
         else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc>)
@@ -111,6 +114,10 @@ inline void compute(const QuantizedLinearConvolutionDesc& d, Implementation impl
     dispatch(d, impl, gemm, f);
 }
 inline void compute(const MatrixMultiplyIntegerDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = kDefaultFidelity) {
+    dispatch(d, impl, gemm, f);
+}
+inline void compute(const MatrixMultiplyIntegerToFloatDesc& d, Implementation impl, simd::GemmOptions gemm = {},
                     Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
@@ -174,5 +181,6 @@ QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseClipDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseClip1Desc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
 #endif

@@ -1,0 +1,28 @@
+// MATRIX_MULTIPLY_INTEGER_TO_FLOAT rows of qdml-bench (issue 27):
+// matmul_integer_to_float/<impl>/u8s8f32/{1024x1024x1024,128x768x3072}, the
+// operator as ONNX Runtime's MatMulIntegerToFloat maps onto it (per-tensor A
+// scale and zero point, per-column B ones, a bias row). OPS = 2*M*N*K.
+//   reference   qdml::run with Implementation::Reference (the default profile, directml);
+//   simd        qdml::run with Implementation::Simd in the directml profile:
+//               the dequantized operands summed in binary32 in k order, a row at a time;
+//   simd_exact  the exact profile: the GEMM engine's int32 sums (B packed in
+//               every call), then fp32(acc) * fp32(AScale * BScale) + Bias per row.
+#include <cstdint>
+#include <string>
+
+#include "problems.hpp"
+
+namespace qdml_bench {
+namespace {
+
+[[maybe_unused]] const bool registered = [] {
+    using P = MatmulIntegerToFloatProblem<std::uint8_t, std::int8_t>;
+    for (const MatmulShape shape : {MatmulShape{1, 1024, 1024, 1024}, MatmulShape{1, 128, 768, 3072}})
+        register_qdml_rows<P>("matmul_integer_to_float", "u8s8f32", shape.name(), benchmark::kMicrosecond,
+                              qdml_runners<qdml::MatrixMultiplyIntegerToFloatDesc>(true, true), shape.batch, shape.m,
+                              shape.n, shape.k);
+    return true;
+}();
+
+}  // namespace
+}  // namespace qdml_bench
