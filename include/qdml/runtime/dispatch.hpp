@@ -184,3 +184,29 @@ QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
 #endif
+
+// The GEMM engine's int32 driver (simd::detail::run_matmul over a
+// MatrixMultiplyInteger, the 4 8-bit mixes) serves three operators:
+// MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER (the filter by the patch
+// matrix) and MATRIX_MULTIPLY_INTEGER_TO_FLOAT's exact profile. A program
+// that compiles their dispatch once can also compile it once: with
+// QDML_EXTERN_INTEGER_MATMUL defined in all of its translation units, it is
+// declared as made elsewhere, and one translation unit writes
+// QDML_INSTANTIATE_INTEGER_MATMUL() (qdml's own programs: in
+// src/dispatch_matrix_multiply_integer.cpp; it saves the engine's second and
+// third copies, about 45 s of g++ 12 -O3 CPU in each build of the dispatch).
+#define QDML_DETAIL_INTEGER_MATMUL_INSTANCE(EXT, TA, TB)                                                  \
+    EXT template void qdml::simd::detail::run_matmul<qdml::MatrixMultiplyInteger<TA, TB>>(              \
+        const qdml::MatrixMultiplyInteger<TA, TB>&, qdml::simd::Isa, const qdml::simd::gemm::RequantSpec&, \
+        const qdml::Executor&);
+#define QDML_DETAIL_INTEGER_MATMUL_INSTANCES(EXT)                          \
+    QDML_DETAIL_INTEGER_MATMUL_INSTANCE(EXT, std::uint8_t, std::uint8_t) \
+    QDML_DETAIL_INTEGER_MATMUL_INSTANCE(EXT, std::uint8_t, std::int8_t)  \
+    QDML_DETAIL_INTEGER_MATMUL_INSTANCE(EXT, std::int8_t, std::uint8_t)  \
+    QDML_DETAIL_INTEGER_MATMUL_INSTANCE(EXT, std::int8_t, std::int8_t)
+#if defined(QDML_EXTERN_INTEGER_MATMUL)
+QDML_DETAIL_INTEGER_MATMUL_INSTANCES(extern)
+#endif
+/// Makes the int32 driver in this translation unit, for the programs built
+/// with QDML_EXTERN_INTEGER_MATMUL: write it once in the whole program.
+#define QDML_INSTANTIATE_INTEGER_MATMUL() QDML_DETAIL_INTEGER_MATMUL_INSTANCES()
