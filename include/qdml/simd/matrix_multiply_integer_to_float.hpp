@@ -77,6 +77,8 @@ void mmitf_exact(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const GemmO
     mi.OutputTensor.strides = {std::uint64_t{channels} * M * N, std::uint64_t{M} * N, N, 1};
     simd::matrix_multiply_integer(mi, options);
 
+    std::vector<float> b_scale(N);  // per column (validation: the same in every batch, channel and row)
+    for (std::uint32_t n = 0; n < N; ++n) b_scale[n] = to_float(op.BScaleTensor[{0, 0, 0, n}]);
     const std::uint64_t rows = std::uint64_t{batches} * channels * M;
     qdml::detail::parallel_for(options.executor, static_cast<std::size_t>((rows + kMmitfRows - 1) / kMmitfRows),
                                [&](std::size_t task) {
@@ -87,7 +89,7 @@ void mmitf_exact(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const GemmO
             const std::uint32_t b = bc / channels, c = bc % channels;
             const std::int32_t* a = &acc[r * N];
             const float sa = to_float(op.AScaleTensor[{b, c, m, 0}]);
-            for (std::uint32_t n = 0; n < N; ++n) scale[n] = sa * to_float(op.BScaleTensor[{b, c, m, n}]);
+            for (std::uint32_t n = 0; n < N; ++n) scale[n] = sa * b_scale[n];
             rounding_barrier();
             for (std::uint32_t n = 0; n < N; ++n) y[n] = static_cast<float>(a[n]) * scale[n];
             rounding_barrier();
@@ -167,16 +169,20 @@ void mmitf_directml(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const Ge
     const std::uint32_t batches = sizes[0], channels = sizes[1], M = sizes[2], N = sizes[3];
     const std::uint32_t K = op.ATensor.sizes[3];
     const ElementWiseIsa isa = select_elementwise_isa(options.isa);
+    // B's scale and zero point per column (validation: one value per column, in every batch and channel).
+    std::vector<float> b_scale(N);
+    std::vector<std::int64_t> b_zp(N, 0);
+    for (std::uint32_t n = 0; n < N; ++n) {
+        b_scale[n] = to_float(op.BScaleTensor[{0, 0, 0, n}]);
+        if (op.BZeroPointTensor) b_zp[n] = (*op.BZeroPointTensor)[{0, 0, 0, n}];
+    }
     std::vector<float> bd(std::size_t{K} * N);
     for (std::uint32_t b = 0; b < batches; ++b)
         for (std::uint32_t c = 0; c < channels; ++c) {
             // B's slice dequantized once: bd[k][n] = (fp32(B[k][n]) - fp32(BZP[n])) * BScale[n].
             for (std::uint32_t k = 0; k < K; ++k)
-                for (std::uint32_t n = 0; n < N; ++n) {
-                    const std::int64_t zp = op.BZeroPointTensor ? std::int64_t{(*op.BZeroPointTensor)[{b, c, 0, n}]} : 0;
-                    bd[std::size_t{k} * N + n] =
-                        dequantize_directml(op.BTensor[{b, c, k, n}], zp, to_float(op.BScaleTensor[{b, c, 0, n}]));
-                }
+                for (std::uint32_t n = 0; n < N; ++n)
+                    bd[std::size_t{k} * N + n] = dequantize_directml(op.BTensor[{b, c, k, n}], b_zp[n], b_scale[n]);
             qdml::detail::parallel_for(options.executor, (M + kMmitfRows - 1) / kMmitfRows, [&](std::size_t task) {
                 std::vector<float> ad(std::size_t{4} * K), s(std::size_t{4} * N);
                 const std::uint32_t m0 = static_cast<std::uint32_t>(task * kMmitfRows);
