@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,6 +132,37 @@ TEST_CASE("matmul integer to float: per-row AScale, per-column BScale, a bias re
             t.b_zp = Param{{1, 2}, {-1, -1}};
             t.bias = Param{{2, 2}, {10, 20}, {0, 1}};
             CHECK(t.run() == std::vector<float>{21, 22.5f, 86, 34});
+        }
+}
+
+TEST_CASE("matmul integer to float: compiled with B constant (OWNED_BY_DML), B's side unbound and overwritten at "
+          "execute",
+          "[matmul_integer_to_float][prepared]") {
+    // The hand-computed case through qdml::compile with BTensor flagged
+    // constant: the prepared form reads B, BScale and BZeroPoint once (packed
+    // for the engine, dequantized, or, for the reference's INT32 operands,
+    // copied); execute binds none of them and their buffers hold other bytes.
+    const std::pair<DT, DT> mixes[] = {{DT::UInt8, DT::Int8}, {DT::Int8, DT::UInt8}, {DT::Int32, DT::Int8}};
+    for (const auto& mix : mixes)
+        for (Fidelity f : kProfiles) {
+            INFO("types " << static_cast<int>(mix.first) << " x " << static_cast<int>(mix.second) << " "
+                          << qdml::to_string(f));
+            MatMulToFloat t;
+            set_small_case(t, mix.first, mix.second);
+            t.bias = Param{{2, 2}, {1, 2, 3, 4}};
+            auto& d = t.build();
+            d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+            const auto compiled = qdml::compile(d, {qdml::Implementation::Simd, t.level, qdml::simd::Isa::Best, f});
+            for (qdml::Tensor* w : {&d.BTensor, &d.BScaleTensor, &*d.BZeroPointTensor})
+                std::memset(w->Data, 0x5a, w->Desc.TotalTensorSizeInBytes);
+            auto e = d;
+            e.BTensor.Data = nullptr;
+            e.BScaleTensor.Data = nullptr;
+            e.BZeroPointTensor->Data = nullptr;
+            for (int run = 0; run < 2; ++run) {
+                compiled.execute(e);
+                CHECK(t.pool.read<float>(d.OutputTensor) == kBiased);
+            }
         }
 }
 

@@ -18,6 +18,7 @@
 
 #include "qdml/qdml.hpp"
 #include "qdml/simd/matrix_multiply_integer.hpp"
+#include "qdml/simd/matrix_multiply_integer_prepared.hpp"
 #include "support/gemm_paths.hpp"
 #include "support/matmul_layout.hpp"
 
@@ -216,4 +217,84 @@ TEST_CASE("simd matmul integer: accumulators that wrap modulo 2^32 (large K, ext
         std::memcpy(&got, p.out.data(), 4);
         CHECK(got == static_cast<std::int32_t>(want));
     }
+}
+
+TEST_CASE("simd matmul integer prepared: B packed once, executed with new A three times, same bits as the reference "
+          "on every path",
+          "[simd][matmul_integer][prepared]") {
+    // After initialize, B's and BZeroPoint's buffers are overwritten and
+    // unbound (Data null): execute must read neither, nor change the panels.
+    Rng rng(qtest::case_seed(273));
+    for (int iter = 0; iter < 32; ++iter) {
+        Problem p = random_problem(rng, iter, iter % 16 == 15);
+        p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+        const std::vector<std::uint8_t> b0 = p.b, b_zp0 = p.b_zp;
+        for (qdml::simd::Isa isa : qtest::gemm_paths::runnable_isas()) {
+            INFO(p.describe() << " path " << qdml::simd::isa_name(isa));
+            p.b = b0;
+            p.b_zp = b_zp0;
+            const qdml::simd::PreparedMatrixMultiplyInteger prepared(p.d, qdml::simd::GemmOptions{isa});
+            REQUIRE(prepared.isa() == isa);
+            qtest::gemm_paths::Fnv before;
+            for (const auto& slice : prepared.packed()) before.mix(slice.data.data(), slice.data.size());
+            for (int run = 0; run < 3; ++run) {
+                for (auto& v : p.a) v = rng.byte();
+                for (auto& v : p.a_zp) v = rng.byte();
+                p.b = b0;
+                p.b_zp = b_zp0;
+                p.out.reset();
+                qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::matrix_multiply_integer(op); });
+                const std::vector<std::uint8_t> expected = p.out.with_guards();
+                std::fill(p.b.begin(), p.b.end(), std::uint8_t{0x5a});
+                std::fill(p.b_zp.begin(), p.b_zp.end(), std::uint8_t{0x5a});
+                auto d = p.d;
+                d.BTensor.Data = nullptr;
+                if (d.BZeroPointTensor) d.BZeroPointTensor->Data = nullptr;
+                p.out.reset();
+                const auto& ex = qtest::gemm_paths::run_executor(static_cast<std::size_t>(iter * 3 + run));
+                INFO("executor " << ex.first);
+                prepared.execute_unchecked(d, ex.second);
+                REQUIRE(p.out.with_guards() == expected);
+                REQUIRE(p.out.broken_guard() == qtest::GuardedBuffer::ok);
+            }
+            qtest::gemm_paths::Fnv after;
+            for (const auto& slice : prepared.packed()) after.mix(slice.data.data(), slice.data.size());
+            REQUIRE(after.h == before.h);
+        }
+    }
+}
+
+TEST_CASE("simd matmul integer prepared: through qdml::compile, and errors that name the member and the rule",
+          "[simd][matmul_integer][prepared]") {
+    Rng rng(qtest::case_seed(274));
+    Problem p;
+    p.M = 5;
+    p.N = 7;
+    p.K = 9;
+    p.build([&] { return rng.byte(); });
+    using qtest::gemm_paths::error_of;
+    using Prepared = qdml::simd::PreparedMatrixMultiplyInteger;
+    CHECK_THAT(error_of([&] { Prepared prepared(p.d); }),
+               Catch::Matchers::Contains("MATRIX_MULTIPLY_INTEGER: BTensor: Flags must include DML_TENSOR_FLAG_OWNED_BY_DML"));
+    p.d.BTensor.Desc.Flags = 3;
+    CHECK_THAT(error_of([&] { Prepared prepared(p.d); }),
+               Catch::Matchers::Contains("MATRIX_MULTIPLY_INTEGER: BTensor: Flags 3 has bits"));
+    p.d.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+    p.out.reset();
+    qdml::visit_typed(p.d, [&](const auto& op) { qdml::reference::matrix_multiply_integer(op); });
+    const std::vector<std::uint8_t> expected = p.out.with_guards();
+    const auto compiled = qdml::compile(p.d);  // B packed here
+    auto d = p.d;
+    d.BTensor.Data = nullptr;  // (constant weights: not bound at execute)
+    d.BZeroPointTensor->Data = nullptr;
+    p.out.reset();
+    compiled.execute(d);
+    CHECK(p.out.with_guards() == expected);
+    auto other = p.d;
+    other.OutputTensor.Desc.DataType = DT::Float32;
+    CHECK_THAT(error_of([&] { compiled.execute(other); }),
+               Catch::Matchers::Contains("OutputTensor: differs from the compiled desc"));
+    other = d;
+    other.ATensor.Data = nullptr;
+    CHECK_THAT(error_of([&] { compiled.execute(other); }), Catch::Matchers::Contains("ATensor: Data is null"));
 }

@@ -145,22 +145,35 @@ inline const char* changed_param(const ElementWiseClip1Desc& a, const ElementWis
 }
 
 /// The members of `Desc` that hold its weights (read once by a compile with
-/// constant weights): matmul's B side, convolution's filter side and bias.
+/// constant weights): the matmuls' B side, convolution's filter side and bias.
 template <class Desc>
 bool is_weight(std::string_view member) noexcept {
-    if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>)
+    if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc> ||
+                  std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc>)
         return member == "BTensor" || member == "BScaleTensor" || member == "BZeroPointTensor";
+    if constexpr (std::is_same_v<Desc, MatrixMultiplyIntegerDesc>)
+        return member == "BTensor" || member == "BZeroPointTensor";
     if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
         return member == "FilterTensor" || member == "FilterScaleTensor" || member == "FilterZeroPointTensor" ||
                member == "BiasTensor";
     return false;
 }
 
+/// The descs whose weights a compile with constant weights reads once
+/// (a prepared form, simd/*_prepared.hpp).
+template <class Desc>
+inline constexpr bool has_prepared_form =
+    std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc> || std::is_same_v<Desc, QuantizedLinearConvolutionDesc> ||
+    std::is_same_v<Desc, MatrixMultiplyIntegerDesc> || std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc>;
+
 /// Whether `d` flags its weights constant (DML_TENSOR_FLAG_OWNED_BY_DML on
-/// matmul's BTensor or convolution's FilterTensor).
+/// a matmul's BTensor or convolution's FilterTensor): the descs with a
+/// prepared form (has_prepared_form).
 template <class Desc>
 bool weights_owned_by_dml(const Desc& d) noexcept {
-    if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc>)
+    if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc> ||
+                  std::is_same_v<Desc, MatrixMultiplyIntegerDesc> ||
+                  std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc>)
         return (d.BTensor.Desc.Flags & kTensorFlagOwnedByDml) != 0;
     if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
         return (d.FilterTensor.Desc.Flags & kTensorFlagOwnedByDml) != 0;
@@ -169,6 +182,15 @@ bool weights_owned_by_dml(const Desc& d) noexcept {
 
 /// The weight members of `from` copied into `to` (the bindings read at initialize).
 inline void copy_weights(const QuantizedLinearMatrixMultiplyDesc& from, QuantizedLinearMatrixMultiplyDesc& to) noexcept {
+    to.BTensor = from.BTensor;
+    to.BScaleTensor = from.BScaleTensor;
+    to.BZeroPointTensor = from.BZeroPointTensor;
+}
+inline void copy_weights(const MatrixMultiplyIntegerDesc& from, MatrixMultiplyIntegerDesc& to) noexcept {
+    to.BTensor = from.BTensor;
+    to.BZeroPointTensor = from.BZeroPointTensor;
+}
+inline void copy_weights(const MatrixMultiplyIntegerToFloatDesc& from, MatrixMultiplyIntegerToFloatDesc& to) noexcept {
     to.BTensor = from.BTensor;
     to.BScaleTensor = from.BScaleTensor;
     to.BZeroPointTensor = from.BZeroPointTensor;

@@ -20,6 +20,8 @@
 #include "qdml/core/fp_env.hpp"
 #include "qdml/runtime/dispatch.hpp"
 #include "qdml/operators/members.hpp"
+#include "qdml/simd/matrix_multiply_integer_prepared.hpp"
+#include "qdml/simd/matrix_multiply_integer_to_float_prepared.hpp"
 #include "qdml/simd/quantized_linear_convolution_prepared.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply_prepared.hpp"
 
@@ -152,6 +154,14 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
             if (weights_owned_by_dml(d))
                 return std::make_shared<WeightsForm<Desc, simd::PreparedQuantizedLinearConvolution>>(
                     d, gemm, o.feature_level);
+        } else if constexpr (std::is_same_v<Desc, MatrixMultiplyIntegerDesc>) {
+            if (weights_owned_by_dml(d))
+                return std::make_shared<WeightsForm<Desc, simd::PreparedMatrixMultiplyInteger>>(d, gemm,
+                                                                                                 o.feature_level);
+        } else if constexpr (std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc>) {
+            if (weights_owned_by_dml(d))
+                return std::make_shared<WeightsForm<Desc, simd::PreparedMatrixMultiplyIntegerToFloat>>(
+                    d, gemm, o.feature_level);
         } else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc>) {
             // no prepared form yet: the stateless call below
         } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc> &&
@@ -268,8 +278,7 @@ private:
     /// compiled) throws the message run() would give.
     [[noreturn]] void reject_bindings(const Desc& desc) const {
         Desc full = desc;
-        if constexpr (std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc> ||
-                      std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
+        if constexpr (detail::has_prepared_form<Desc>)
             if (constant_weights()) detail::copy_weights(desc_, full);
         validate(full, options_.feature_level, options_.fidelity);
         throw Error(std::string(Desc::OperatorName), "execute",

@@ -61,9 +61,21 @@ void mmitf_store_row(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, std::ui
     for (std::uint32_t n = 0; n < N; ++n) out[n * step] = from_float<TF>(y[n]);
 }
 
-/// The exact profile on the engine: int32 sums into a packed scratch, then the epilogue.
+/// BScale per column (validation: the same in every batch, channel and row).
 template <class TA, class TB, class TF>
-void mmitf_exact(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const GemmOptions& options) {
+std::vector<float> mmitf_b_scales(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op) {
+    std::vector<float> b_scale(op.OutputTensor.sizes[3]);
+    for (std::uint32_t n = 0; n < b_scale.size(); ++n) b_scale[n] = to_float(op.BScaleTensor[{0, 0, 0, n}]);
+    return b_scale;
+}
+
+/// The exact profile on the engine: int32 sums into a packed scratch
+/// (`sums(mi)` computes the MATRIX_MULTIPLY_INTEGER `mi`: the stateless
+/// engine call, or a prepared form's), then the epilogue with BScale's N
+/// values `b_scale` (mmitf_b_scales).
+template <class TA, class TB, class TF, class Sums>
+void mmitf_exact(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const Executor& executor, const float* b_scale,
+                 Sums&& sums) {
     const auto& sizes = op.OutputTensor.sizes;
     const std::uint32_t batches = sizes[0], channels = sizes[1], M = sizes[2], N = sizes[3];
     std::vector<std::int32_t> acc(std::size_t{batches} * channels * M * N);
@@ -75,12 +87,10 @@ void mmitf_exact(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const GemmO
     mi.OutputTensor.data = acc.data();
     mi.OutputTensor.sizes = sizes;
     mi.OutputTensor.strides = {std::uint64_t{channels} * M * N, std::uint64_t{M} * N, N, 1};
-    simd::matrix_multiply_integer(mi, options);
+    sums(mi);
 
-    std::vector<float> b_scale(N);  // per column (validation: the same in every batch, channel and row)
-    for (std::uint32_t n = 0; n < N; ++n) b_scale[n] = to_float(op.BScaleTensor[{0, 0, 0, n}]);
     const std::uint64_t rows = std::uint64_t{batches} * channels * M;
-    qdml::detail::parallel_for(options.executor, static_cast<std::size_t>((rows + kMmitfRows - 1) / kMmitfRows),
+    qdml::detail::parallel_for(executor, static_cast<std::size_t>((rows + kMmitfRows - 1) / kMmitfRows),
                                [&](std::size_t task) {
         std::vector<float> scale(N), y(N);
         const std::uint64_t r1 = std::min<std::uint64_t>(rows, (task + 1) * std::uint64_t{kMmitfRows});
@@ -162,13 +172,12 @@ inline void float_sum_rows(ElementWiseIsa isa, const float* a, std::uint32_t R, 
     FloatSumRows<Arch>{}(a, R, K, b, N, s);
 }
 
-/// The directml profile: dequantized operands, the binary32 sum in k order.
+/// B's slice (b, c) dequantized as the directml profile reads it:
+/// bd[k * N + n] = (fp32(B[k][n]) - fp32(BZP[n])) * BScale[n], K x N floats.
 template <class TA, class TB, class TF>
-void mmitf_directml(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const GemmOptions& options) {
-    const auto& sizes = op.OutputTensor.sizes;
-    const std::uint32_t batches = sizes[0], channels = sizes[1], M = sizes[2], N = sizes[3];
-    const std::uint32_t K = op.ATensor.sizes[3];
-    const ElementWiseIsa isa = select_elementwise_isa(options.isa);
+void mmitf_dequantize_b(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, std::uint32_t b, std::uint32_t c,
+                        float* bd) {
+    const std::uint32_t K = op.ATensor.sizes[3], N = op.OutputTensor.sizes[3];
     // B's scale and zero point per column (validation: one value per column, in every batch and channel).
     std::vector<float> b_scale(N);
     std::vector<std::int64_t> b_zp(N, 0);
@@ -176,13 +185,25 @@ void mmitf_directml(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const Ge
         b_scale[n] = to_float(op.BScaleTensor[{0, 0, 0, n}]);
         if (op.BZeroPointTensor) b_zp[n] = (*op.BZeroPointTensor)[{0, 0, 0, n}];
     }
-    std::vector<float> bd(std::size_t{K} * N);
+    for (std::uint32_t k = 0; k < K; ++k)
+        for (std::uint32_t n = 0; n < N; ++n)
+            bd[std::size_t{k} * N + n] = dequantize_directml(op.BTensor[{b, c, k, n}], b_zp[n], b_scale[n]);
+}
+
+/// The directml profile: dequantized operands, the binary32 sum in k order.
+/// `dequantized_b(b, c, scratch)` gives B's slice (b, c) dequantized
+/// (mmitf_dequantize_b, into `scratch`, K x N floats, or a prepared form's copy).
+template <class TA, class TB, class TF, class DequantizedB>
+void mmitf_directml(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const GemmOptions& options,
+                    DequantizedB&& dequantized_b) {
+    const auto& sizes = op.OutputTensor.sizes;
+    const std::uint32_t batches = sizes[0], channels = sizes[1], M = sizes[2], N = sizes[3];
+    const std::uint32_t K = op.ATensor.sizes[3];
+    const ElementWiseIsa isa = select_elementwise_isa(options.isa);
+    std::vector<float> scratch;
     for (std::uint32_t b = 0; b < batches; ++b)
         for (std::uint32_t c = 0; c < channels; ++c) {
-            // B's slice dequantized once: bd[k][n] = (fp32(B[k][n]) - fp32(BZP[n])) * BScale[n].
-            for (std::uint32_t k = 0; k < K; ++k)
-                for (std::uint32_t n = 0; n < N; ++n)
-                    bd[std::size_t{k} * N + n] = dequantize_directml(op.BTensor[{b, c, k, n}], b_zp[n], b_scale[n]);
+            const float* bd = dequantized_b(b, c, scratch);
             qdml::detail::parallel_for(options.executor, (M + kMmitfRows - 1) / kMmitfRows, [&](std::size_t task) {
                 std::vector<float> ad(std::size_t{4} * K), s(std::size_t{4} * N);
                 const std::uint32_t m0 = static_cast<std::uint32_t>(task * kMmitfRows);
@@ -196,7 +217,7 @@ void mmitf_directml(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const Ge
                         for (std::uint32_t k = 0; k < K; ++k)
                             ad[static_cast<std::size_t>(r) * K + k] = dequantize_directml(op.ATensor[{b, c, m + r, k}], zp, sa);
                     }
-                    float_sum_rows(isa, ad.data(), R, K, bd.data(), N, s.data());
+                    float_sum_rows(isa, ad.data(), R, K, bd, N, s.data());
                     for (std::uint32_t r = 0; r < R; ++r) mmitf_store_row(op, b, c, m + r, s.data() + static_cast<std::size_t>(r) * N, N);
                 }
             });
@@ -211,9 +232,14 @@ void matrix_multiply_integer_to_float(const MatrixMultiplyIntegerToFloat<TA, TB,
                                       const GemmOptions& options = {}) {
     const FpEnvironment fp_env;  // qdml's floating-point state (docs/semantics.md section 0)
     if (options.fidelity == Fidelity::DirectML) {
-        detail::mmitf_directml(op, options);
+        detail::mmitf_directml(op, options, [&](std::uint32_t b, std::uint32_t c, std::vector<float>& scratch) {
+            scratch.resize(std::size_t{op.ATensor.sizes[3]} * op.OutputTensor.sizes[3]);
+            detail::mmitf_dequantize_b(op, b, c, scratch.data());
+            return static_cast<const float*>(scratch.data());
+        });
     } else if constexpr (detail::mmitf_on_engine<TA, TB>) {
-        detail::mmitf_exact(op, options);
+        detail::mmitf_exact(op, options.executor, detail::mmitf_b_scales(op).data(),
+                            [&](const MatrixMultiplyInteger<TA, TB>& mi) { simd::matrix_multiply_integer(mi, options); });
     } else {
         reference::matrix_multiply_integer_to_float(op, options.fidelity);
     }

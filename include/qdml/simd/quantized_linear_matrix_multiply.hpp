@@ -319,6 +319,66 @@ void run_matmul(const Op& op, simd::Isa isa, const gemm::RequantSpec& s, const E
     });
 }
 
+/// B of a matmul with constant weights, packed once (the prepared forms:
+/// PreparedQuantizedLinearMatrixMultiply, PreparedMatrixMultiplyInteger,
+/// PreparedMatrixMultiplyIntegerToFloat): pack() packs every distinct
+/// Batch/Channel slice of `op`'s B (equal addresses: a slice shared through
+/// zero strides) for `isa`, with its column sums; run() computes every
+/// product of an `op` of the same desc with the epilogue spec `s` from those
+/// panels, on this thread or as tasks of `executor` (as run_matmul does),
+/// never reading B's buffer and never writing the panels.
+class PackedRightSlices {
+public:
+    template <class Op>
+    void pack(const Op& op, simd::Isa isa) {
+        using TB = element_of<decltype(op.BTensor)>;
+        isa_ = isa;
+        const auto& Out = op.OutputTensor;
+        const std::uint32_t M = Out.sizes[2], N = Out.sizes[3], K = op.ATensor.sizes[3];
+        std::vector<const TB*> seen;
+        for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
+            for (std::uint32_t c = 0; c < Out.sizes[1]; ++c) {
+                const TB* ptr = &op.BTensor[{b, c, 0, 0}];
+                std::size_t i = 0;
+                while (i < seen.size() && seen[i] != ptr) ++i;
+                if (i == seen.size()) {
+                    seen.push_back(ptr);
+                    slices_.emplace_back();
+                    gemm::pack_right(slice(op.BTensor, b, c), K, N, isa, slices_.back(), {M > 1});
+                }
+                slice_of_.push_back(i);
+            }
+    }
+
+    template <class Op>
+    void run(const Op& op, const gemm::RequantSpec& s, const Executor& executor) const {
+        const auto& Out = op.OutputTensor;
+        const std::uint32_t channels = Out.sizes[1];
+        if (threaded(executor, std::uint64_t{Out.sizes[0]} * channels * Out.sizes[2] * Out.sizes[3] *
+                                   op.ATensor.sizes[3])) {
+            std::vector<const gemm::PackedRight*> per_product(slice_of_.size());
+            for (std::size_t i = 0; i < slice_of_.size(); ++i) per_product[i] = &slices_[slice_of_[i]];
+            run_products_parallel(op, isa_, s, executor, &per_product);
+            return;
+        }
+        run_products(op, isa_, s, [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
+            const gemm::PackedRight& r = slices_[slice_of_[std::size_t{b} * channels + c]];
+            key = &r;
+            return r;
+        });
+    }
+
+    /// The micro-kernel family the panels were packed for.
+    simd::Isa isa() const noexcept { return isa_; }
+    /// The packed B slices (read-only: run never writes them).
+    const std::deque<gemm::PackedRight>& slices() const noexcept { return slices_; }
+
+private:
+    simd::Isa isa_ = simd::Isa::Generic;
+    std::deque<gemm::PackedRight> slices_;  // one per distinct B slice (a deque: packed in place)
+    std::vector<std::size_t> slice_of_;     // slice index of each (batch, channel)
+};
+
 }  // namespace detail
 
 /// Computes a validated matmul on the GEMM engine; same bits as the reference.

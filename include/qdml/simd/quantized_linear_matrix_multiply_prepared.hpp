@@ -55,9 +55,9 @@ public:
     }
 
     /// The micro-kernel family the panels were packed for.
-    simd::Isa isa() const noexcept { return isa_; }
+    simd::Isa isa() const noexcept { return packed_.isa(); }
     /// The packed B slices (read-only: execute never writes them).
-    const std::deque<gemm::PackedRight>& packed() const noexcept { return slices_; }
+    const std::deque<gemm::PackedRight>& packed() const noexcept { return packed_.slices(); }
 
 private:
     template <class TA, class TB, class TOut>
@@ -66,21 +66,7 @@ private:
         detail::right_params(op, s);
         b_zp_ = std::move(s.b_zp);
         b_scale_ = std::move(s.b_scale);
-        const auto& Out = op.OutputTensor;
-        const std::uint32_t M = Out.sizes[2], N = Out.sizes[3], K = op.ATensor.sizes[3];
-        std::vector<const TB*> seen;
-        for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
-            for (std::uint32_t c = 0; c < Out.sizes[1]; ++c) {
-                const TB* ptr = &op.BTensor[{b, c, 0, 0}];
-                std::size_t i = 0;
-                while (i < seen.size() && seen[i] != ptr) ++i;
-                if (i == seen.size()) {
-                    seen.push_back(ptr);
-                    slices_.emplace_back();
-                    gemm::pack_right(detail::slice(op.BTensor, b, c), K, N, isa_, slices_.back(), {M > 1});
-                }
-                slice_of_.push_back(i);
-            }
+        packed_.pack(op, isa_);
     }
 
     template <class TA, class TB, class TOut>
@@ -90,29 +76,14 @@ private:
         s.b_zp = b_zp_;
         s.b_scale = b_scale_;
         s.directml = directml_;
-        const std::uint32_t channels = op.OutputTensor.sizes[1];
-        const auto& Out = op.OutputTensor;
-        if (detail::threaded(executor, std::uint64_t{Out.sizes[0]} * channels * Out.sizes[2] * Out.sizes[3] *
-                                           op.ATensor.sizes[3])) {
-            std::vector<const gemm::PackedRight*> per_product(slice_of_.size());
-            for (std::size_t i = 0; i < slice_of_.size(); ++i) per_product[i] = &slices_[slice_of_[i]];
-            detail::run_products_parallel(op, isa_, s, executor, &per_product);
-            return;
-        }
-        detail::run_products(op, isa_, s,
-                             [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
-                                 const gemm::PackedRight& slice = slices_[slice_of_[std::size_t{b} * channels + c]];
-                                 key = &slice;
-                                 return slice;
-                             });
+        packed_.run(op, s, executor);
     }
 
     QuantizedLinearMatrixMultiplyDesc desc_;
     simd::Isa isa_;
     bool directml_;  // the DirectML profile's requantize (GemmOptions::fidelity)
-    std::deque<gemm::PackedRight> slices_;  // one per distinct B slice (a deque: packed in place)
-    std::vector<std::size_t> slice_of_;     // slice index of each (batch, channel)
-    std::vector<std::int32_t> b_zp_;        // BZP' per column
+    detail::PackedRightSlices packed_;
+    std::vector<std::int32_t> b_zp_;  // BZP' per column
     std::vector<float> b_scale_;
 };
 
