@@ -1,5 +1,6 @@
 // MATRIX_MULTIPLY_INTEGER rows of qdml-bench (issue 27):
-// matmul_integer/<impl>/u8s8s32/1024x1024x1024, beside the matmul rows
+// matmul_integer/<impl>/u8s8s32/{1024x1024x1024,1x4096x4096} (the cube and
+// the GEMV of matmul_integer_shapes()), beside the matmul rows
 // (bench_quantized_linear_matrix_multiply.cpp: the same operands and A zero
 // point, no scales, an int32 output). OPS = 2*M*N*K.
 //   reference  qdml::run with Implementation::Reference;
@@ -16,9 +17,9 @@ namespace {
 
 [[maybe_unused]] const bool registered = [] {
     using P = MatmulIntegerProblem<std::uint8_t, std::int8_t>;
-    const MatmulShape cube{1, 1024, 1024, 1024};
-    register_qdml_rows<P>("matmul_integer", "u8s8s32", cube.name(), benchmark::kMicrosecond,
-                          qdml_runners<qdml::MatrixMultiplyIntegerDesc>(), cube.batch, cube.m, cube.n, cube.k);
+    for (const MatmulShape& m : matmul_integer_shapes())
+        register_qdml_rows<P>("matmul_integer", q8_types<P::A, P::B, P::Out>(), m.name(), benchmark::kMicrosecond,
+                              qdml_runners<qdml::MatrixMultiplyIntegerDesc>(), m.batch, m.m, m.n, m.k);
     return true;
 }();
 

@@ -449,12 +449,22 @@ struct MatmulShape {
 inline std::vector<MatmulShape> matmul_shapes() {
     return {{1, 1024, 1024, 1024}, {1, 1, 4096, 4096}, {64, 64, 64, 64}, {1, 256, 256, 256}};
 }
+/// The shapes of the MATRIX_MULTIPLY_INTEGER rows (issue 27): the cube and
+/// the GEMV of matmul_shapes().
+inline std::vector<MatmulShape> matmul_integer_shapes() { return {{1, 1024, 1024, 1024}, {1, 1, 4096, 4096}}; }
 
-/// BENCH.md's name of a q8 type triple (A, B, Output), e.g. "u8s8u8".
+/// BENCH.md's name of one operand type: u8, s8, s32 (int32 out), f32 (float out).
+template <class T>
+constexpr const char* type_part() {
+    if constexpr (std::is_same_v<T, float>) return "f32";
+    else if constexpr (std::is_same_v<T, std::int32_t>) return "s32";
+    else return std::is_signed_v<T> ? "s8" : "u8";
+}
+
+/// BENCH.md's name of a type triple (A, B, Output), e.g. "u8s8u8", "u8s8s32".
 template <class TA, class TB, class TOut>
 std::string q8_types() {
-    const auto one = [](bool is_signed) { return is_signed ? "s8" : "u8"; };
-    return std::string(one(std::is_signed_v<TA>)) + one(std::is_signed_v<TB>) + one(std::is_signed_v<TOut>);
+    return std::string(type_part<TA>()) + type_part<TB>() + type_part<TOut>();
 }
 
 /// `matmul/<impl>/<types>/<shape>` of problem P.

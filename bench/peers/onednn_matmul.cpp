@@ -6,6 +6,10 @@
 // oneDNN 2.6 has no such matmul; the u8u8u8 row is skipped with its message.)
 // matmul/onednn/u8s8u8/<shape>/threads:N (issue 26, BENCH.md "Threads"): the
 // same with oneDNN's OpenMP at N threads (onednn::on_threads).
+// The integer family (issue 27), B reordered once the same way:
+//   matmul_integer/onednn/u8s8s32/{1024x1024x1024,1x4096x4096}
+//       src zero point (the problem's AZeroPoint), s32 dst, no output scale:
+//       MATRIX_MULTIPLY_INTEGER exactly (mismatches against qdml's reference).
 #include "../models.hpp"
 #include "../problems.hpp"
 #include "onednn_common.hpp"
@@ -14,10 +18,14 @@ namespace qdml_bench {
 namespace {
 
 using namespace onednn;
+/// The matmul of P's plain A, B and output (2-D, or 3-D when batched) with
+/// `attr`, B reordered once into the layout the primitive asks for;
 /// `reorder_b` false (the model suite's activation B: BERT's attention
 /// products): B in its plain layout, read by every call, no reorder.
+/// `extra`: further arguments (post-op inputs).
 template <class P>
-Peer matmul_b(P& p, bool reorder_b) try {
+Peer matmul_with(P& p, const dnnl::primitive_attr& attr, bool reorder_b,
+                 std::unordered_map<int, memory> extra = {}) {
     const auto d = [&](std::uint32_t r, std::uint32_t c) {
         return p.batch > 1 ? memory::dims{p.batch, r, c} : memory::dims{r, c};
     };
@@ -25,11 +33,6 @@ Peer matmul_b(P& p, bool reorder_b) try {
     auto a = make_memory(d(p.M, p.K), plain, p.a.data());
     auto b_user = make_memory(d(p.K, p.N), plain, p.b.data());
     auto out = make_memory(d(p.M, p.N), plain, p.output.data());
-    dnnl::primitive_attr attr;
-    attr.set_output_scales(0, {p.multiplier()});
-    attr.set_zero_points(DNNL_ARG_SRC, 0, {p.a_zp});
-    attr.set_zero_points(DNNL_ARG_DST, 0, {p.out_zp});
-    if (p.desc.BZeroPointTensor) attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {p.b_zp});
     const memory::desc b_any(d(p.K, p.N), data_type<typename P::B>(), tag::any);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a.get_desc(), reorder_b ? b_any : b_user.get_desc(),
                                                         out.get_desc()),
@@ -40,9 +43,18 @@ Peer matmul_b(P& p, bool reorder_b) try {
         dnnl::reorder(b_user, b).execute(stream(), b_user, b);
         stream().wait();
     }
-    Peer peer = peer_of(dnnl::matmul(pd), {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, out}},
-                        pd.impl_info_str());
-    return peer;
+    extra.insert({{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, out}});
+    return peer_of(dnnl::matmul(pd), std::move(extra), pd.impl_info_str());
+}
+
+template <class P>
+Peer matmul_b(P& p, bool reorder_b) try {
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {p.multiplier()});
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {p.a_zp});
+    attr.set_zero_points(DNNL_ARG_DST, 0, {p.out_zp});
+    if (p.desc.BZeroPointTensor) attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {p.b_zp});
+    return matmul_with(p, attr, reorder_b);
 } catch (const dnnl::error& e) {
     return unsupported(e);
 }
@@ -50,6 +62,16 @@ Peer matmul_b(P& p, bool reorder_b) try {
 template <class P>
 Peer matmul(P& p) {
     return matmul_b(p, true);
+}
+
+/// matmul_integer/onednn: the src zero point, s32 dst, nothing else (the
+/// problems' B is s8, without a zero point).
+Peer matmul_integer(MatmulIntegerProblem<std::uint8_t, std::int8_t>& p) try {
+    dnnl::primitive_attr attr;
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {p.a_zp});
+    return matmul_with(p, attr, true);
+} catch (const dnnl::error& e) {
+    return unsupported(e);
 }
 
 [[maybe_unused]] const bool registered = [] {
@@ -64,6 +86,10 @@ Peer matmul(P& p) {
                 register_peer_row<P>(matmul_row<P>("onednn", m) + threads_suffix(threads), benchmark::kMicrosecond,
                                      on_threads<P>(threads, matmul<P>), m.batch, m.m, m.n, m.k);
     });
+    for (const MatmulShape& m : matmul_integer_shapes())
+        register_peer_row<MatmulIntegerProblem<std::uint8_t, std::int8_t>>(
+            "matmul_integer/onednn/u8s8s32/" + m.name(), benchmark::kMicrosecond, matmul_integer, m.batch, m.m, m.n,
+            m.k);
     return true;
 }();
 
