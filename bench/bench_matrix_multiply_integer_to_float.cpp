@@ -17,8 +17,9 @@ namespace {
 
 [[maybe_unused]] const bool registered = [] {
     using P = MatmulIntegerToFloatProblem<std::uint8_t, std::int8_t>;
-    for (const MatmulShape shape : {MatmulShape{1, 1024, 1024, 1024}, MatmulShape{1, 128, 768, 3072}})
-        register_qdml_rows<P>("matmul_integer_to_float", "u8s8f32", shape.name(), benchmark::kMicrosecond,
+    for (const MatmulShape& shape : matmul_integer_to_float_shapes())
+        register_qdml_rows<P>("matmul_integer_to_float", q8_types<P::A, P::B, P::Out>(), shape.name(),
+                              benchmark::kMicrosecond,
                               qdml_runners<qdml::MatrixMultiplyIntegerToFloatDesc>(true, true), shape.batch, shape.m,
                               shape.n, shape.k);
     return true;

@@ -310,6 +310,9 @@ struct MatmulIntegerProblem {
 /// stride, FLOAT32 out. `expected` holds the default profile's reference.
 template <class TA, class TB>
 struct MatmulIntegerToFloatProblem {
+    using A = TA;
+    using B = TB;
+    using Out = float;
     std::uint32_t batch, M, N, K;
     Buffer<TA> a, a_zp;
     Buffer<TB> b, b_zp;
@@ -347,6 +350,23 @@ struct MatmulIntegerToFloatProblem {
     }
     double ops() const { return 2.0 * batch * M * N * K; }
     void counters(benchmark::State& s) const { set_ops_counter(s, ops()); }
+
+    /// The exact profile's reference of this problem without BZeroPoint (every
+    /// B zero point 0), computed on first use: what a peer that has no
+    /// per-column weight zero point (oneDNN 2.6's matmul) is checked against.
+    const Buffer<float>& expected_without_b_zero_point() {
+        if (expected_no_b_zp.empty()) {
+            expected_no_b_zp = buffer_for<float>(desc.OutputTensor.Desc);
+            auto d = desc;
+            d.BZeroPointTensor.reset();
+            d.OutputTensor = tensor_of(desc.OutputTensor.Desc, expected_no_b_zp);
+            run_reference(d, qdml::Fidelity::Exact);
+        }
+        return expected_no_b_zp;
+    }
+
+private:
+    Buffer<float> expected_no_b_zp;
 };
 
 /// A convolution shape of issue 9: KHxKW_CIN_COUT_H[_sS][_dw]_LAYOUT
@@ -452,6 +472,11 @@ inline std::vector<MatmulShape> matmul_shapes() {
 /// The shapes of the MATRIX_MULTIPLY_INTEGER rows (issue 27): the cube and
 /// the GEMV of matmul_shapes().
 inline std::vector<MatmulShape> matmul_integer_shapes() { return {{1, 1024, 1024, 1024}, {1, 1, 4096, 4096}}; }
+/// The shapes of the MATRIX_MULTIPLY_INTEGER_TO_FLOAT rows (issue 27): the
+/// cube and a BERT-base feed-forward product of 128 tokens.
+inline std::vector<MatmulShape> matmul_integer_to_float_shapes() {
+    return {{1, 1024, 1024, 1024}, {1, 128, 768, 3072}};
+}
 
 /// BENCH.md's name of one operand type: u8, s8, s32 (int32 out), f32 (float out).
 template <class T>

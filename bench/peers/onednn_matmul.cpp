@@ -10,6 +10,18 @@
 //   matmul_integer/onednn/u8s8s32/{1024x1024x1024,1x4096x4096}
 //       src zero point (the problem's AZeroPoint), s32 dst, no output scale:
 //       MATRIX_MULTIPLY_INTEGER exactly (mismatches against qdml's reference).
+//   matmul_integer_to_float/onednn/u8s8f32/{1024x1024x1024,128x768x3072}
+//       src zero point, output scales per column (mask 1 << 1)
+//       fp32(AScale * BScale[n]), then the bias row {1, N} f32 added by a
+//       binary_add post-op: fp32(acc) * scale + Bias, as the exact profile.
+//       (The matmul's own bias argument is added before the output scales in
+//       oneDNN 2.6, scale * (acc + bias): not this operation.) oneDNN 2.6's CPU
+//       matmul takes a weights zero point per tensor only; the problem's are
+//       per column, so this peer has none: it times the same work (a zero
+//       point folds into the column sums at the same cost) but computes a
+//       different result. The row is timing only: its `mismatches` (and the
+//       label, which says so) count against qdml's exact-profile reference of
+//       the same problem without BZeroPoint, computed once.
 #include "../models.hpp"
 #include "../problems.hpp"
 #include "onednn_common.hpp"
@@ -74,6 +86,30 @@ Peer matmul_integer(MatmulIntegerProblem<std::uint8_t, std::int8_t>& p) try {
     return unsupported(e);
 }
 
+/// matmul_integer_to_float/onednn: the src zero point, per-column output
+/// scales fp32(AScale * BScale[n]), the bias row by a binary_add post-op; no
+/// weights zero point (the file's comment: timing only).
+Peer matmul_integer_to_float(MatmulIntegerToFloatProblem<std::uint8_t, std::int8_t>& p) try {
+    std::vector<float> scales(p.N);
+    for (std::uint32_t n = 0; n < p.N; ++n) scales[n] = p.a_scale[0] * p.b_scale[n];
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(1 << 1, scales);
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {p.a_zp[0]});
+    const memory::desc bias({1, p.N}, dt::f32, tag::ab);
+    dnnl::post_ops ops;
+    ops.append_binary(dnnl::algorithm::binary_add, bias);
+    attr.set_post_ops(ops);
+    Peer peer = matmul_with(p, attr, true,
+                            {{DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                              memory(bias, engine(), p.bias.data())}});
+    peer.info += ", no BZeroPoint (timing only; checked against the exact reference without it)";
+    const auto& expected = p.expected_without_b_zero_point();
+    peer.mismatches = [&p, &expected] { return count_mismatches(p.output.data(), expected.data(), p.output.size()); };
+    return peer;
+} catch (const dnnl::error& e) {
+    return unsupported(e);
+}
+
 [[maybe_unused]] const bool registered = [] {
     add_model_matmul("onednn", [](ModelMatmul& p, bool weights, unsigned t) {
         return on_threads<ModelMatmul>(t, [weights](ModelMatmul& q) { return matmul_b(q, weights); })(p);
@@ -90,6 +126,10 @@ Peer matmul_integer(MatmulIntegerProblem<std::uint8_t, std::int8_t>& p) try {
         register_peer_row<MatmulIntegerProblem<std::uint8_t, std::int8_t>>(
             "matmul_integer/onednn/u8s8s32/" + m.name(), benchmark::kMicrosecond, matmul_integer, m.batch, m.m, m.n,
             m.k);
+    for (const MatmulShape& m : matmul_integer_to_float_shapes())
+        register_peer_row<MatmulIntegerToFloatProblem<std::uint8_t, std::int8_t>>(
+            "matmul_integer_to_float/onednn/u8s8f32/" + m.name(), benchmark::kMicrosecond, matmul_integer_to_float,
+            m.batch, m.m, m.n, m.k);
     return true;
 }();
 
