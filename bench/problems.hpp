@@ -384,6 +384,11 @@ struct ConvShape {
         else if (groups != 1) s += "_g" + std::to_string(groups);
         return s + (nhwc ? "_nhwc" : "_nchw");
     }
+    /// OPS of one call: 2 * OH * OW * COUT * CIN/G * KH * KW (one image).
+    double ops() const {
+        const double o = out_hw();
+        return 2.0 * o * o * cout * (cin / groups) * kh * kh;
+    }
     ConvShape with_layout(bool nhwc_) const {
         ConvShape c = *this;
         c.nhwc = nhwc_;
@@ -396,6 +401,21 @@ struct ConvShape {
 inline qdml::TensorDesc conv_tensor(qdml::TensorDataType t, std::uint32_t c, std::uint32_t h, bool nhwc) {
     return nhwc ? qdml::TensorDesc::make(t, {1, c, h, h}, {c * h * h, 1, h * c, c})
                 : qdml::TensorDesc::make(t, {1, c, h, h});
+}
+
+/// The filter {Cout, Cin/G, KH, KW} of shape `s`, packed.
+inline qdml::TensorDesc conv_filter_tensor(qdml::TensorDataType t, const ConvShape& s) {
+    return qdml::TensorDesc::make(t, {s.cout, s.cin / s.groups, s.kh, s.kh});
+}
+
+/// A convolution desc's geometry for shape `s`: strides, padding on every
+/// side, groups (no dilation).
+template <class Desc>
+void set_conv_geometry(Desc& d, const ConvShape& s) {
+    d.Strides = {s.stride, s.stride};
+    d.StartPadding = {s.pad(), s.pad()};
+    d.EndPadding = {s.pad(), s.pad()};
+    d.GroupCount = s.groups;
 }
 
 /// QUANTIZED_LINEAR_CONVOLUTION u8 input, s8 filter {Cout, Cin/G, KH, KW},
@@ -417,7 +437,7 @@ struct ConvProblem {
         const auto scalar = [](TensorDataType t) { return qdml::TensorDesc::make(t, {1, 1, 1, 1}); };
         const auto in_desc = conv_tensor(TensorDataType::UInt8, s.cin, s.hw, s.nhwc);
         const auto out_desc = conv_tensor(TensorDataType::UInt8, s.cout, s.out_hw(), s.nhwc);
-        const auto filter_desc = qdml::TensorDesc::make(TensorDataType::Int8, {s.cout, s.cin / s.groups, s.kh, s.kh});
+        const auto filter_desc = conv_filter_tensor(TensorDataType::Int8, s);
         const auto bias_desc = qdml::TensorDesc::make(TensorDataType::Int32, {1, s.cout, 1, 1});
         input = buffer_for<std::uint8_t>(in_desc, 0, 255, 9);
         filter = buffer_for<std::int8_t>(filter_desc, -128, 127, 10);
@@ -432,20 +452,47 @@ struct ConvProblem {
         desc.OutputScaleTensor = {scalar(TensorDataType::Float32), &out_scale};
         desc.OutputZeroPointTensor = qdml::Tensor{scalar(TensorDataType::UInt8), &out_zp};
         desc.OutputTensor = tensor_of(out_desc, output);
-        desc.Strides = {s.stride, s.stride};
-        desc.StartPadding = {s.pad(), s.pad()};
-        desc.EndPadding = {s.pad(), s.pad()};
-        desc.GroupCount = s.groups;
+        set_conv_geometry(desc, s);
         if (!reference) return;
         run_reference(desc);
         expected = output;
     }
-    double ops() const {
-        const double o = shape.out_hw();
-        return 2.0 * o * o * shape.cout * (shape.cin / shape.groups) * shape.kh * shape.kh;
-    }
+    double ops() const { return shape.ops(); }
     void counters(benchmark::State& s) const { set_ops_counter(s, ops()); }
     float multiplier() const { return (in_scale * filter_scale) / out_scale; }
+};
+
+/// CONVOLUTION_INTEGER (issue 27): ConvProblem's u8 input (NCHW, or NHWC
+/// memory through DML strides), input zero point 128 and s8 filter, no
+/// filter zero point, an int32 output in the input's layout (no bias, no
+/// scales).
+struct ConvIntegerProblem {
+    ConvShape shape;
+    Buffer<std::uint8_t> input;
+    Buffer<std::int8_t> filter;
+    Buffer<std::int32_t> output, expected;
+    std::uint8_t in_zp = 128;
+    qdml::ConvolutionIntegerDesc desc;
+
+    explicit ConvIntegerProblem(const ConvShape& s) : shape(s) {
+        using qdml::TensorDataType;
+        const auto in_desc = conv_tensor(TensorDataType::UInt8, s.cin, s.hw, s.nhwc);
+        const auto out_desc = conv_tensor(TensorDataType::Int32, s.cout, s.out_hw(), s.nhwc);
+        const auto filter_desc = conv_filter_tensor(TensorDataType::Int8, s);
+        input = buffer_for<std::uint8_t>(in_desc, 0, 255, 9);
+        filter = buffer_for<std::int8_t>(filter_desc, -128, 127, 10);
+        output = buffer_for<std::int32_t>(out_desc);
+        desc.InputTensor = tensor_of(in_desc, input);
+        desc.InputZeroPointTensor = qdml::Tensor{qdml::TensorDesc::make(TensorDataType::UInt8, {1, 1, 1, 1}), &in_zp};
+        desc.FilterTensor = tensor_of(filter_desc, filter);
+        desc.OutputTensor = tensor_of(out_desc, output);
+        set_conv_geometry(desc, s);
+        run_reference(desc);
+        expected = output;
+    }
+    ConvIntegerProblem(ConvIntegerProblem&&) = delete;  // desc points into in_zp
+    double ops() const { return shape.ops(); }
+    void counters(benchmark::State& s) const { set_ops_counter(s, ops()); }
 };
 
 /// The convolution shapes of issue 9, NCHW; every row runs in both layouts
@@ -457,6 +504,8 @@ inline std::vector<ConvShape> conv_shapes() {
             {3, 128, 128, 28, 2, 1, false},
             {7, 3, 64, 224, 2, 1, false}};
 }
+/// The CONVOLUTION_INTEGER rows' shapes (issue 27): 3x3_64_64_56 in NHWC memory.
+inline std::vector<ConvShape> conv_integer_shapes() { return {conv_shapes()[0].with_layout(true)}; }
 
 /// The matmul shapes of issue 8: BATCHxMxNxK (a 3-D DML desc) or MxNxK.
 struct MatmulShape {

@@ -9,6 +9,11 @@
 //                                        layouts it picks are timed too.
 // Both also at /threads:N (issue 26, BENCH.md "Threads"): oneDNN's OpenMP at
 // N threads (onednn::on_threads).
+//   conv_integer/onednn/u8s8s32/3x3_64_64_56_nhwc  (issue 27) CONVOLUTION_INTEGER:
+//                                        u8 src with its zero point, s8 weights
+//                                        reordered once, s32 dst, no bias or
+//                                        scale, src and dst in NHWC; checked
+//                                        against qdml's reference.
 #include "../models.hpp"
 #include "../problems.hpp"
 #include "onednn_common.hpp"
@@ -24,35 +29,63 @@ struct Conv {
     memory weights, bias;
 };
 
-Conv make_conv(ConvProblem& p, tag layout) {
+/// The convolution of problem P's shape and filter with `attr`, dst of type
+/// `out`, with P's s32 bias when it has one (ConvProblem), none otherwise
+/// (ConvIntegerProblem); the weights reordered once into the primitive's layout.
+template <class P>
+Conv make_conv_with(P& p, const dnnl::primitive_attr& attr, dt out, tag layout) {
     const auto& s = p.shape;
     const memory::dim g = s.groups, oc = s.cout, ic = s.cin, k = s.kh, o = s.out_hw();
     const memory::dims src{1, ic, s.hw, s.hw}, dst{1, oc, o, o};
     const memory::dims w = g > 1 ? memory::dims{g, oc / g, ic / g, k, k} : memory::dims{oc, ic, k, k};
-    dnnl::primitive_attr attr;
-    attr.set_output_scales(0, {p.multiplier()});
-    attr.set_zero_points(DNNL_ARG_SRC, 0, {p.in_zp});
-    attr.set_zero_points(DNNL_ARG_DST, 0, {p.out_zp});
+    constexpr bool with_bias = std::is_same_v<P, ConvProblem>;
     const memory::dim st = s.stride, pad = s.pad();
-    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                      {src, dt::u8, layout}, {w, dt::s8, tag::any}, {{oc}, dt::s32, tag::x},
-                                      {dst, dt::u8, layout}, {st, st}, {pad, pad}, {pad, pad});
+    const auto prop = dnnl::prop_kind::forward_inference;
+    const auto alg = dnnl::algorithm::convolution_direct;
+    const memory::desc src_d{src, dt::u8, layout}, w_d{w, dt::s8, tag::any}, dst_d{dst, out, layout};
+    const auto d = with_bias ? dnnl::convolution_forward::desc(prop, alg, src_d, w_d, {{oc}, dt::s32, tag::x}, dst_d,
+                                                               {st, st}, {pad, pad}, {pad, pad})
+                             : dnnl::convolution_forward::desc(prop, alg, src_d, w_d, dst_d, {st, st}, {pad, pad},
+                                                               {pad, pad});
     Conv c{dnnl::convolution_forward::primitive_desc(d, attr, engine()), {}, {}};
     auto w_user = make_memory(w, g > 1 ? tag::goihw : tag::oihw, p.filter.data());
     c.weights = memory(c.pd.weights_desc(), engine());
     dnnl::reorder(w_user, c.weights).execute(stream(), w_user, c.weights);
     stream().wait();
-    c.bias = make_memory({oc}, tag::x, p.bias.data());
+    if constexpr (with_bias) c.bias = make_memory({oc}, tag::x, p.bias.data());
     return c;
 }
 
-Peer nhwc(ConvProblem& p) try {
-    Conv c = make_conv(p, tag::nhwc);
+Conv make_conv(ConvProblem& p, tag layout) {
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {p.multiplier()});
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {p.in_zp});
+    attr.set_zero_points(DNNL_ARG_DST, 0, {p.out_zp});
+    return make_conv_with(p, attr, dt::u8, layout);
+}
+
+/// The conv in NHWC over P's input and output (the bias argument only when
+/// the primitive has one).
+template <class P>
+Peer nhwc_of(P& p, const Conv& c) {
     auto src = memory(c.pd.src_desc(), engine(), p.input.data());
     auto dst = memory(c.pd.dst_desc(), engine(), p.output.data());
-    return peer_of(dnnl::convolution_forward(c.pd),
-                   {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c.weights}, {DNNL_ARG_BIAS, c.bias}, {DNNL_ARG_DST, dst}},
-                   c.pd.impl_info_str());
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c.weights}, {DNNL_ARG_DST, dst}};
+    if (c.bias) args.insert({DNNL_ARG_BIAS, c.bias});
+    return peer_of(dnnl::convolution_forward(c.pd), std::move(args), c.pd.impl_info_str());
+}
+
+Peer nhwc(ConvProblem& p) try {
+    return nhwc_of(p, make_conv(p, tag::nhwc));
+} catch (const dnnl::error& e) {
+    return unsupported(e);
+}
+
+/// conv_integer/onednn: the src zero point, s32 dst, no bias, no scale.
+Peer conv_integer_nhwc(ConvIntegerProblem& p) try {
+    dnnl::primitive_attr attr;
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {p.in_zp});
+    return nhwc_of(p, make_conv_with(p, attr, dt::s32, tag::nhwc));
 } catch (const dnnl::error& e) {
     return unsupported(e);
 }
@@ -101,6 +134,9 @@ Peer nchw_end_to_end(ConvProblem& p) try {
                                            c);
         }
     }
+    for (const ConvShape& c : conv_integer_shapes())
+        register_peer_row<ConvIntegerProblem>("conv_integer/onednn/u8s8s32/" + c.name(), benchmark::kMillisecond,
+                                              conv_integer_nhwc, c);
     return true;
 }();
 
