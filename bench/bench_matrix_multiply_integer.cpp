@@ -6,7 +6,10 @@
 //   reference  qdml::run with Implementation::Reference;
 //   simd       qdml::run with Implementation::Simd: the GEMM engine with its
 //              int32 store (B packed in every call), on the path QDML_ISA
-//              allows (the JSON context's qdml_gemm_isa).
+//              allows (the JSON context's qdml_gemm_isa);
+//   simd_prepared  B flagged constant (DML_TENSOR_FLAG_OWNED_BY_DML), packed
+//              once by qdml::compile before timing; each call executes the
+//              Compiled (A streamed: bench/support.hpp's prepared_runner).
 #include <cstdint>
 #include <string>
 
@@ -17,9 +20,12 @@ namespace {
 
 [[maybe_unused]] const bool registered = [] {
     using P = MatmulIntegerProblem<std::uint8_t, std::int8_t>;
-    for (const MatmulShape& m : matmul_integer_shapes())
+    for (const MatmulShape& m : matmul_integer_shapes()) {
+        auto runners = qdml_runners<qdml::MatrixMultiplyIntegerDesc>();
+        runners.emplace_back("simd_prepared", prepared_runner<qdml::MatrixMultiplyIntegerDesc>());
         register_qdml_rows<P>("matmul_integer", q8_types<P::A, P::B, P::Out>(), m.name(), benchmark::kMicrosecond,
-                              qdml_runners<qdml::MatrixMultiplyIntegerDesc>(), m.batch, m.m, m.n, m.k);
+                              runners, m.batch, m.m, m.n, m.k);
+    }
     return true;
 }();
 

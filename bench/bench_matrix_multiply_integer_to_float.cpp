@@ -6,7 +6,11 @@
 //   simd        qdml::run with Implementation::Simd in the directml profile:
 //               the dequantized operands summed in binary32 in k order, a row at a time;
 //   simd_exact  the exact profile: the GEMM engine's int32 sums (B packed in
-//               every call), then fp32(acc) * fp32(AScale * BScale) + Bias per row.
+//               every call), then fp32(acc) * fp32(AScale * BScale) + Bias per row;
+//   simd_prepared, simd_prepared_exact  B flagged constant, read once by
+//               qdml::compile before timing (dequantized in the directml
+//               profile, packed for the engine in the exact one); each call
+//               executes the Compiled (bench/support.hpp's prepared_runner).
 #include <cstdint>
 #include <string>
 
@@ -17,11 +21,14 @@ namespace {
 
 [[maybe_unused]] const bool registered = [] {
     using P = MatmulIntegerToFloatProblem<std::uint8_t, std::int8_t>;
-    for (const MatmulShape& shape : matmul_integer_to_float_shapes())
+    using Desc = qdml::MatrixMultiplyIntegerToFloatDesc;
+    for (const MatmulShape& shape : matmul_integer_to_float_shapes()) {
+        auto runners = qdml_runners<Desc>(true, true);
+        runners.emplace_back("simd_prepared", prepared_runner<Desc>());
+        runners.emplace_back("simd_prepared" + profile_suffix(other_profile()), prepared_runner<Desc>(other_profile()));
         register_qdml_rows<P>("matmul_integer_to_float", q8_types<P::A, P::B, P::Out>(), shape.name(),
-                              benchmark::kMicrosecond,
-                              qdml_runners<qdml::MatrixMultiplyIntegerToFloatDesc>(true, true), shape.batch, shape.m,
-                              shape.n, shape.k);
+                              benchmark::kMicrosecond, runners, shape.batch, shape.m, shape.n, shape.k);
+    }
     return true;
 }();
 
