@@ -203,6 +203,42 @@ TEST_CASE("simd matmul integer to float: random shapes, types, layouts, scales a
     }
 }
 
+TEST_CASE("simd matmul integer to float: outputs of several row blocks (M x N above the exact profile's block), "
+          "per-row scales and zero points, batches",
+          "[simd][matmul_integer_to_float]") {
+    // The exact profile cuts each product into blocks of rows whose int32
+    // sums take about 256 KiB (simd/matrix_multiply_integer_to_float.hpp's
+    // mmitf_block_rows): these shapes make two to five blocks, the last one
+    // short (33 = 32 + 1 rows), so every block reads its own rows' A, zero
+    // points and scales.
+    Rng rng(qtest::case_seed(287));
+    struct Shape {
+        std::uint32_t rank, batch, channels, M, N, K;
+    };
+    const Shape shapes[] = {{2, 1, 1, 100, 1500, 24}, {2, 1, 1, 33, 4096, 8}, {4, 2, 1, 70, 2100, 5},
+                            {3, 1, 2, 129, 1024, 3}};
+    int iter = 0;
+    for (const Shape& sh : shapes)
+        for (int mix = 0; mix < 2; ++mix, ++iter) {
+            Problem p;
+            p.ta = mix ? DT::Int8 : DT::UInt8;
+            p.tb = mix ? DT::UInt8 : DT::Int8;
+            p.rank = sh.rank;
+            p.batch = sh.batch;
+            p.channels = sh.channels;
+            p.M = sh.M;
+            p.N = sh.N;
+            p.K = sh.K;
+            p.per_row_a = true;
+            p.per_col_b = iter % 2 == 0;
+            p.la.transposed = iter % 3 == 1;
+            p.lout.pad = iter % 3 == 2 ? 5 : 0;
+            p.bias_row = iter % 2 == 1;
+            p.build(rng);
+            check_all_paths(p);
+        }
+}
+
 TEST_CASE("simd matmul integer to float: sums that wrap in the exact profile (K 40000, extreme 8-bit values)",
           "[simd][matmul_integer_to_float]") {
     Rng rng(qtest::case_seed(291));

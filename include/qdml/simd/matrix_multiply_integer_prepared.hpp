@@ -52,9 +52,12 @@ public:
         visit_typed(d, [&](const auto& op) { run(op, executor); });
     }
 
-    /// The typed form of execute_unchecked (`op` from a desc equal to the
-    /// prepared one; its B side is not read): what
-    /// PreparedMatrixMultiplyIntegerToFloat runs for its int32 sums.
+    /// The micro-kernel family the panels were packed for.
+    simd::Isa isa() const noexcept { return packed_.isa(); }
+    /// The packed B slices (read-only: execute never writes them).
+    const std::deque<gemm::PackedRight>& packed() const noexcept { return packed_.slices(); }
+
+private:
     template <class TA, class TB>
     void run(const MatrixMultiplyInteger<TA, TB>& op, const Executor& executor) const {
         gemm::RequantSpec s;
@@ -64,19 +67,6 @@ public:
         packed_.run(op, s, executor);
     }
 
-    /// The micro-kernel family the panels were packed for.
-    simd::Isa isa() const noexcept { return packed_.isa(); }
-    /// The packed B slices (read-only: execute never writes them).
-    const std::deque<gemm::PackedRight>& packed() const noexcept { return packed_.slices(); }
-
-    /// Packs typed `op`'s B (validated by the caller, flags aside): the
-    /// constructor's step, and PreparedMatrixMultiplyIntegerToFloat's.
-    template <class TA, class TB>
-    PreparedMatrixMultiplyInteger(const MatrixMultiplyInteger<TA, TB>& op, simd::Isa isa) : isa_(isa) {
-        initialize(op);
-    }
-
-private:
     template <class TA, class TB>
     void initialize(const MatrixMultiplyInteger<TA, TB>& op) {
         gemm::RequantSpec s;

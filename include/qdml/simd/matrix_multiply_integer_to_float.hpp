@@ -69,42 +69,137 @@ std::vector<float> mmitf_b_scales(const MatrixMultiplyIntegerToFloat<TA, TB, TF>
     return b_scale;
 }
 
-/// The exact profile on the engine: int32 sums into a packed scratch
-/// (`sums(mi)` computes the MATRIX_MULTIPLY_INTEGER `mi`: the stateless
-/// engine call, or a prepared form's), then the epilogue with BScale's N
-/// values `b_scale` (mmitf_b_scales).
-template <class TA, class TB, class TF, class Sums>
-void mmitf_exact(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const Executor& executor, const float* b_scale,
-                 Sums&& sums) {
+/// The exact profile's B side for the engine: every distinct B slice packed
+/// with its column sums, BZP' per column (or one), BScale per column. Made
+/// per call by the stateless form, once by the prepared one.
+struct MmitfRight {
+    PackedRightSlices packed;
+    std::vector<std::int32_t> b_zp;
+    std::vector<float> b_scale;
+
+    template <class TA, class TB, class TF>
+    MmitfRight(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, simd::Isa isa) {
+        const MatrixMultiplyInteger<TA, TB> mi = integer_part(op, nullptr);
+        gemm::RequantSpec s;
+        b_zero_points(mi, s);
+        b_zp = std::move(s.b_zp);
+        packed.pack(mi, isa);
+        b_scale = mmitf_b_scales(op);
+    }
+
+    /// The MATRIX_MULTIPLY_INTEGER of `op`'s operands into the int32 output
+    /// `acc` (packed: its sizes, strides {C*M*N, M*N, N, 1}; null: unbound).
+    template <class TA, class TB, class TF>
+    static MatrixMultiplyInteger<TA, TB> integer_part(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op,
+                                                      std::int32_t* acc) {
+        const auto& sizes = op.OutputTensor.sizes;
+        MatrixMultiplyInteger<TA, TB> mi;
+        mi.ATensor = op.ATensor;
+        mi.AZeroPointTensor = op.AZeroPointTensor;
+        mi.BTensor = op.BTensor;
+        mi.BZeroPointTensor = op.BZeroPointTensor;
+        mi.OutputTensor.data = acc;
+        mi.OutputTensor.sizes = sizes;
+        mi.OutputTensor.strides = {std::uint64_t{sizes[1]} * sizes[2] * sizes[3], std::uint64_t{sizes[2]} * sizes[3],
+                                   sizes[3], 1};
+        return mi;
+    }
+};
+
+/// The epilogue of output rows [m0, m0 + rows) of product (b, c) from their
+/// int32 sums `acc` (rows x N, packed): y = fp32(acc) * fp32(AScale[m] *
+/// BScale[n]) (+ Bias), each step one binary32 rounding.
+template <class TA, class TB, class TF>
+void mmitf_epilogue(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const float* b_scale, std::uint32_t b,
+                    std::uint32_t c, std::uint32_t m0, std::uint32_t rows, const std::int32_t* acc, float* scale,
+                    float* y) {
+    const std::uint32_t N = op.OutputTensor.sizes[3];
+    for (std::uint32_t r = 0; r < rows; ++r) {
+        const std::uint32_t m = m0 + r;
+        const std::int32_t* a = acc + std::size_t{r} * N;
+        const float sa = to_float(op.AScaleTensor[{b, c, m, 0}]);
+        for (std::uint32_t n = 0; n < N; ++n) scale[n] = sa * b_scale[n];
+        rounding_barrier();
+        for (std::uint32_t n = 0; n < N; ++n) y[n] = static_cast<float>(a[n]) * scale[n];
+        rounding_barrier();
+        mmitf_store_row(op, b, c, m, y, N);
+    }
+}
+
+/// Rows of a block of the exact profile: its int32 sums (rows x N) about
+/// 256 KiB, in L2 while the epilogue reads them; 32 rows at least.
+inline std::uint32_t mmitf_block_rows(std::uint32_t M, std::uint32_t N) noexcept {
+    const std::uint32_t rows = std::max<std::uint32_t>(32, (std::uint32_t{1} << 16) / std::max<std::uint32_t>(N, 1));
+    return std::min(M, rows);
+}
+
+/// The exact profile on the engine with B's side `right`: the products cut
+/// into blocks of rows (mmitf_block_rows), each a task that computes its
+/// int32 sums into a scratch of its thread and then its epilogue (the grid
+/// depends on the shape only). Fewer blocks than four on a pool: the whole
+/// int32 output first, the engine's own tasks splitting the columns (GEMV),
+/// then the epilogue in tasks of kMmitfRows rows. Integer sums are exact and
+/// the epilogue is per element: the same bits either way.
+template <class TA, class TB, class TF>
+void mmitf_exact(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const Executor& executor,
+                 const MmitfRight& right) {
     const auto& sizes = op.OutputTensor.sizes;
     const std::uint32_t batches = sizes[0], channels = sizes[1], M = sizes[2], N = sizes[3];
-    std::vector<std::int32_t> acc(std::size_t{batches} * channels * M * N);
-    MatrixMultiplyInteger<TA, TB> mi;
-    mi.ATensor = op.ATensor;
-    mi.AZeroPointTensor = op.AZeroPointTensor;
-    mi.BTensor = op.BTensor;
-    mi.BZeroPointTensor = op.BZeroPointTensor;
-    mi.OutputTensor.data = acc.data();
-    mi.OutputTensor.sizes = sizes;
-    mi.OutputTensor.strides = {std::uint64_t{channels} * M * N, std::uint64_t{M} * N, N, 1};
-    sums(mi);
-
-    const std::uint64_t rows = std::uint64_t{batches} * channels * M;
-    qdml::detail::parallel_for(executor, static_cast<std::size_t>((rows + kMmitfRows - 1) / kMmitfRows),
-                               [&](std::size_t task) {
-        std::vector<float> scale(N), y(N);
-        const std::uint64_t r1 = std::min<std::uint64_t>(rows, (task + 1) * std::uint64_t{kMmitfRows});
-        for (std::uint64_t r = task * std::uint64_t{kMmitfRows}; r < r1; ++r) {
-            const auto m = static_cast<std::uint32_t>(r % M), bc = static_cast<std::uint32_t>(r / M);
-            const std::uint32_t b = bc / channels, c = bc % channels;
-            const std::int32_t* a = &acc[r * N];
-            const float sa = to_float(op.AScaleTensor[{b, c, m, 0}]);
-            for (std::uint32_t n = 0; n < N; ++n) scale[n] = sa * b_scale[n];
-            rounding_barrier();
-            for (std::uint32_t n = 0; n < N; ++n) y[n] = static_cast<float>(a[n]) * scale[n];
-            rounding_barrier();
-            mmitf_store_row(op, b, c, m, y.data(), N);
-        }
+    const std::uint32_t K = op.ATensor.sizes[3];
+    const std::uint32_t block = mmitf_block_rows(M, N), per_product = (M + block - 1) / std::max<std::uint32_t>(block, 1);
+    const std::size_t products = std::size_t{batches} * channels, blocks = products * per_product;
+    if (M == 0 || N == 0) return;
+    if (blocks < 4 && threaded(executor, std::uint64_t{products} * M * N * K)) {
+        std::vector<std::int32_t> acc(products * M * N);
+        const MatrixMultiplyInteger<TA, TB> mi = MmitfRight::integer_part(op, acc.data());
+        gemm::RequantSpec s;
+        a_zero_points(mi, s);
+        s.b_zp = right.b_zp;
+        s.int32_out = true;
+        right.packed.run(mi, s, executor);
+        const std::uint64_t rows = std::uint64_t{products} * M;
+        qdml::detail::parallel_for(executor, static_cast<std::size_t>((rows + kMmitfRows - 1) / kMmitfRows),
+                                   [&](std::size_t task) {
+            std::vector<float> scale(N), y(N);
+            const std::uint64_t r1 = std::min<std::uint64_t>(rows, (task + 1) * std::uint64_t{kMmitfRows});
+            for (std::uint64_t r = task * std::uint64_t{kMmitfRows}; r < r1; ++r) {
+                const auto m = static_cast<std::uint32_t>(r % M), bc = static_cast<std::uint32_t>(r / M);
+                mmitf_epilogue(op, right.b_scale.data(), bc / channels, bc % channels, m, 1, &acc[r * N],
+                               scale.data(), y.data());
+            }
+        });
+        return;
+    }
+    qdml::detail::parallel_for(executor, blocks, [&](std::size_t t) {
+        const auto bc = static_cast<std::uint32_t>(t / per_product);
+        const std::uint32_t b = bc / channels, c = bc % channels;
+        const std::uint32_t m0 = static_cast<std::uint32_t>(t % per_product) * block;
+        const std::uint32_t rows = std::min(block, M - m0);
+        thread_local std::vector<std::int32_t> acc;
+        thread_local std::vector<float> scale, y;
+        acc.resize(std::size_t{block} * N);
+        scale.resize(N);
+        y.resize(N);
+        MatrixMultiplyInteger<TA, TB> mi;
+        mi.ATensor = {&op.ATensor[{b, c, m0, 0}], {1, 1, rows, K}, op.ATensor.strides};
+        if (op.AZeroPointTensor)
+            mi.AZeroPointTensor = TensorView<const TA, 4>{&(*op.AZeroPointTensor)[{b, c, m0, 0}], {1, 1, rows, N},
+                                                          op.AZeroPointTensor->strides};
+        mi.BTensor = {&op.BTensor[{b, c, 0, 0}], {1, 1, K, N}, op.BTensor.strides};  // (not read: `right` holds it)
+        mi.OutputTensor = {acc.data(), {1, 1, rows, N}, {0, 0, N, 1}};
+        gemm::RequantSpec s;
+        a_zero_points(mi, s);
+        s.b_zp = right.b_zp;
+        s.int32_out = true;
+        const gemm::PackedRight& pb = right.packed.slice_of(b, c);
+        run_products(
+            mi, right.packed.isa(), s,
+            [&](std::uint32_t, std::uint32_t, const void*& key) -> const gemm::PackedRight& {
+                key = &pb;
+                return pb;
+            },
+            task_workspace<TA>());
+        mmitf_epilogue(op, right.b_scale.data(), b, c, m0, rows, acc.data(), scale.data(), y.data());
     });
 }
 
@@ -238,8 +333,7 @@ void matrix_multiply_integer_to_float(const MatrixMultiplyIntegerToFloat<TA, TB,
             return static_cast<const float*>(scratch.data());
         });
     } else if constexpr (detail::mmitf_on_engine<TA, TB>) {
-        detail::mmitf_exact(op, options.executor, detail::mmitf_b_scales(op).data(),
-                            [&](const MatrixMultiplyInteger<TA, TB>& mi) { simd::matrix_multiply_integer(mi, options); });
+        detail::mmitf_exact(op, options.executor, detail::MmitfRight(op, simd::select_isa(options.isa)));
     } else {
         reference::matrix_multiply_integer_to_float(op, options.fidelity);
     }

@@ -19,7 +19,6 @@
 #include "qdml/core/fp_env.hpp"
 #include "qdml/operators/members.hpp"
 #include "qdml/operators/visit.hpp"
-#include "qdml/simd/matrix_multiply_integer_prepared.hpp"
 #include "qdml/simd/matrix_multiply_integer_to_float.hpp"
 
 namespace qdml::simd {
@@ -46,7 +45,7 @@ public:
                         "(B is read once, at initialize)");
         options_.executor = {};
         visit_typed(desc, [&](const auto& op) { initialize(op); });
-        if (!sums_ && options_.fidelity != Fidelity::DirectML) {  // the reference's operands: B's side copied
+        if (!right_ && options_.fidelity != Fidelity::DirectML) {  // the reference's operands: B's side copied
             own(desc_.BTensor);
             own(desc_.BScaleTensor);
             if (desc_.BZeroPointTensor) own(*desc_.BZeroPointTensor);
@@ -65,7 +64,7 @@ public:
     }
 
     /// Whether B was packed for the GEMM engine (the exact profile, 8-bit operands).
-    bool packed() const noexcept { return sums_.has_value(); }
+    bool packed() const noexcept { return right_.has_value(); }
 
     /// The typed forms of the two steps, for `op` validated by the caller
     /// (its flags aside): the constructor reads `op`'s B side as the desc
@@ -90,8 +89,7 @@ public:
                 return static_cast<const float*>(dequantized_[slice_of_[std::size_t{b} * channels + c]].data());
             });
         } else if constexpr (detail::mmitf_on_engine<TA, TB>) {
-            detail::mmitf_exact(op, executor, b_scale_.data(),
-                                [&](const MatrixMultiplyInteger<TA, TB>& mi) { sums_->run(mi, executor); });
+            detail::mmitf_exact(op, executor, *right_);
         } else {
             reference::matrix_multiply_integer_to_float(op, o.fidelity);
         }
@@ -117,13 +115,7 @@ private:
                     slice_of_.push_back(i);
                 }
         } else if constexpr (detail::mmitf_on_engine<TA, TB>) {
-            MatrixMultiplyInteger<TA, TB> mi;
-            mi.ATensor = op.ATensor;
-            mi.BTensor = op.BTensor;
-            mi.BZeroPointTensor = op.BZeroPointTensor;
-            mi.OutputTensor.sizes = Out.sizes;  // (the packer reads the sizes only)
-            sums_.emplace(mi, simd::select_isa(options_.isa));
-            b_scale_ = detail::mmitf_b_scales(op);
+            right_.emplace(op, simd::select_isa(options_.isa));
         }
     }
 
@@ -136,8 +128,7 @@ private:
 
     MatrixMultiplyIntegerToFloatDesc desc_;
     GemmOptions options_;                                // ISA cap and profile (no executor)
-    std::optional<PreparedMatrixMultiplyInteger> sums_;  // the exact profile's packed B
-    std::vector<float> b_scale_;                         // its BScale per column
+    std::optional<detail::MmitfRight> right_;            // the exact profile's packed B side
     std::deque<std::vector<float>> dequantized_;         // the directml profile's B slices, K x N each
     std::vector<std::size_t> slice_of_;                  // the slice of each (batch, channel)
     std::deque<std::vector<unsigned char>> owned_;       // the reference's B side, copied

@@ -334,6 +334,7 @@ public:
         using TB = element_of<decltype(op.BTensor)>;
         isa_ = isa;
         const auto& Out = op.OutputTensor;
+        channels_ = Out.sizes[1];
         const std::uint32_t M = Out.sizes[2], N = Out.sizes[3], K = op.ATensor.sizes[3];
         std::vector<const TB*> seen;
         for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
@@ -362,7 +363,7 @@ public:
             return;
         }
         run_products(op, isa_, s, [&](std::uint32_t b, std::uint32_t c, const void*& key) -> const gemm::PackedRight& {
-            const gemm::PackedRight& r = slices_[slice_of_[std::size_t{b} * channels + c]];
+            const gemm::PackedRight& r = slice_of(b, c);
             key = &r;
             return r;
         });
@@ -372,9 +373,14 @@ public:
     simd::Isa isa() const noexcept { return isa_; }
     /// The packed B slices (read-only: run never writes them).
     const std::deque<gemm::PackedRight>& slices() const noexcept { return slices_; }
+    /// The packed slice of product (b, c).
+    const gemm::PackedRight& slice_of(std::uint32_t b, std::uint32_t c) const noexcept {
+        return slices_[slice_of_[std::size_t{b} * channels_ + c]];
+    }
 
 private:
     simd::Isa isa_ = simd::Isa::Generic;
+    std::uint32_t channels_ = 1;
     std::deque<gemm::PackedRight> slices_;  // one per distinct B slice (a deque: packed in place)
     std::vector<std::size_t> slice_of_;     // slice index of each (batch, channel)
 };
