@@ -15,6 +15,8 @@
 //   simd_prepared/.../threads:N  the same on N worker threads (issue 26,
 //              BENCH.md "Threads": executor_of(N); conv/tasks.hpp's grid).
 // Depthwise shapes (`_dw`) run the depthwise path through the same entries.
+// One spatial dimension (issue 27): conv/{simd,simd_prepared}/u8s8u8/<shape>_ncw
+// for the shapes of conv_1d_shapes(), DimensionCount 1 on {N, C, W} packed.
 #include <memory>
 #include <string>
 
@@ -57,6 +59,12 @@ Peer prepared(ConvProblem& p, unsigned threads) {
             register_peer_row<ConvProblem>("conv/simd_prepared/u8s8u8/" + c.name() + threads_suffix(threads),
                                            benchmark::kMillisecond,
                                            [threads](ConvProblem& p) { return prepared(p, threads); }, c);
+    }
+    for (const ConvShape& c : conv_1d_shapes()) {
+        register_qdml_rows<ConvProblem>("conv", "u8s8u8", c.name(), benchmark::kMillisecond,
+                                        {{"simd", simd_conv(qdml::RunOptions{}.fidelity)}}, c);
+        register_peer_row<ConvProblem>("conv/simd_prepared/u8s8u8/" + c.name(), benchmark::kMillisecond,
+                                       [](ConvProblem& p) { return prepared(p, 0); }, c);
     }
     return true;
 }();

@@ -370,24 +370,29 @@ private:
 };
 
 /// A convolution shape of issue 9: KHxKW_CIN_COUT_H[_sS][_dw]_LAYOUT
-/// (square input, padding (KH-1)/2 on every side, one image).
+/// (square input, padding (KH-1)/2 on every side, one image). `one_d`
+/// (issue 27): one spatial dimension (DimensionCount 1), K_CIN_COUT_W[_sS]_ncw:
+/// `kh` is the kernel's width and `hw` the input's, {N, C, W} packed (`nhwc` false).
 struct ConvShape {
     std::uint32_t kh, cin, cout, hw, stride, groups;
     bool nhwc;
+    bool one_d = false;
     std::uint32_t pad() const { return (kh - 1) / 2; }
     std::uint32_t out_hw() const { return (hw + 2 * pad() - kh) / stride + 1; }
     std::string name() const {
-        std::string s = std::to_string(kh) + "x" + std::to_string(kh) + "_" + std::to_string(cin) + "_" +
-                        std::to_string(cout) + "_" + std::to_string(hw);
+        std::string s = std::to_string(kh) + (one_d ? "" : "x" + std::to_string(kh)) + "_" + std::to_string(cin) +
+                        "_" + std::to_string(cout) + "_" + std::to_string(hw);
         if (stride != 1) s += "_s" + std::to_string(stride);
         if (groups == cin && groups > 1) s += "_dw";
         else if (groups != 1) s += "_g" + std::to_string(groups);
-        return s + (nhwc ? "_nhwc" : "_nchw");
+        return s + (one_d ? "_ncw" : nhwc ? "_nhwc" : "_nchw");
     }
-    /// OPS of one call: 2 * OH * OW * COUT * CIN/G * KH * KW (one image).
+    /// The filter taps of one output: KH * KW (one_d: K).
+    std::uint32_t taps() const { return one_d ? kh : kh * kh; }
+    /// OPS of one call: 2 * OH * OW * COUT * CIN/G * KH * KW (one image; one_d: 2 * OW * COUT * CIN/G * K).
     double ops() const {
         const double o = out_hw();
-        return 2.0 * o * o * cout * (cin / groups) * kh * kh;
+        return 2.0 * (one_d ? o : o * o) * cout * (cin / groups) * taps();
     }
     ConvShape with_layout(bool nhwc_) const {
         ConvShape c = *this;
@@ -397,21 +402,26 @@ struct ConvShape {
     bool operator==(const ConvShape& o) const { return name() == o.name(); }
 };
 
-/// Sizes {N,C,H,W} as DML strides of NCHW (packed) or NHWC memory.
-inline qdml::TensorDesc conv_tensor(qdml::TensorDataType t, std::uint32_t c, std::uint32_t h, bool nhwc) {
-    return nhwc ? qdml::TensorDesc::make(t, {1, c, h, h}, {c * h * h, 1, h * c, c})
-                : qdml::TensorDesc::make(t, {1, c, h, h});
+/// Sizes {N,C,H,W} of shape `s`'s layout as DML strides of NCHW (packed) or
+/// NHWC memory; `s.one_d`: {N,C,W} packed.
+inline qdml::TensorDesc conv_tensor(qdml::TensorDataType t, std::uint32_t c, std::uint32_t h, const ConvShape& s) {
+    if (s.one_d) return qdml::TensorDesc::make(t, {1, c, h});
+    return s.nhwc ? qdml::TensorDesc::make(t, {1, c, h, h}, {c * h * h, 1, h * c, c})
+                  : qdml::TensorDesc::make(t, {1, c, h, h});
 }
 
-/// The filter {Cout, Cin/G, KH, KW} of shape `s`, packed.
+/// The filter {Cout, Cin/G, KH, KW} of shape `s` ({Cout, Cin/G, K} one_d), packed.
 inline qdml::TensorDesc conv_filter_tensor(qdml::TensorDataType t, const ConvShape& s) {
-    return qdml::TensorDesc::make(t, {s.cout, s.cin / s.groups, s.kh, s.kh});
+    return s.one_d ? qdml::TensorDesc::make(t, {s.cout, s.cin / s.groups, s.kh})
+                   : qdml::TensorDesc::make(t, {s.cout, s.cin / s.groups, s.kh, s.kh});
 }
 
-/// A convolution desc's geometry for shape `s`: strides, padding on every
-/// side, groups (no dilation).
+/// A convolution desc's geometry for shape `s`: its spatial dimension count,
+/// strides, padding on every side, groups (no dilation). (one_d: the arrays'
+/// second entries are not read.)
 template <class Desc>
 void set_conv_geometry(Desc& d, const ConvShape& s) {
+    d.DimensionCount = s.one_d ? 1 : 2;
     d.Strides = {s.stride, s.stride};
     d.StartPadding = {s.pad(), s.pad()};
     d.EndPadding = {s.pad(), s.pad()};
@@ -420,7 +430,8 @@ void set_conv_geometry(Desc& d, const ConvShape& s) {
 
 /// QUANTIZED_LINEAR_CONVOLUTION u8 input, s8 filter {Cout, Cin/G, KH, KW},
 /// int32 bias, u8 output; per-tensor scales; input and output zero points
-/// 128, no filter zero point.
+/// 128, no filter zero point. One spatial dimension (`one_d`): input, filter,
+/// output, scales, zero points and bias of 3 dimensions.
 struct ConvProblem {
     ConvShape shape;
     Buffer<std::uint8_t> input, output, expected;
@@ -432,13 +443,16 @@ struct ConvProblem {
 
     /// (`reference` false: `expected` is left empty, as MatmulProblem's.)
     explicit ConvProblem(const ConvShape& s, bool reference = true)
-        : shape(s), out_scale(spread_scale(in_scale * filter_scale, double(s.cin / s.groups) * s.kh * s.kh)) {
+        : shape(s), out_scale(spread_scale(in_scale * filter_scale, double(s.cin / s.groups) * s.taps())) {
         using qdml::TensorDataType;
-        const auto scalar = [](TensorDataType t) { return qdml::TensorDesc::make(t, {1, 1, 1, 1}); };
-        const auto in_desc = conv_tensor(TensorDataType::UInt8, s.cin, s.hw, s.nhwc);
-        const auto out_desc = conv_tensor(TensorDataType::UInt8, s.cout, s.out_hw(), s.nhwc);
+        const auto param = [&s](TensorDataType t, std::uint32_t c) {  // {1, c, 1, 1}, one_d {1, c, 1}
+            return s.one_d ? qdml::TensorDesc::make(t, {1, c, 1}) : qdml::TensorDesc::make(t, {1, c, 1, 1});
+        };
+        const auto scalar = [&](TensorDataType t) { return param(t, 1); };
+        const auto in_desc = conv_tensor(TensorDataType::UInt8, s.cin, s.hw, s);
+        const auto out_desc = conv_tensor(TensorDataType::UInt8, s.cout, s.out_hw(), s);
         const auto filter_desc = conv_filter_tensor(TensorDataType::Int8, s);
-        const auto bias_desc = qdml::TensorDesc::make(TensorDataType::Int32, {1, s.cout, 1, 1});
+        const auto bias_desc = param(TensorDataType::Int32, s.cout);
         input = buffer_for<std::uint8_t>(in_desc, 0, 255, 9);
         filter = buffer_for<std::int8_t>(filter_desc, -128, 127, 10);
         bias = buffer_for<std::int32_t>(bias_desc, -5000, 5000, 11);
@@ -476,8 +490,8 @@ struct ConvIntegerProblem {
 
     explicit ConvIntegerProblem(const ConvShape& s) : shape(s) {
         using qdml::TensorDataType;
-        const auto in_desc = conv_tensor(TensorDataType::UInt8, s.cin, s.hw, s.nhwc);
-        const auto out_desc = conv_tensor(TensorDataType::Int32, s.cout, s.out_hw(), s.nhwc);
+        const auto in_desc = conv_tensor(TensorDataType::UInt8, s.cin, s.hw, s);
+        const auto out_desc = conv_tensor(TensorDataType::Int32, s.cout, s.out_hw(), s);
         const auto filter_desc = conv_filter_tensor(TensorDataType::Int8, s);
         input = buffer_for<std::uint8_t>(in_desc, 0, 255, 9);
         filter = buffer_for<std::int8_t>(filter_desc, -128, 127, 10);
@@ -506,6 +520,9 @@ inline std::vector<ConvShape> conv_shapes() {
 }
 /// The CONVOLUTION_INTEGER rows' shapes (issue 27): 3x3_64_64_56 in NHWC memory.
 inline std::vector<ConvShape> conv_integer_shapes() { return {conv_shapes()[0].with_layout(true)}; }
+/// The one-spatial-dimension conv rows' shapes (issue 27): 3_64_64_3136_ncw,
+/// kernel 3 over a width of 3136 (56 * 56, 3x3_64_64_56's positions), padding 1 each side.
+inline std::vector<ConvShape> conv_1d_shapes() { return {{3, 64, 64, 3136, 1, 1, false, true}}; }
 
 /// The matmul shapes of issue 8: BATCHxMxNxK (a 3-D DML desc) or MxNxK.
 struct MatmulShape {
