@@ -14,6 +14,12 @@
 //                                        reordered once, s32 dst, no bias or
 //                                        scale, src and dst in NHWC; checked
 //                                        against qdml's reference.
+//   conv/onednn/u8s8u8/<shape>_ncw       (issue 27) one spatial dimension:
+//                                        the same operation on 3-D memory
+//                                        {N, C, W}, src and dst in NWC (its
+//                                        preferred int8 layout) over an NWC
+//                                        copy of qdml's NCW input; the output
+//                                        transposed back to NCW is checked.
 #include "../models.hpp"
 #include "../problems.hpp"
 #include "onednn_common.hpp"
@@ -36,19 +42,21 @@ template <class P>
 Conv make_conv_with(P& p, const dnnl::primitive_attr& attr, dt out, tag layout) {
     const auto& s = p.shape;
     const memory::dim g = s.groups, oc = s.cout, ic = s.cin, k = s.kh, o = s.out_hw();
-    const memory::dims src{1, ic, s.hw, s.hw}, dst{1, oc, o, o};
-    const memory::dims w = g > 1 ? memory::dims{g, oc / g, ic / g, k, k} : memory::dims{oc, ic, k, k};
+    memory::dims src{1, ic, s.hw, s.hw}, dst{1, oc, o, o};
+    memory::dims w = g > 1 ? memory::dims{g, oc / g, ic / g, k, k} : memory::dims{oc, ic, k, k};
+    memory::dims st{s.stride, s.stride}, pad{s.pad(), s.pad()};
+    if (s.one_d)  // one spatial dimension: {N, C, W}, {O, I, K}, one stride and padding
+        for (memory::dims* d : {&src, &dst, &w, &st, &pad}) d->pop_back();
     constexpr bool with_bias = std::is_same_v<P, ConvProblem>;
-    const memory::dim st = s.stride, pad = s.pad();
     const auto prop = dnnl::prop_kind::forward_inference;
     const auto alg = dnnl::algorithm::convolution_direct;
     const memory::desc src_d{src, dt::u8, layout}, w_d{w, dt::s8, tag::any}, dst_d{dst, out, layout};
     const auto d = with_bias ? dnnl::convolution_forward::desc(prop, alg, src_d, w_d, {{oc}, dt::s32, tag::x}, dst_d,
-                                                               {st, st}, {pad, pad}, {pad, pad})
-                             : dnnl::convolution_forward::desc(prop, alg, src_d, w_d, dst_d, {st, st}, {pad, pad},
-                                                               {pad, pad});
+                                                               st, pad, pad)
+                             : dnnl::convolution_forward::desc(prop, alg, src_d, w_d, dst_d, st, pad, pad);
     Conv c{dnnl::convolution_forward::primitive_desc(d, attr, engine()), {}, {}};
-    auto w_user = make_memory(w, g > 1 ? tag::goihw : tag::oihw, p.filter.data());
+    const tag w_tag = s.one_d ? (g > 1 ? tag::goiw : tag::oiw) : (g > 1 ? tag::goihw : tag::oihw);
+    auto w_user = make_memory(w, w_tag, p.filter.data());
     c.weights = memory(c.pd.weights_desc(), engine());
     dnnl::reorder(w_user, c.weights).execute(stream(), w_user, c.weights);
     stream().wait();
@@ -64,19 +72,18 @@ Conv make_conv(ConvProblem& p, tag layout) {
     return make_conv_with(p, attr, dt::u8, layout);
 }
 
-/// The conv in NHWC over P's input and output (the bias argument only when
-/// the primitive has one).
-template <class P>
-Peer nhwc_of(P& p, const Conv& c) {
-    auto src = memory(c.pd.src_desc(), engine(), p.input.data());
-    auto dst = memory(c.pd.dst_desc(), engine(), p.output.data());
+/// The conv over `src` and `dst` in the primitive's layout (the bias argument
+/// only when the primitive has one).
+Peer conv_over(const Conv& c, const void* src_data, void* dst_data) {
+    auto src = memory(c.pd.src_desc(), engine(), const_cast<void*>(src_data));
+    auto dst = memory(c.pd.dst_desc(), engine(), dst_data);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c.weights}, {DNNL_ARG_DST, dst}};
     if (c.bias) args.insert({DNNL_ARG_BIAS, c.bias});
     return peer_of(dnnl::convolution_forward(c.pd), std::move(args), c.pd.impl_info_str());
 }
 
 Peer nhwc(ConvProblem& p) try {
-    return nhwc_of(p, make_conv(p, tag::nhwc));
+    return conv_over(make_conv(p, tag::nhwc), p.input.data(), p.output.data());
 } catch (const dnnl::error& e) {
     return unsupported(e);
 }
@@ -85,7 +92,37 @@ Peer nhwc(ConvProblem& p) try {
 Peer conv_integer_nhwc(ConvIntegerProblem& p) try {
     dnnl::primitive_attr attr;
     attr.set_zero_points(DNNL_ARG_SRC, 0, {p.in_zp});
-    return nhwc_of(p, make_conv_with(p, attr, dt::s32, tag::nhwc));
+    return conv_over(make_conv_with(p, attr, dt::s32, tag::nhwc), p.input.data(), p.output.data());
+} catch (const dnnl::error& e) {
+    return unsupported(e);
+}
+
+/// Writes the transpose of the {rows, cols} matrix `from` into `to` (one
+/// image's {C, W} <-> {W, C}).
+void transpose(const std::uint8_t* from, std::uint8_t* to, std::size_t rows, std::size_t cols) {
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) to[c * rows + r] = from[r * cols + c];
+}
+
+/// conv/onednn/.../_ncw (issue 27): the one-spatial-dimension conv in NWC,
+/// oneDNN's preferred int8 layout (what format_tag::any picks for src and
+/// dst, as NHWC for the 2-D rows; on NCW memory oneDNN 2.6 runs its
+/// ref_int8), over its own NWC copy of the problem's NCW input (made once,
+/// outside the timed loop) into its own NWC output, which is transposed into
+/// the problem's NCW output to be checked.
+Peer nwc(ConvProblem& p) try {
+    const auto& s = p.shape;
+    using Bytes = Buffer<std::uint8_t>;
+    auto nwc_data = std::make_shared<std::pair<Bytes, Bytes>>(Bytes(p.input.size()), Bytes(p.output.size()));
+    transpose(p.input.data(), nwc_data->first.data(), s.cin, s.hw);
+    Peer peer = conv_over(make_conv(p, tag::nwc), nwc_data->first.data(), nwc_data->second.data());
+    peer.mismatches = [&p, nwc_data, ow = std::size_t{s.out_hw()}, oc = std::size_t{s.cout}] {
+        transpose(nwc_data->second.data(), p.output.data(), ow, oc);
+        return count_mismatches(p.output.data(), p.expected.data(), p.output.size());
+    };
+    peer.keep = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<void>>>(std::move(peer.keep),
+                                                                                          std::move(nwc_data));
+    return peer;
 } catch (const dnnl::error& e) {
     return unsupported(e);
 }
@@ -134,6 +171,8 @@ Peer nchw_end_to_end(ConvProblem& p) try {
                                            c);
         }
     }
+    for (const ConvShape& c : conv_1d_shapes())
+        register_peer_row<ConvProblem>("conv/onednn/u8s8u8/" + c.name(), benchmark::kMillisecond, nwc, c);
     for (const ConvShape& c : conv_integer_shapes())
         register_peer_row<ConvIntegerProblem>("conv_integer/onednn/u8s8s32/" + c.name(), benchmark::kMillisecond,
                                               conv_integer_nhwc, c);
