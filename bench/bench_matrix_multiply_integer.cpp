@@ -9,7 +9,8 @@
 //              allows (the JSON context's qdml_gemm_isa);
 //   simd_prepared  B flagged constant (DML_TENSOR_FLAG_OWNED_BY_DML), packed
 //              once by qdml::compile before timing; each call executes the
-//              Compiled (A streamed: bench/support.hpp's prepared_runner).
+//              Compiled (A streamed: bench/support.hpp's prepared_runner);
+//              /threads:N the same on N worker threads (issue 26).
 #include <cstdint>
 #include <string>
 
@@ -25,6 +26,12 @@ namespace {
         runners.emplace_back("simd_prepared", prepared_runner<qdml::MatrixMultiplyIntegerDesc>());
         register_qdml_rows<P>("matmul_integer", q8_types<P::A, P::B, P::Out>(), m.name(), benchmark::kMicrosecond,
                               runners, m.batch, m.m, m.n, m.k);
+        for (const unsigned threads : thread_counts())  // issue 26: on N worker threads
+            register_qdml_rows<P>(
+                "matmul_integer", q8_types<P::A, P::B, P::Out>(), m.name() + threads_suffix(threads),
+                benchmark::kMicrosecond,
+                {{"simd_prepared", prepared_runner<qdml::MatrixMultiplyIntegerDesc>(qdml::RunOptions{}.fidelity, threads)}},
+                m.batch, m.m, m.n, m.k);
     }
     return true;
 }();

@@ -10,7 +10,8 @@
 //   simd_prepared, simd_prepared_exact  B flagged constant, read once by
 //               qdml::compile before timing (dequantized in the directml
 //               profile, packed for the engine in the exact one); each call
-//               executes the Compiled (bench/support.hpp's prepared_runner).
+//               executes the Compiled (bench/support.hpp's prepared_runner);
+//               /threads:N the same on N worker threads (issue 26).
 #include <cstdint>
 #include <string>
 
@@ -28,6 +29,13 @@ namespace {
         runners.emplace_back("simd_prepared" + profile_suffix(other_profile()), prepared_runner<Desc>(other_profile()));
         register_qdml_rows<P>("matmul_integer_to_float", q8_types<P::A, P::B, P::Out>(), shape.name(),
                               benchmark::kMicrosecond, runners, shape.batch, shape.m, shape.n, shape.k);
+        for (const unsigned threads : thread_counts())  // issue 26: on N worker threads
+            register_qdml_rows<P>("matmul_integer_to_float", q8_types<P::A, P::B, P::Out>(),
+                                  shape.name() + threads_suffix(threads), benchmark::kMicrosecond,
+                                  {{"simd_prepared", prepared_runner<Desc>(qdml::RunOptions{}.fidelity, threads)},
+                                   {"simd_prepared" + profile_suffix(other_profile()),
+                                    prepared_runner<Desc>(other_profile(), threads)}},
+                                  shape.batch, shape.m, shape.n, shape.k);
     }
     return true;
 }();

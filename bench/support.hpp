@@ -232,15 +232,17 @@ Runner<Desc> run_on_threads(qdml::Implementation implementation, unsigned thread
 /// BTensor flagged constant (DML_TENSOR_FLAG_OWNED_BY_DML), compiled in
 /// profile `fidelity` on the first call (the row's mismatch check, before
 /// timing: B packed there) and again only when the problem's buffers or
-/// shapes change; every call executes the Compiled (A streamed).
+/// shapes change; every call executes the Compiled (A streamed), on
+/// `threads` worker threads when given (executor_of).
 template <class Desc>
-Runner<Desc> prepared_runner(qdml::Fidelity fidelity = qdml::RunOptions{}.fidelity) {
+Runner<Desc> prepared_runner(qdml::Fidelity fidelity = qdml::RunOptions{}.fidelity, unsigned threads = 0) {
     struct State {
         Desc desc;
         std::shared_ptr<const qdml::Compiled<Desc>> compiled;
     };
     auto state = std::make_shared<State>();
-    return [fidelity, state](const Desc& d) {
+    const qdml::Executor executor = executor_of(threads);
+    return [fidelity, state, executor](const Desc& d) {
         Desc c = d;
         c.BTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
         const auto same = [](const qdml::Tensor& a, const qdml::Tensor& b) {
@@ -253,7 +255,7 @@ Runner<Desc> prepared_runner(qdml::Fidelity fidelity = qdml::RunOptions{}.fideli
             state->compiled = std::make_shared<const qdml::Compiled<Desc>>(c, options);
             state->desc = c;
         }
-        state->compiled->execute(c);
+        state->compiled->execute(c, executor);
     };
 }
 

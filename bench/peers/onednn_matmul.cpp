@@ -122,14 +122,25 @@ Peer matmul_integer_to_float(MatmulIntegerToFloatProblem<std::uint8_t, std::int8
                 register_peer_row<P>(matmul_row<P>("onednn", m) + threads_suffix(threads), benchmark::kMicrosecond,
                                      on_threads<P>(threads, matmul<P>), m.batch, m.m, m.n, m.k);
     });
-    for (const MatmulShape& m : matmul_integer_shapes())
-        register_peer_row<MatmulIntegerProblem<std::uint8_t, std::int8_t>>(
-            "matmul_integer/onednn/u8s8s32/" + m.name(), benchmark::kMicrosecond, matmul_integer, m.batch, m.m, m.n,
-            m.k);
-    for (const MatmulShape& m : matmul_integer_to_float_shapes())
-        register_peer_row<MatmulIntegerToFloatProblem<std::uint8_t, std::int8_t>>(
-            "matmul_integer_to_float/onednn/u8s8f32/" + m.name(), benchmark::kMicrosecond, matmul_integer_to_float,
-            m.batch, m.m, m.n, m.k);
+    // The integer family's rows, and each at N threads (issue 26's /threads:N rows).
+    using MI = MatmulIntegerProblem<std::uint8_t, std::int8_t>;
+    using MF = MatmulIntegerToFloatProblem<std::uint8_t, std::int8_t>;
+    for (const MatmulShape& m : matmul_integer_shapes()) {
+        register_peer_row<MI>("matmul_integer/onednn/u8s8s32/" + m.name(), benchmark::kMicrosecond, matmul_integer,
+                              m.batch, m.m, m.n, m.k);
+        for (const unsigned threads : thread_counts())
+            register_peer_row<MI>("matmul_integer/onednn/u8s8s32/" + m.name() + threads_suffix(threads),
+                                  benchmark::kMicrosecond, on_threads<MI>(threads, matmul_integer), m.batch, m.m,
+                                  m.n, m.k);
+    }
+    for (const MatmulShape& m : matmul_integer_to_float_shapes()) {
+        register_peer_row<MF>("matmul_integer_to_float/onednn/u8s8f32/" + m.name(), benchmark::kMicrosecond,
+                              matmul_integer_to_float, m.batch, m.m, m.n, m.k);
+        for (const unsigned threads : thread_counts())
+            register_peer_row<MF>("matmul_integer_to_float/onednn/u8s8f32/" + m.name() + threads_suffix(threads),
+                                  benchmark::kMicrosecond, on_threads<MF>(threads, matmul_integer_to_float), m.batch,
+                                  m.m, m.n, m.k);
+    }
     return true;
 }();
 
