@@ -204,17 +204,18 @@ void mmitf_exact(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const Execu
 }
 
 /// The directml profile's sums for up to 4 rows of A at once (dequantized,
-/// `a` rows of K floats) against B's dequantized slice (`b`, K rows of N):
-/// s[r][n] = sum over k in order of a[r][k] * b[k][n], each product and each
-/// add one binary32 rounding (VecOps::no_fuse between them), written to
-/// s[r * N + n]. A row kernel of the element-wise paths (arch.hpp): a region
-/// tag's Rows compiles it for AVX2 or AVX-512, Arch's for SSE2 or NEON; 4 rows
-/// by 2 vectors of columns per step, the columns past the vectors scalar.
+/// `a` rows of K floats) against `cols` columns of B's dequantized slice
+/// (`b`, K rows `ldb` floats apart): s[r][n] = sum over k in order of
+/// a[r][k] * b[k][n], each product and each add one binary32 rounding
+/// (VecOps::no_fuse between them), written to s[r * lds + n]. A row kernel
+/// of the element-wise paths (arch.hpp): a region tag's Rows compiles it for
+/// AVX2 or AVX-512, Arch's for SSE2 or NEON; 4 rows by 2 vectors of columns
+/// per step, the columns past the vectors scalar.
 template <class A>
 struct FloatSumRows {
     template <int R, int C>
-    QDML_ALWAYS_INLINE static void block(const float* a, std::uint32_t K, const float* b, std::uint32_t N, float* s,
-                                         std::uint32_t n0) noexcept {
+    QDML_ALWAYS_INLINE static void block(const float* a, std::uint32_t K, const float* b, std::size_t ldb, float* s,
+                                         std::size_t lds, std::uint32_t n0) noexcept {
         using F = kernel::fbatch<A>;
         constexpr std::uint32_t W = static_cast<std::uint32_t>(F::size);
         F acc[R][C];
@@ -222,53 +223,64 @@ struct FloatSumRows {
             for (int c = 0; c < C; ++c) acc[r][c] = F(0.0f);
         for (std::uint32_t k = 0; k < K; ++k) {
             F bv[C];
-            for (int c = 0; c < C; ++c) bv[c] = kernel::load_float<A>(b + std::size_t{k} * N + n0 + c * W);
+            for (int c = 0; c < C; ++c) bv[c] = kernel::load_float<A>(b + k * ldb + n0 + c * W);
             for (int r = 0; r < R; ++r) {
                 const F av(a[static_cast<std::size_t>(r) * K + k]);
                 for (int c = 0; c < C; ++c) acc[r][c] = acc[r][c] + VecOps<F>::no_fuse(av * bv[c]);
             }
         }
         for (int r = 0; r < R; ++r)
-            for (int c = 0; c < C; ++c) kernel::store_vec<A>(s + static_cast<std::size_t>(r) * N + n0 + c * W, acc[r][c]);
+            for (int c = 0; c < C; ++c) kernel::store_vec<A>(s + static_cast<std::size_t>(r) * lds + n0 + c * W, acc[r][c]);
     }
     template <int R>
-    QDML_ALWAYS_INLINE static void rows(const float* a, std::uint32_t K, const float* b, std::uint32_t N,
-                                        float* s) noexcept {
+    QDML_ALWAYS_INLINE static void rows(const float* a, std::uint32_t K, const float* b, std::size_t ldb,
+                                        std::uint32_t cols, float* s, std::size_t lds) noexcept {
         constexpr std::uint32_t W = static_cast<std::uint32_t>(kernel::fbatch<A>::size);
         std::uint32_t n = 0;
-        for (; n + 2 * W <= N; n += 2 * W) block<R, 2>(a, K, b, N, s, n);
-        for (; n + W <= N; n += W) block<R, 1>(a, K, b, N, s, n);
-        for (; n < N; ++n)
+        for (; n + 2 * W <= cols; n += 2 * W) block<R, 2>(a, K, b, ldb, s, lds, n);
+        for (; n + W <= cols; n += W) block<R, 1>(a, K, b, ldb, s, lds, n);
+        for (; n < cols; ++n)
             for (int r = 0; r < R; ++r) {
                 float t = 0.0f;
-                for (std::uint32_t k = 0; k < K; ++k) t = t + no_fuse(a[static_cast<std::size_t>(r) * K + k] * b[std::size_t{k} * N + n]);
-                s[static_cast<std::size_t>(r) * N + n] = t;
+                for (std::uint32_t k = 0; k < K; ++k) t = t + no_fuse(a[static_cast<std::size_t>(r) * K + k] * b[k * ldb + n]);
+                s[static_cast<std::size_t>(r) * lds + n] = t;
             }
     }
-    void operator()(const float* a, std::uint32_t R, std::uint32_t K, const float* b, std::uint32_t N,
-                    float* s) const noexcept {
+    void operator()(const float* a, std::uint32_t R, std::uint32_t K, const float* b, std::size_t ldb,
+                    std::uint32_t cols, float* s, std::size_t lds) const noexcept {
         switch (R) {
-            case 1: rows<1>(a, K, b, N, s); break;
-            case 2: rows<2>(a, K, b, N, s); break;
-            case 3: rows<3>(a, K, b, N, s); break;
-            default: rows<4>(a, K, b, N, s); break;
+            case 1: rows<1>(a, K, b, ldb, cols, s, lds); break;
+            case 2: rows<2>(a, K, b, ldb, cols, s, lds); break;
+            case 3: rows<3>(a, K, b, ldb, cols, s, lds); break;
+            default: rows<4>(a, K, b, ldb, cols, s, lds); break;
         }
     }
 };
 
 /// FloatSumRows on the element-wise path `isa` (arch.hpp's on_arch).
 inline void float_sum_rows(ElementWiseIsa isa, const float* a, std::uint32_t R, std::uint32_t K, const float* b,
-                           std::uint32_t N, float* s) {
+                           std::size_t ldb, std::uint32_t cols, float* s, std::size_t lds) {
 #if QDML_X86
-    if (isa == ElementWiseIsa::Avx512) return on_arch<x86::avx512bw::ElementWise>(FloatSumRows<x86::avx512bw::ElementWise>{})(a, R, K, b, N, s);
-    if (isa == ElementWiseIsa::Avx2) return on_arch<x86::avx2::ElementWise>(FloatSumRows<x86::avx2::ElementWise>{})(a, R, K, b, N, s);
+    if (isa == ElementWiseIsa::Avx512)
+        return on_arch<x86::avx512bw::ElementWise>(FloatSumRows<x86::avx512bw::ElementWise>{})(a, R, K, b, ldb, cols, s, lds);
+    if (isa == ElementWiseIsa::Avx2)
+        return on_arch<x86::avx2::ElementWise>(FloatSumRows<x86::avx2::ElementWise>{})(a, R, K, b, ldb, cols, s, lds);
 #endif
     (void)isa;
-    FloatSumRows<Arch>{}(a, R, K, b, N, s);
+    FloatSumRows<Arch>{}(a, R, K, b, ldb, cols, s, lds);
 }
 
+/// The directml profile's blocks: tasks of kMmitfFloatRows rows of a
+/// product, each summing against B's dequantized slice kMmitfFloatCols
+/// columns at a time (K x 64 floats: 256 KiB at K = 1024, kept in L2 while
+/// every row of the task reads it; the whole slice streamed per 4 rows was
+/// the path's limit; each block contiguous: mmitf_dequantize_b). Each
+/// output's sum is in k order whatever the blocks.
+inline constexpr std::uint32_t kMmitfFloatRows = 64, kMmitfFloatCols = 64;
+
 /// B's slice (b, c) dequantized as the directml profile reads it:
-/// bd[k * N + n] = (fp32(B[k][n]) - fp32(BZP[n])) * BScale[n], K x N floats.
+/// (fp32(B[k][n]) - fp32(BZP[n])) * BScale[n], K x N floats in blocks of
+/// columns (below).
 template <class TA, class TB, class TF>
 void mmitf_dequantize_b(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, std::uint32_t b, std::uint32_t c,
                         float* bd) {
@@ -280,9 +292,16 @@ void mmitf_dequantize_b(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, std:
         b_scale[n] = to_float(op.BScaleTensor[{0, 0, 0, n}]);
         if (op.BZeroPointTensor) b_zp[n] = (*op.BZeroPointTensor)[{0, 0, 0, n}];
     }
-    for (std::uint32_t k = 0; k < K; ++k)
-        for (std::uint32_t n = 0; n < N; ++n)
-            bd[std::size_t{k} * N + n] = dequantize_directml(op.BTensor[{b, c, k, n}], b_zp[n], b_scale[n]);
+    // In blocks of kMmitfFloatCols columns, each K x cols floats contiguous
+    // (block n0 at n0 * K): the layout the sums read (mmitf_directml).
+    for (std::uint32_t n0 = 0; n0 < N; n0 += kMmitfFloatCols) {
+        const std::uint32_t cols = std::min<std::uint32_t>(N - n0, kMmitfFloatCols);
+        float* block = bd + std::size_t{n0} * K;
+        for (std::uint32_t k = 0; k < K; ++k)
+            for (std::uint32_t n = 0; n < cols; ++n)
+                block[std::size_t{k} * cols + n] =
+                    dequantize_directml(op.BTensor[{b, c, k, n0 + n}], b_zp[n0 + n], b_scale[n0 + n]);
+    }
 }
 
 /// The directml profile: dequantized operands, the binary32 sum in k order.
@@ -299,22 +318,27 @@ void mmitf_directml(const MatrixMultiplyIntegerToFloat<TA, TB, TF>& op, const Ge
     for (std::uint32_t b = 0; b < batches; ++b)
         for (std::uint32_t c = 0; c < channels; ++c) {
             const float* bd = dequantized_b(b, c, scratch);
-            qdml::detail::parallel_for(options.executor, (M + kMmitfRows - 1) / kMmitfRows, [&](std::size_t task) {
-                std::vector<float> ad(std::size_t{4} * K), s(std::size_t{4} * N);
-                const std::uint32_t m0 = static_cast<std::uint32_t>(task * kMmitfRows);
-                const std::uint32_t m1 = std::min<std::uint32_t>(M, m0 + kMmitfRows);
-                for (std::uint32_t m = m0; m < m1; m += 4) {
-                    const std::uint32_t R = std::min<std::uint32_t>(4, m1 - m);
-                    for (std::uint32_t r = 0; r < R; ++r) {
-                        const std::int64_t zp =
-                            op.AZeroPointTensor ? std::int64_t{(*op.AZeroPointTensor)[{b, c, m + r, 0}]} : 0;
-                        const float sa = to_float(op.AScaleTensor[{b, c, m + r, 0}]);
-                        for (std::uint32_t k = 0; k < K; ++k)
-                            ad[static_cast<std::size_t>(r) * K + k] = dequantize_directml(op.ATensor[{b, c, m + r, k}], zp, sa);
-                    }
-                    float_sum_rows(isa, ad.data(), R, K, bd, N, s.data());
-                    for (std::uint32_t r = 0; r < R; ++r) mmitf_store_row(op, b, c, m + r, s.data() + static_cast<std::size_t>(r) * N, N);
+            qdml::detail::parallel_for(options.executor, (M + kMmitfFloatRows - 1) / kMmitfFloatRows,
+                                       [&](std::size_t task) {
+                const std::uint32_t m0 = static_cast<std::uint32_t>(task * kMmitfFloatRows);
+                const std::uint32_t rows = std::min<std::uint32_t>(M - m0, kMmitfFloatRows);
+                thread_local std::vector<float> ad, s;
+                ad.resize(std::size_t{rows} * K);
+                s.resize(std::size_t{rows} * N);
+                for (std::uint32_t r = 0; r < rows; ++r) {  // A's rows dequantized once
+                    const std::int64_t zp =
+                        op.AZeroPointTensor ? std::int64_t{(*op.AZeroPointTensor)[{b, c, m0 + r, 0}]} : 0;
+                    const float sa = to_float(op.AScaleTensor[{b, c, m0 + r, 0}]);
+                    for (std::uint32_t k = 0; k < K; ++k)
+                        ad[std::size_t{r} * K + k] = dequantize_directml(op.ATensor[{b, c, m0 + r, k}], zp, sa);
                 }
+                for (std::uint32_t n0 = 0; n0 < N; n0 += kMmitfFloatCols) {
+                    const std::uint32_t cols = std::min<std::uint32_t>(N - n0, kMmitfFloatCols);
+                    for (std::uint32_t r = 0; r < rows; r += 4)
+                        float_sum_rows(isa, ad.data() + std::size_t{r} * K, std::min<std::uint32_t>(4, rows - r), K,
+                                       bd + std::size_t{n0} * K, cols, cols, s.data() + std::size_t{r} * N + n0, N);
+                }
+                for (std::uint32_t r = 0; r < rows; ++r) mmitf_store_row(op, b, c, m0 + r, s.data() + std::size_t{r} * N, N);
             });
         }
 }
