@@ -53,15 +53,17 @@ void check_reuse(const Desc& d, std::uint64_t seed, int n) {
         GuardedPool pool;
         Desc e = d;
         const auto m = qdml::detail::members(e);
-        const std::size_t last = m.size() - 1;
-        for (std::size_t i = 0; i < last; ++i) {
+        const std::size_t first_out = m.size() - qdml::detail::output_count<Desc>;  // the outputs are last
+        for (std::size_t i = 0; i < first_out; ++i) {
             if (m[i].tensor == nullptr || (constant_weights && is_weight(m[i].name))) continue;
             mutable_member(m[i]) = pool.clone(*m[i].tensor);
             fill_random(r, *m[i].tensor);
         }
-        mutable_member(m[last]) = pool.clone(*m[last].tensor);
         Desc outs[3] = {e, e, e};  // stateless SIMD, compiled SIMD, compiled reference
-        for (auto& o : outs) mutable_member(qdml::detail::members(o)[last]) = pool.clone(*m[last].tensor);
+        for (std::size_t j = first_out; j < m.size(); ++j) {
+            mutable_member(m[j]) = pool.clone(*m[j].tensor);
+            for (auto& o : outs) mutable_member(qdml::detail::members(o)[j]) = pool.clone(*m[j].tensor);
+        }
         if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearMatrixMultiplyDesc>)
             if (constant_weights) {  // execute never reads the weights' Data
                 outs[1].BTensor.Data = outs[1].BScaleTensor.Data = nullptr;
@@ -73,8 +75,11 @@ void check_reuse(const Desc& d, std::uint64_t seed, int n) {
         ref.execute(outs[2]);
         const std::string ctx = std::string(Desc::OperatorName) + ", execute " + std::to_string(k);
         const char* what[3] = {"stateless simd", "compiled simd", "compiled reference"};
-        for (int j = 0; j < 3; ++j)
-            if (!compare(pool, *m[last].tensor, *qdml::detail::members(outs[j])[last].tensor, ctx + ", " + what[j])) return;
+        for (int o = 0; o < 3; ++o)
+            for (std::size_t j = first_out; j < m.size(); ++j)
+                if (!compare(pool, *m[j].tensor, *qdml::detail::members(outs[o])[j].tensor,
+                             ctx + ", " + what[o] + ", " + std::string(m[j].name)))
+                    return;
     }
 }
 
@@ -149,6 +154,16 @@ qdml::QuantizedLinearConvolutionDesc conv_desc(GuardedPool& a, Rng& r) {
     return d;
 }
 
+qdml::DynamicQuantizeLinearDesc dynamic_quantize_desc(GuardedPool& a, Rng& r) {
+    qdml::DynamicQuantizeLinearDesc d;
+    const std::vector<std::uint32_t> one = {1, 1};
+    d.InputTensor = random_tensor(a, r, DT::Float16, {9, 37}, {1, 9});  // transposed
+    d.OutputTensor = a.tensor(DT::Int8, {9, 37}, {}, 0);
+    d.OutputScaleTensor = a.tensor(DT::Float32, one, {}, 0);
+    d.OutputZeroPointTensor = a.tensor(DT::Int8, one, {}, 0);
+    return d;
+}
+
 std::string error_of(const std::function<void()>& f) {
     try {
         f();
@@ -169,6 +184,7 @@ TEST_CASE("compiled: each operator, executed 200 times on new buffers, equals ru
     check_reuse(matmul_desc(a, r, /*constant_b=*/true), r.bits(), 200);
     check_reuse(matmul_desc(a, r, /*constant_b=*/false), r.bits(), 50);
     check_reuse(conv_desc(a, r), r.bits(), 50);
+    check_reuse(dynamic_quantize_desc(a, r), r.bits(), 50);
 
     qdml::ElementWiseClipDesc f;  // float clip, in place
     f.InputTensor = random_tensor(a, r, DT::Float32, {7, 9});
@@ -248,10 +264,13 @@ TEST_CASE("compiled: bad bindings at execute give validation's message; compile 
     const auto add = add_desc(a, r);
     const auto c = qdml::compile(add);
     // Each binding error: execute's message is run()'s (the same validation text).
-    const auto same_as_run = [&](const qdml::ElementWiseQuantizedLinearAddDesc& e, const std::string& start) {
-        const std::string got = error_of([&] { c.execute(e); });
+    const auto same_as_run_of = [&](const auto& compiled, const auto& e, const std::string& start) {
+        const std::string got = error_of([&] { compiled.execute(e); });
         CHECK(got == error_of([&] { qdml::run(e); }));
         CHECK(got.rfind(start, 0) == 0);
+    };
+    const auto same_as_run = [&](const qdml::ElementWiseQuantizedLinearAddDesc& e, const std::string& start) {
+        same_as_run_of(c, e, start);
     };
     auto e = add;
     e.BTensor.Data = nullptr;
@@ -279,6 +298,22 @@ TEST_CASE("compiled: bad bindings at execute give validation's message; compile 
     f.OutputTensor.Data = f.InputTensor.Data;
     CHECK(error_of([&] { cc.execute(f); }) == error_of([&] { qdml::run(f); }));
     CHECK(error_of([&] { cc.execute(f); }).rfind("ELEMENT_WISE_CLIP: OutputTensor: overlaps InputTensor", 0) == 0);
+
+    // DYNAMIC_QUANTIZE_LINEAR's three outputs: each checked against the input and the outputs before it.
+    const auto dq = dynamic_quantize_desc(a, r);
+    const auto cd = qdml::compile(dq);
+    auto q = dq;
+    q.OutputZeroPointTensor.Data = q.OutputTensor.Data;
+    same_as_run_of(cd, q, "DYNAMIC_QUANTIZE_LINEAR: OutputZeroPointTensor: overlaps OutputTensor");
+    q = dq;
+    q.OutputScaleTensor = qdml::Tensor{q.OutputScaleTensor.Desc, static_cast<const void*>(q.OutputScaleTensor.Data)};
+    same_as_run_of(cd, q, "DYNAMIC_QUANTIZE_LINEAR: OutputScaleTensor: Data was bound through a const pointer");
+    q = dq;
+    q.OutputZeroPointTensor.Data = q.OutputScaleTensor.Data;
+    same_as_run_of(cd, q, "DYNAMIC_QUANTIZE_LINEAR: OutputZeroPointTensor: overlaps OutputScaleTensor");
+    q = dq;
+    q.OutputTensor.Data = q.InputTensor.Data;
+    same_as_run_of(cd, q, "DYNAMIC_QUANTIZE_LINEAR: OutputTensor: overlaps InputTensor");
 
     // Constant matmul weights: their Data is not read at execute, A's is.
     const auto mm = matmul_desc(a, r, true);

@@ -332,6 +332,38 @@ TEST_CASE("execute: MATRIX_MULTIPLY_INTEGER_TO_FLOAT, UINT8 x INT8 with zero poi
     CHECK(y[1] == 637.5f);
 }
 
+TEST_CASE("execute: DYNAMIC_QUANTIZE_LINEAR, FLOAT32 to UINT8 with its three outputs", "[directml]") {
+    DmlTensor in(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 2}), out(DML_TENSOR_DATA_TYPE_UINT8, {2, 2});
+    DmlTensor scale(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1}), zp(DML_TENSOR_DATA_TYPE_UINT8, {1, 1});
+    DML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC dq{&in.desc, &out.desc, &scale.desc, &zp.desc};
+    DML_OPERATOR_DESC op{DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &dq};
+    auto x = padded<float>({-1.0f, 0.0f, 2.0f, 1.0f}, in);
+    // m = -1, M = 2 (numpy, binary32): exact s = 3 / 255 = 0.011764706, 1 / s = 85 (x / s exact here):
+    // z = Z(0 + 85) = 85, outputs Q(-85, 85) = 0, 85, Q(170, 85) = 255, Q(85, 85) = 170; directml
+    // s = 3 * fp32(1/255) = 0.011764707, r = 1 / s = 84.99999: z = Z(0 + 84.99999) = 85, outputs
+    // Q(-84.99999, 85) = 0, 85, Q(169.99998, 85) = 255, Q(84.99999, 85) = 170: the same but the scale.
+    for (auto f : {qdml::Fidelity::DirectML, qdml::Fidelity::Exact}) {
+        auto y = sentinel_buffer<std::uint8_t>(out);
+        auto s = sentinel_buffer<float>(scale);
+        auto z = sentinel_buffer<std::uint8_t>(zp);
+        qdml::dml::ExecuteOptions o;
+        o.fidelity = f;
+        qdml::dml::execute(op, {buffer(x), buffer(y), buffer(s), buffer(z)}, o);
+        CHECK(y[0] == 0);
+        CHECK(y[1] == 85);
+        CHECK(y[2] == 255);
+        CHECK(y[3] == 170);
+        CHECK(s[0] == (f == qdml::Fidelity::Exact ? 3.0f / 255.0f : 3.0f * qdml::kOneOver255));
+        CHECK(z[0] == 85);
+    }
+    SECTION("an output that overlaps another output is rejected") {
+        auto y = sentinel_buffer<std::uint8_t>(out);
+        auto s = sentinel_buffer<float>(scale);
+        require_rejected(op, {buffer(x), buffer(y), buffer(s), Binding{y.data(), 4}}, qdml::dml::kInvalidArg,
+                         {"DYNAMIC_QUANTIZE_LINEAR: OutputZeroPointTensor:", "OutputTensor"});
+    }
+}
+
 TEST_CASE("execute: CONVOLUTION_INTEGER, UINT8 x INT8 with zero points and padding", "[directml]") {
     DmlTensor in(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 2, 2}), xzp(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 1});
     DmlTensor filter(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 2, 2}), fzp(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 1, 1});
@@ -430,9 +462,8 @@ TEST_CASE("execute rejects without writing: null member, Type tag, operator type
         require_rejected(op, {buffer(x), buffer(y)}, E, {"ELEMENT_WISE_CLIP: OutputTensor: Desc is null"});
     }
     SECTION("unsupported operator type") {
-        op.Type = static_cast<DML_OPERATOR_TYPE>(148);  // DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR
-        require_rejected(op, {buffer(x), buffer(y)}, qdml::dml::kNotImpl,
-                         {"DML_OPERATOR_DESC: Type: DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR (148) is not implemented"});
+        op.Type = static_cast<DML_OPERATOR_TYPE>(149);  // DML_OPERATOR_ROI_ALIGN1
+        require_rejected(op, {buffer(x), buffer(y)}, qdml::dml::kNotImpl, {"DML_OPERATOR_TYPE 149 is not implemented"});
         op.Type = static_cast<DML_OPERATOR_TYPE>(4);  // DML_OPERATOR_ELEMENT_WISE_ADD
         require_rejected(op, {buffer(x), buffer(y)}, qdml::dml::kNotImpl, {"DML_OPERATOR_TYPE 4 is not implemented"});
         op.Type = static_cast<DML_OPERATOR_TYPE>(100000);

@@ -92,6 +92,14 @@ public:
         s.GroupCount = d.GroupCount;
         op = {DML_OPERATOR_CONVOLUTION_INTEGER, &s};
     }
+    explicit DmlOp(const qdml::DynamicQuantizeLinearDesc& d) {
+        auto& s = dynamic_quantize_;
+        s.InputTensor = add(d.InputTensor);
+        s.OutputTensor = add(d.OutputTensor);
+        s.OutputScaleTensor = add(d.OutputScaleTensor);
+        s.OutputZeroPointTensor = add(d.OutputZeroPointTensor);
+        op = {DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &s};
+    }
     explicit DmlOp(const qdml::ElementWiseClipDesc& d) {
         auto& s = clip_;
         s.InputTensor = add(d.InputTensor);
@@ -140,6 +148,7 @@ private:
     DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC matmul_integer_{};
     DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv_integer_{};
     DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC matmul_integer_to_float_{};
+    DML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC dynamic_quantize_{};
     DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_{};
     DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC clip1_{};
 

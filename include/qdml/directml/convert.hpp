@@ -20,6 +20,7 @@
 #include "qdml/core/feature_level.hpp"
 #include "qdml/core/tensor.hpp"
 #include "qdml/operators/convolution_integer.hpp"
+#include "qdml/operators/dynamic_quantize_linear.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -175,7 +176,6 @@ const Desc& operator_desc(const DML_OPERATOR_DESC& op, std::string_view name) {
 /// a quantized neighbour of qdml's operators (DirectML.h's counted values), else "".
 inline std::string_view unimplemented_name(std::uint32_t type) {
     switch (type) {
-        case 148: return "DYNAMIC_QUANTIZE_LINEAR";
 #if !QDML_DML_HAS_MATRIX_MULTIPLY_INTEGER_TO_FLOAT
         case 170: return "MATRIX_MULTIPLY_INTEGER_TO_FLOAT (with this DirectML.h: its DML_TARGET_VERSION is below 0x6200)";
 #endif
@@ -314,6 +314,17 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             d.Max = s.Max;
             return f(d);
         }
+        case DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR: {
+            using D = DynamicQuantizeLinearDesc;
+            const auto& s = operator_desc<DML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC>(op, D::OperatorName);
+            Reader r(D::OperatorName, b, 4);
+            D d;
+            d.InputTensor = r.required("InputTensor", s.InputTensor);
+            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+            d.OutputScaleTensor = r.required("OutputScaleTensor", s.OutputScaleTensor);
+            d.OutputZeroPointTensor = r.required("OutputZeroPointTensor", s.OutputZeroPointTensor);
+            return f(d);
+        }
         case DML_OPERATOR_ELEMENT_WISE_CLIP1: {
             using D = ElementWiseClip1Desc;
             const auto& s = operator_desc<DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC>(op, D::OperatorName);
@@ -340,7 +351,8 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
                              cat("DML_OPERATOR_TYPE ", type, " is not implemented by qdml (it implements ",
                                  "ELEMENT_WISE_DEQUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZED_LINEAR_ADD, ",
                                  "QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, ELEMENT_WISE_CLIP, ELEMENT_WISE_CLIP1, ",
-                                 "MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT)"));
+                                 "MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT, ",
+                                 "DYNAMIC_QUANTIZE_LINEAR)"));
     throw Error("DML_OPERATOR_DESC", "Type", cat(type, " is not a DML_OPERATOR_TYPE"));
 }
 

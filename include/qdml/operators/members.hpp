@@ -8,9 +8,11 @@
 #include <array>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "qdml/core/tensor.hpp"
 #include "qdml/operators/convolution_integer.hpp"
+#include "qdml/operators/dynamic_quantize_linear.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -32,7 +34,8 @@ inline const Tensor* bound(const Tensor& t) noexcept { return &t; }
 inline const Tensor* bound(const OptionalTensor& t) noexcept { return t ? &*t : nullptr; }
 
 // members(d): the tensor members in DirectML's binding order (inputs, then
-// the output, always last): the one list of each operator's tensor members.
+// the outputs, always last: output_count<Desc> of them): the one list of each
+// operator's tensor members.
 inline std::array<BoundMember, 4> members(const ElementWiseDequantizeLinearDesc& d) noexcept {
     return {{{"InputTensor", bound(d.InputTensor)}, {"ScaleTensor", bound(d.ScaleTensor)},
              {"ZeroPointTensor", bound(d.ZeroPointTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
@@ -78,12 +81,22 @@ inline std::array<BoundMember, 5> members(const ConvolutionIntegerDesc& d) noexc
              {"FilterTensor", bound(d.FilterTensor)}, {"FilterZeroPointTensor", bound(d.FilterZeroPointTensor)},
              {"OutputTensor", bound(d.OutputTensor)}}};
 }
+inline std::array<BoundMember, 4> members(const DynamicQuantizeLinearDesc& d) noexcept {
+    return {{{"InputTensor", bound(d.InputTensor)}, {"OutputTensor", bound(d.OutputTensor)},
+             {"OutputScaleTensor", bound(d.OutputScaleTensor)},
+             {"OutputZeroPointTensor", bound(d.OutputZeroPointTensor)}}};
+}
 inline std::array<BoundMember, 2> members(const ElementWiseClipDesc& d) noexcept {
     return {{{"InputTensor", bound(d.InputTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
 }
 inline std::array<BoundMember, 2> members(const ElementWiseClip1Desc& d) noexcept {
     return {{{"InputTensor", bound(d.InputTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
 }
+
+/// How many of members(d)'s last entries are outputs: DYNAMIC_QUANTIZE_LINEAR's
+/// three (the quantized tensor, its scale, its zero point), one elsewhere.
+template <class Desc>
+inline constexpr std::size_t output_count = std::is_same_v<Desc, DynamicQuantizeLinearDesc> ? 3 : 1;
 
 // changed_param(a, b): the first non-tensor member that differs (bit for bit), or
 // null: the one list of each operator's other members.
@@ -124,6 +137,9 @@ inline const char* changed_param(const MatrixMultiplyIntegerDesc&, const MatrixM
     return nullptr;
 }
 inline const char* changed_param(const MatrixMultiplyIntegerToFloatDesc&, const MatrixMultiplyIntegerToFloatDesc&) noexcept {
+    return nullptr;
+}
+inline const char* changed_param(const DynamicQuantizeLinearDesc&, const DynamicQuantizeLinearDesc&) noexcept {
     return nullptr;
 }
 inline bool same_scale_bias(const std::optional<ScaleBiasDesc>& a, const std::optional<ScaleBiasDesc>& b) noexcept {

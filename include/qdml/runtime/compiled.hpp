@@ -162,7 +162,8 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
             if (weights_owned_by_dml(d))
                 return std::make_shared<WeightsForm<Desc, simd::PreparedMatrixMultiplyIntegerToFloat>>(
                     d, gemm, o.feature_level);
-        } else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc>) {
+        } else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc> ||
+                             std::is_same_v<Desc, DynamicQuantizeLinearDesc>) {
             // no prepared form yet: the stateless call below
         } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc> &&
                              !std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc> &&
@@ -206,7 +207,7 @@ public:
             align_mask_[i] = (t.GuaranteedBaseOffsetAlignment > es ? t.GuaranteedBaseOffsetAlignment : es) - 1;
             extent_[i] = *min_buffer_elements(t) * es;
             in_place_[i] = (std::is_same_v<Desc, ElementWiseClipDesc> || std::is_same_v<Desc, ElementWiseClip1Desc>) &&
-                           i + 1 < kMembers &&
+                           i + 1 < kMembers && kOutputs == 1 &&
                            detail::same_layout(m[kMembers - 1].tensor->Desc, t);
         }
     }
@@ -243,6 +244,7 @@ public:
 
 private:
     static constexpr std::size_t kMembers = std::tuple_size_v<decltype(detail::members(std::declval<const Desc&>()))>;
+    static constexpr std::size_t kOutputs = detail::output_count<Desc>;
 
     bool constant_weights() const noexcept {
         return options_.implementation == Implementation::Simd && detail::weights_owned_by_dml(desc_);
@@ -263,13 +265,17 @@ private:
             if (a == 0 || (a & align_mask_[i]) != 0) return false;
             if (t.DataSizeInBytes != 0 && t.DataSizeInBytes < t.Desc.TotalTensorSizeInBytes) return false;
         }
-        const Tensor& out = *m[kMembers - 1].tensor;
-        if (out.ReadOnly) return false;
-        const auto o0 = reinterpret_cast<std::uintptr_t>(out.Data), o1 = o0 + extent_[kMembers - 1];
-        for (std::size_t i = 0; i + 1 < kMembers; ++i) {
-            if (skip_[i]) continue;
-            const auto i0 = reinterpret_cast<std::uintptr_t>(m[i].tensor->Data), i1 = i0 + extent_[i];
-            if (o0 < i1 && i0 < o1 && !(in_place_[i] && out.Data == m[i].tensor->Data)) return false;
+        // Each output (the last kOutputs members) writable and overlapping no
+        // member before it (the inputs and the earlier outputs).
+        for (std::size_t j = kMembers - kOutputs; j < kMembers; ++j) {
+            const Tensor& out = *m[j].tensor;
+            if (out.ReadOnly) return false;
+            const auto o0 = reinterpret_cast<std::uintptr_t>(out.Data), o1 = o0 + extent_[j];
+            for (std::size_t i = 0; i < j; ++i) {
+                if (skip_[i]) continue;
+                const auto i0 = reinterpret_cast<std::uintptr_t>(m[i].tensor->Data), i1 = i0 + extent_[i];
+                if (o0 < i1 && i0 < o1 && !(in_place_[i] && out.Data == m[i].tensor->Data)) return false;
+            }
         }
         return true;
     }
@@ -320,6 +326,7 @@ QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClip1Desc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::DynamicQuantizeLinearDesc)
 #endif
 /// Makes one operator's dispatch and executors in this translation unit, for
 /// the programs built with QDML_EXTERN_DISPATCH: write it at namespace scope,

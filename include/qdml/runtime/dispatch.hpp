@@ -22,6 +22,7 @@
 #include "qdml/simd/element_wise_quantize_linear.hpp"
 #include "qdml/simd/element_wise_quantized_linear_add.hpp"
 #include "qdml/simd/convolution_integer.hpp"
+#include "qdml/simd/dynamic_quantize_linear.hpp"
 #include "qdml/simd/matrix_multiply_integer.hpp"
 #include "qdml/simd/matrix_multiply_integer_to_float.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
@@ -88,6 +89,8 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fideli
             simd::convolution_integer(op, gemm);
         else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc>)
             simd::element_wise_clip1(op, gemm);
+        else if constexpr (std::is_same_v<Desc, DynamicQuantizeLinearDesc>)
+            simd::dynamic_quantize_linear(op, gemm);
         else
             simd::element_wise_clip(op, gemm);
     });
@@ -122,6 +125,10 @@ inline void compute(const MatrixMultiplyIntegerToFloatDesc& d, Implementation im
     dispatch(d, impl, gemm, f);
 }
 inline void compute(const ConvolutionIntegerDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = kDefaultFidelity) {
+    dispatch(d, impl, gemm, f);
+}
+inline void compute(const DynamicQuantizeLinearDesc& d, Implementation impl, simd::GemmOptions gemm = {},
                     Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
@@ -183,6 +190,7 @@ QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseClip1Desc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::DynamicQuantizeLinearDesc)
 #endif
 
 // The GEMM engine's int32 driver (simd::detail::run_matmul over a
