@@ -174,13 +174,14 @@ nb::dlpack::dtype dlpack_dtype(qdml::TensorDataType t) {
 }
 
 /// Loads, validates and computes a case file as `qdml run` does; returns
-/// the output tensor packed in logical order, shape Sizes.
-nb::ndarray<nb::numpy> run_case_file(const std::string& path, const std::string& impl, const std::string& level,
-                                     std::uint64_t max_work, const std::string& fidelity, unsigned threads) {
+/// each output tensor (in member order) packed in logical order, shape Sizes.
+std::vector<nb::ndarray<nb::numpy>> run_case_file(const std::string& path, const std::string& impl,
+                                                  const std::string& level, std::uint64_t max_work,
+                                                  const std::string& fidelity, unsigned threads) {
     qdml::RunOptions options = run_options(impl, level, fidelity, path);
     options.executor = executor_of(threads);
-    auto packed = std::make_unique<std::vector<std::uint8_t>>();
-    qdml::TensorDesc out_desc;
+    std::vector<std::unique_ptr<std::vector<std::uint8_t>>> packed;
+    std::vector<qdml::TensorDesc> out_descs;
     {
         nb::gil_scoped_release unlocked;
         Case c = load_case(path);
@@ -192,16 +193,24 @@ nb::ndarray<nb::numpy> run_case_file(const std::string& path, const std::string&
         } catch (const qdml::Error& e) {
             throw InputError(path, e.what());  // "<file>: OPERATOR: Member: rule", as qdml run says
         }
-        const Buffer& out = c.tensors.at("OutputTensor");
-        out_desc = out.desc;
-        const std::uint64_t es = qdml::element_size(out_desc.DataType);
-        packed->reserve(static_cast<std::size_t>(qdml::element_count(out_desc).value_or(0) * es));
-        for_each_element(out_desc, [&](std::uint64_t off) { packed->insert(packed->end(), out.bytes() + off, out.bytes() + off + es); });
+        for (const auto& member : output_members(c)) {
+            const Buffer& out = c.tensors.at(member);
+            out_descs.push_back(out.desc);
+            auto& p = *packed.emplace_back(std::make_unique<std::vector<std::uint8_t>>());
+            const std::uint64_t es = qdml::element_size(out.desc.DataType);
+            p.reserve(static_cast<std::size_t>(qdml::element_count(out.desc).value_or(0) * es));
+            for_each_element(out.desc, [&](std::uint64_t off) { p.insert(p.end(), out.bytes() + off, out.bytes() + off + es); });
+        }
     }
-    std::vector<std::size_t> shape(out_desc.Sizes.begin(), out_desc.Sizes.begin() + out_desc.DimensionCount);
-    void* data = packed->data();
-    nb::capsule owner(packed.release(), [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
-    return nb::ndarray<nb::numpy>(data, shape.size(), shape.data(), owner, nullptr, dlpack_dtype(out_desc.DataType));
+    std::vector<nb::ndarray<nb::numpy>> r;
+    for (std::size_t i = 0; i < packed.size(); ++i) {
+        const qdml::TensorDesc& d = out_descs[i];
+        std::vector<std::size_t> shape(d.Sizes.begin(), d.Sizes.begin() + d.DimensionCount);
+        void* data = packed[i]->data();
+        nb::capsule owner(packed[i].release(), [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
+        r.emplace_back(data, shape.size(), shape.data(), owner, nullptr, dlpack_dtype(d.DataType));
+    }
+    return r;
 }
 
 /// The case format's operators: name -> ([(member, "required" | "optional" | "output")], [param]).

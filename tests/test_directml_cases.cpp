@@ -118,7 +118,7 @@ TEST_CASE("every case: the case-file runner and qdml::dml::execute give identica
         // ... and the expected output, as `qdml check` compares it (whatever
         // floating-point state main() left the thread in: QDML_TEST_FP_ENV).
         if (runner_error.empty() && runner_case.expected.kind == qdml::cli::Expectation::Kind::Data)
-            CHECK(qdml::cli::compare(runner_case.tensors.at("OutputTensor"), runner_case.expected) == "");
+            CHECK(qdml::cli::compare_outputs(runner_case) == "");
     }
     for (const auto* op : {"ELEMENT_WISE_DEQUANTIZE_LINEAR", "ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
                            "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION", "ELEMENT_WISE_CLIP",
@@ -196,7 +196,8 @@ std::vector<std::pair<const char*, std::optional<Tensor>*>> optional_members(Des
                 {"FilterZeroPointTensor", &d.FilterZeroPointTensor},
                 {"BiasTensor", &d.BiasTensor},
                 {"OutputZeroPointTensor", &d.OutputZeroPointTensor}};
-    else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc> || std::is_same_v<Desc, qdml::ElementWiseClip1Desc>)
+    else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc> || std::is_same_v<Desc, qdml::ElementWiseClip1Desc> ||
+                       std::is_same_v<Desc, qdml::DynamicQuantizeLinearDesc>)
         return {};
     else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerDesc>)
         return {{"AZeroPointTensor", &d.AZeroPointTensor}, {"BZeroPointTensor", &d.BZeroPointTensor}};
@@ -228,6 +229,10 @@ std::vector<Tensor*> present_tensors(Desc& d) {
         add(d.OutputScaleTensor);
     } else if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc> || std::is_same_v<Desc, qdml::ElementWiseClip1Desc>) {
         add(d.InputTensor);
+    } else if constexpr (std::is_same_v<Desc, qdml::DynamicQuantizeLinearDesc>) {
+        add(d.InputTensor);  // the scale and zero point outputs below, before OutputTensor
+        add(d.OutputScaleTensor);
+        add(d.OutputZeroPointTensor);
     } else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerDesc>) {
         add(d.ATensor);
         add(d.BTensor);

@@ -44,12 +44,20 @@ struct Buffer {
     const std::uint8_t* bytes() const { return reinterpret_cast<const std::uint8_t*>(storage.data()); }
 };
 
-/// What a case expects of the run. The expected .npy is checked when the
-/// case loads and read only while comparing, a piece at a time.
-struct Expectation {
-    enum class Kind { None, Data, Error } kind = Kind::None;
+/// One output's expected tensor. The .npy is checked when the case loads
+/// and read only while comparing, a piece at a time.
+struct ExpectedOutput {
+    std::string member;          // the output member it is of ("OutputTensor", ...)
     std::filesystem::path data;  // the .npy file
     double tolerance = 0;
+};
+
+/// What a case expects of the run.
+struct Expectation {
+    enum class Kind { None, Data, Error } kind = Kind::None;
+    /// Kind::Data: one per output member, in member order ("expected" itself
+    /// for an operator with one output; keyed by member for several).
+    std::vector<ExpectedOutput> outputs;
     /// The profile the expected output (or refusal) belongs to, "fidelity":
     /// "directml" or "exact" (absent: the runner's --fidelity, else its default).
     std::optional<Fidelity> fidelity;
@@ -124,6 +132,10 @@ inline const std::vector<OperatorSpec>& operator_specs() {
          {{"InputTensor", K::Required}, {"InputZeroPointTensor", K::Optional}, {"FilterTensor", K::Required},
           {"FilterZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
          {"DimensionCount", "Strides", "Dilations", "StartPadding", "EndPadding", "GroupCount"}},
+        {DynamicQuantizeLinearDesc::OperatorName,
+         {{"InputTensor", K::Required}, {"OutputTensor", K::Output}, {"OutputScaleTensor", K::Output},
+          {"OutputZeroPointTensor", K::Output}},
+         {}},
     };
     return specs;
 }
@@ -297,35 +309,84 @@ inline Buffer load_tensor(const json& j, const std::string& member, bool is_outp
     return b;
 }
 
-inline Expectation load_expected(const json& j, const std::filesystem::path& dir, const std::string& file,
-                                 const Buffer& out) {
-    Expectation e;
-    if (!j.is_object()) throw InputError(file, "expected: must be an object, got " + json_kind(j));
-    for (auto it = j.begin(); it != j.end(); ++it)
-        if (it.key() != "data" && it.key() != "tolerance" && it.key() != "error" && it.key() != "fidelity")
-            throw InputError(file, "expected: unknown field '" + it.key() + "' (allowed: data, tolerance, error, fidelity)");
-    if (j.contains("fidelity")) {
-        e.fidelity = j["fidelity"].is_string() ? parse_fidelity(j["fidelity"].get<std::string>()) : std::nullopt;
-        if (!e.fidelity) throw InputError(file, "expected.fidelity: must be \"directml\" or \"exact\"");
-    }
-    if (j.contains("error")) {
-        if (!j["error"].is_boolean() || !j["error"].get<bool>() || j.contains("data"))
-            throw InputError(file, "expected.error: must be true, without data");
-        e.kind = Expectation::Kind::Error;
-        return e;
-    }
-    if (!j.contains("data") || !j["data"].is_string()) throw InputError(file, "expected.data: missing (a .npy file name)");
+/// One output's {"data": ..., "tolerance": ...}; `where` names it in messages
+/// ("expected" or "expected.<Member>").
+inline ExpectedOutput load_expected_output(const json& j, const std::filesystem::path& dir, const std::string& file,
+                                           const std::string& where, const std::string& member, const Buffer& out) {
+    ExpectedOutput e;
+    e.member = member;
+    if (!j.contains("data") || !j["data"].is_string()) throw InputError(file, where + ".data: missing (a .npy file name)");
     if (j.contains("tolerance")) {
         if (!j["tolerance"].is_number() || !(j["tolerance"].get<double>() >= 0))
-            throw InputError(file, "expected.tolerance: must be a number >= 0");
+            throw InputError(file, where + ".tolerance: must be a number >= 0");
         e.tolerance = j["tolerance"].get<double>();
     }
     e.data = dir / j["data"].get<std::string>();
     const NpyReader npy(e.data, out.desc.DataType);
     const auto n = element_count(out.desc).value_or(0);
     if (npy.header().count != n)
-        throw InputError(e.data.string(), "holds " + std::to_string(npy.header().count) +
-                                              " elements, the output tensor has " + std::to_string(n));
+        throw InputError(e.data.string(), "holds " + std::to_string(npy.header().count) + " elements, the " +
+                                              (member == "OutputTensor" ? std::string("output tensor") : member) +
+                                              " has " + std::to_string(n));
+    return e;
+}
+
+/// `expected`: {"error": true}, or the outputs' tensors: for an operator with
+/// one output {"data", "tolerance"}, for several an object keyed by output
+/// member, each {"data", "tolerance"}; "fidelity" beside either.
+inline Expectation load_expected(const json& j, const std::filesystem::path& dir, const std::string& file,
+                                 const Case& c, const OperatorSpec& spec) {
+    Expectation e;
+    if (!j.is_object()) throw InputError(file, "expected: must be an object, got " + json_kind(j));
+    std::vector<std::string_view> outputs;
+    for (const auto& m : spec.members)
+        if (m.kind == MemberKind::Output) outputs.push_back(m.name);
+    const bool several = outputs.size() > 1;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string& k = it.key();
+        if (k == "error" || k == "fidelity") continue;
+        if (several ? std::find(outputs.begin(), outputs.end(), k) != outputs.end() : (k == "data" || k == "tolerance"))
+            continue;
+        if (several && (k == "data" || k == "tolerance"))
+            throw InputError(file, "expected." + k + ": " + c.operator_name + " has " + std::to_string(outputs.size()) +
+                                       " outputs: give expected as an object keyed by output member (" +
+                                       join_names(outputs) + "), each {\"data\": ..., \"tolerance\": ...}");
+        throw InputError(file, "expected: unknown field '" + k + "' (allowed: " +
+                                   (several ? join_names(outputs) : std::string("data, tolerance")) +
+                                   ", error, fidelity)");
+    }
+    if (j.contains("fidelity")) {
+        e.fidelity = j["fidelity"].is_string() ? parse_fidelity(j["fidelity"].get<std::string>()) : std::nullopt;
+        if (!e.fidelity) throw InputError(file, "expected.fidelity: must be \"directml\" or \"exact\"");
+    }
+    if (j.contains("error")) {
+        bool alone = j.contains("data") == false;
+        for (const auto m : outputs)
+            if (several && j.contains(std::string(m))) alone = false;
+        if (!j["error"].is_boolean() || !j["error"].get<bool>() || !alone)
+            throw InputError(file, std::string("expected.error: must be true, without ") +
+                                       (several ? "output members" : "data"));
+        e.kind = Expectation::Kind::Error;
+        return e;
+    }
+    if (!several) {
+        const std::string m(outputs.front());
+        e.outputs.push_back(load_expected_output(j, dir, file, "expected", m, c.tensors.at(m)));
+    } else {
+        for (const auto name : outputs) {
+            const std::string m(name), where = "expected." + m;
+            if (!j.contains(m))
+                throw InputError(file, where + ": missing (" + c.operator_name + "'s expected names every output: " +
+                                           join_names(outputs) + ")");
+            if (!j[m].is_object())
+                throw InputError(file, where + ": must be an object {\"data\": ..., \"tolerance\": ...}, got " +
+                                           json_kind(j[m]));
+            for (auto it = j[m].begin(); it != j[m].end(); ++it)
+                if (it.key() != "data" && it.key() != "tolerance")
+                    throw InputError(file, where + ": unknown field '" + it.key() + "' (allowed: data, tolerance)");
+            e.outputs.push_back(load_expected_output(j[m], dir, file, where, m, c.tensors.at(m)));
+        }
+    }
     e.kind = Expectation::Kind::Data;
     return e;
 }
@@ -418,7 +479,7 @@ inline Case parse_case(const json& j, const std::string& file, const std::filesy
                                            (spec.params.empty() ? " (it has none)" : " (parameters: " + join_names(spec.params) + ")"));
         c.params = j["params"];
     }
-    if (j.contains("expected")) c.expected = detail::load_expected(j["expected"], dir, file, c.tensors.at("OutputTensor"));
+    if (j.contains("expected")) c.expected = detail::load_expected(j["expected"], dir, file, c, spec);
     return c;
 }
 
@@ -442,7 +503,7 @@ inline Case load_case(const std::string& path) {
 using AnyDesc = std::variant<ElementWiseDequantizeLinearDesc, ElementWiseQuantizedLinearAddDesc,
                              QuantizedLinearMatrixMultiplyDesc, QuantizedLinearConvolutionDesc, ElementWiseClipDesc,
                              MatrixMultiplyIntegerDesc, ElementWiseQuantizeLinearDesc, ElementWiseClip1Desc,
-                             ConvolutionIntegerDesc, MatrixMultiplyIntegerToFloatDesc>;
+                             ConvolutionIntegerDesc, MatrixMultiplyIntegerToFloatDesc, DynamicQuantizeLinearDesc>;
 
 namespace detail {
 
@@ -533,6 +594,9 @@ AnyDesc build_desc(Case& c, Bind&& bind) {
         return MatrixMultiplyIntegerToFloatDesc{req("ATensor"), req("AScaleTensor"), opt("AZeroPointTensor"),
                                                 req("BTensor"), req("BScaleTensor"), opt("BZeroPointTensor"),
                                                 opt("BiasTensor"), req("OutputTensor")};
+    if (op == DynamicQuantizeLinearDesc::OperatorName)
+        return DynamicQuantizeLinearDesc{req("InputTensor"), req("OutputTensor"), req("OutputScaleTensor"),
+                                         req("OutputZeroPointTensor")};
     if (op == QuantizedLinearConvolutionDesc::OperatorName) {
         QuantizedLinearConvolutionDesc d;
         d.InputTensor = req("InputTensor");
@@ -600,10 +664,15 @@ inline void validate_case(Case& c, FeatureLevel level, Fidelity fidelity = kDefa
         if (!b.storage.empty())
             end = std::max(end, reinterpret_cast<std::uintptr_t>(b.bytes()) + b.storage.size() * sizeof(std::uint64_t));
     end = (end + 63) & ~std::uintptr_t{63};
+    // Each output its own placeholder, one after another (several outputs must
+    // not overlap); a size beyond 2^46 (refused later by the limits) spaced as 2^46.
     validate_desc(detail::build_desc(c,
                                      [&](Buffer& b) {
                                          if (!b.is_output || !b.storage.empty()) return b.tensor();
-                                         return Tensor{b.desc, reinterpret_cast<void*>(end), 0};
+                                         const std::uintptr_t at = end;
+                                         end += (std::min<std::uint64_t>(b.desc.TotalTensorSizeInBytes, std::uint64_t{1} << 46) + 64) &
+                                                ~std::uint64_t{63};
+                                         return Tensor{b.desc, reinterpret_cast<void*>(at), 0};
                                      }),
                   level, fidelity);
 }
@@ -611,20 +680,39 @@ inline void validate_case(Case& c, FeatureLevel level, Fidelity fidelity = kDefa
 namespace detail {
 
 inline void check_output_size(const Case& c) {
-    const std::uint64_t total = c.tensors.at("OutputTensor").desc.TotalTensorSizeInBytes;
+    std::uint64_t total = 0;  // every output's buffer
+    for (const auto& [name, b] : c.tensors) {
+        if (!b.is_output) continue;
+        if (b.desc.TotalTensorSizeInBytes > kMaxOutputBytes)
+            throw InputError(c.file, "tensors." + name + ": output buffer of " +
+                                         std::to_string(b.desc.TotalTensorSizeInBytes) +
+                                         " bytes exceeds the runner's limit of 1 GiB");
+        total += b.desc.TotalTensorSizeInBytes;
+    }
     if (total > kMaxOutputBytes)
-        throw InputError(c.file, "tensors.OutputTensor: output buffer of " + std::to_string(total) +
-                                     " bytes exceeds the runner's limit of 1 GiB");
+        throw InputError(c.file, "tensors: the output buffers' " + std::to_string(total) +
+                                     " bytes exceed the runner's limit of 1 GiB");
 }
 
 }  // namespace detail
 
-/// Allocates the output buffer of a validated case (at most kMaxOutputBytes).
+/// Allocates the output buffers of a validated case (at most kMaxOutputBytes in all).
 inline void allocate_output(Case& c) {
-    Buffer& out = c.tensors.at("OutputTensor");
-    if (!out.storage.empty()) return;
-    detail::check_output_size(c);
-    out.storage.assign(static_cast<std::size_t>((out.desc.TotalTensorSizeInBytes + 7) / 8), 0);
+    bool checked = false;
+    for (auto& [name, out] : c.tensors) {
+        if (!out.is_output || !out.storage.empty()) continue;
+        if (!checked) detail::check_output_size(c);
+        checked = true;
+        out.storage.assign(static_cast<std::size_t>((out.desc.TotalTensorSizeInBytes + 7) / 8), 0);
+    }
+}
+
+/// The output members of a case's operator, in member order.
+inline std::vector<std::string> output_members(const Case& c) {
+    std::vector<std::string> r;
+    for (const auto& m : find_operator(c.operator_name, c.file).members)
+        if (m.kind == MemberKind::Output) r.emplace_back(m.name);
+    return r;
 }
 
 /// The desc of a loaded case, bound to its buffers (allocating the output).
@@ -798,7 +886,7 @@ inline std::string format_index(std::uint64_t i, const TensorDesc& d) {
 /// .npy a piece at a time. Returns an empty string when they agree, else a
 /// message naming the first mismatch. Tolerance is an absolute difference
 /// in output units; 0 means identical bits (any NaN matches any NaN).
-inline std::string compare(const Buffer& out, const Expectation& e) {
+inline std::string compare(const Buffer& out, const ExpectedOutput& e) {
     const TensorDesc& d = out.desc;
     const TensorDataType t = d.DataType;
     const std::uint64_t es = element_size(t), n = element_count(d).value_or(0);
@@ -831,6 +919,17 @@ inline std::string compare(const Buffer& out, const Expectation& e) {
       << ", expected " << detail::format_value(first_want) << " (" << bad << " of " << n
       << " elements differ, largest difference " << detail::format_value(worst) << ", tolerance " << e.tolerance << ")";
     return s.str();
+}
+
+/// Compares every output of a run case with its expected tensor; the first
+/// disagreement's message (naming the member when the operator has several
+/// outputs), or an empty string.
+inline std::string compare_outputs(const Case& c) {
+    const bool several = c.expected.outputs.size() > 1;
+    for (const auto& e : c.expected.outputs)
+        if (std::string diff = compare(c.tensors.at(e.member), e); !diff.empty())
+            return several ? e.member + ": " + diff : diff;
+    return {};
 }
 
 }  // namespace qdml::cli

@@ -2,7 +2,7 @@
 // qdml and checks them against expected outputs, so that any language's test
 // suite can use qdml as its oracle.
 //
-//   qdml run CASE.json [--out OUT.npy] [--check-exact] [--feature-level 6.2] [--fidelity directml|exact] [--max-work N]
+//   qdml run CASE.json [--out OUT.npy | --out DIR] [--check-exact] [--feature-level 6.2] [--fidelity directml|exact] [--max-work N]
 //   qdml validate CASE.json [--feature-level 6.2] [--fidelity directml|exact] [--max-work N]
 //   qdml check PATH... [--verbose] [--feature-level 6.2] [--fidelity directml|exact] [--max-work N]
 //   (run and check: [--impl reference|simd] [--isa PATH] [--threads N])
@@ -67,7 +67,7 @@ std::string fmt(double v) {
 /// differences.
 std::uint64_t print_exact_report(const std::string& path, const qdml::exact::Report& r) {
     for (const auto& d : r.differences) {
-        std::cout << "  [";
+        std::cout << "  " << (d.member == "OutputTensor" ? "" : std::string(d.member) + " ") << "[";
         for (std::size_t k = 0; k < d.index.size(); ++k) std::cout << (k ? "," : "") << d.index[k];
         std::cout << "] got " << fmt(d.got) << ", exact " << fmt(d.exact) << " (value " << fmt(d.value);
         if (std::isfinite(d.boundary_distance)) std::cout << ", " << fmt(d.boundary_distance) << " from a rounding boundary";
@@ -93,17 +93,52 @@ std::vector<fs::path> files_read(const json& j, const std::string& path) {
     };
     if (j.is_object() && j.contains("tensors") && j["tensors"].is_object())
         for (const auto& t : j["tensors"]) add(t);
-    if (j.is_object() && j.contains("expected")) add(j["expected"]);
+    if (j.is_object() && j.contains("expected")) {
+        add(j["expected"]);
+        if (j["expected"].is_object())
+            for (const auto& e : j["expected"]) add(e);  // an operator with several outputs: one object each
+    }
+    return r;
+}
+
+/// The output members of the operator a parsed case names (empty if it names none the runner knows).
+std::vector<std::string> case_outputs(const json& j) {
+    std::vector<std::string> r;
+    if (const auto op = case_operator(j))
+        for (const auto& m : find_operator(*op, "").members)
+            if (m.kind == MemberKind::Output) r.emplace_back(m.name);
+    return r;
+}
+
+/// The files --out writes for this case: `out` itself for one output, out/<Member>.npy for several.
+std::vector<fs::path> out_files(const std::string& out, const std::vector<std::string>& outputs) {
+    if (outputs.size() <= 1) return {fs::path(out)};
+    std::vector<fs::path> r;
+    for (const auto& m : outputs) r.push_back(fs::path(out) / (m + ".npy"));
     return r;
 }
 
 /// Why --out cannot name `out` for this case, or an empty string.
 std::string out_problem(const std::string& out, const json& j, const std::string& path) {
-    if (std::string why = output_path_problem(out); !why.empty()) return why;
-    for (const auto& f : files_read(j, path)) {
+    const auto outputs = case_outputs(j);
+    if (outputs.size() > 1) {
         std::error_code ec;
-        if (fs::equivalent(out, f, ec)) return "is " + f.string() + ", a file the case reads";
+        const fs::path dir(out);
+        if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+            return "is not a directory (" + j["operator"].get<std::string>() + " has " + std::to_string(outputs.size()) +
+                   " outputs: --out takes a directory, written as DIR/<Member>.npy)";
+        if (!fs::exists(dir, ec)) {
+            const fs::path parent = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();
+            if (!fs::is_directory(parent, ec)) return "directory '" + parent.string() + "' does not exist";
+        }
+    } else if (std::string why = output_path_problem(out); !why.empty()) {
+        return why;
     }
+    for (const auto& o : out_files(out, outputs))
+        for (const auto& f : files_read(j, path)) {
+            std::error_code ec;
+            if (fs::equivalent(o, f, ec)) return (outputs.size() > 1 ? "holds " : "is ") + f.string() + ", a file the case reads";
+        }
     return {};
 }
 
@@ -138,19 +173,30 @@ Outcome run_case(const std::string& path, const Options& o, Mode mode, bool skip
             std::cout << path << ": computed by " << describe_desc(make_desc(c), run) << ", fidelity "
                       << qdml::to_string(run.fidelity) << "\n";
         run_desc(make_desc(c), run);
-        const Buffer& out = c.tensors.at("OutputTensor");
-        if (!o.out.empty()) write_file_atomic(o.out, [&](std::ostream& os) { write_output_npy(os, out); });
+        const std::vector<std::string> outputs = output_members(c);
+        if (!o.out.empty()) {
+            std::error_code ec;
+            if (outputs.size() > 1 && !fs::is_directory(o.out, ec) && !fs::create_directory(o.out, ec))
+                throw InputError(o.out, "cannot create output directory" + (ec ? ": " + ec.message() : std::string()));
+            const auto files = out_files(o.out, outputs);
+            for (std::size_t i = 0; i < outputs.size(); ++i)
+                write_file_atomic(files[i], [&](std::ostream& os) { write_output_npy(os, c.tensors.at(outputs[i])); });
+        }
         if (o.check_exact && print_exact_report(path, check_exact_desc(make_desc(c), run.fidelity)) != 0)
             return fail(kMismatch, path + ": the exact check found unexplained differences");
         if (c.expected.kind == Expectation::Kind::Data) {
             r.compared = true;
-            if (std::string diff = compare(out, c.expected); !diff.empty())
+            if (std::string diff = compare_outputs(c); !diff.empty())
                 return fail(kMismatch, path + ": " + diff);
         }
-        if (mode == Mode::Run && o.out.empty())
-            std::cout << path << ": " << c.operator_name << ": computed OutputTensor " << name(out.desc.DataType) << " "
-                      << qdml::detail::sizes_str(out.desc)
-                      << (r.compared ? ", equal to expected" : "") << "; not written (no --out)\n";
+        if (mode == Mode::Run && o.out.empty()) {
+            std::cout << path << ": " << c.operator_name << ": computed";
+            for (std::size_t i = 0; i < outputs.size(); ++i) {
+                const qdml::TensorDesc& d = c.tensors.at(outputs[i]).desc;
+                std::cout << (i ? ", " : " ") << outputs[i] << " " << name(d.DataType) << " " << qdml::detail::sizes_str(d);
+            }
+            std::cout << (r.compared ? ", equal to expected" : "") << "; not written (no --out)\n";
+        }
     } catch (const InputError& e) {
         fail(kBadInput, e.what());
     } catch (const qdml::Error& e) {
@@ -247,7 +293,8 @@ int main(int argc, char** argv) {
     auto* run = app.add_subcommand("run", "compute one case with the reference and write its output as .npy");
     run->add_option("case", case_path, "case JSON file")->required();
     run->add_option("--out", o.out,
-                    "output .npy (packed, shape = output sizes); without it, a summary line on stdout and no file");
+                    "output .npy (packed, shape = output sizes); for an operator with several outputs a directory, "
+                    "written as DIR/<Member>.npy; without it, a summary line on stdout and no file");
     std::string impl = "reference", isa = "best";
     unsigned threads = 1;
     auto add_impl = [&](CLI::App* c) {

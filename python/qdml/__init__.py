@@ -59,7 +59,7 @@ Error.__module__ = __name__  # shown as qdml.Error
 __all__ = [
     "Error", "element_wise_dequantize_linear", "element_wise_quantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
-    "matrix_multiply_integer", "convolution_integer", "element_wise_clip1", "matrix_multiply_integer_to_float", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
+    "matrix_multiply_integer", "convolution_integer", "element_wise_clip1", "matrix_multiply_integer_to_float", "dynamic_quantize_linear", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
     "LATEST_FEATURE_LEVEL", "DEFAULT_FIDELITY", "FIDELITIES",
 ]
 
@@ -361,6 +361,36 @@ def matrix_multiply_integer_to_float(*, ATensor, AScaleTensor, BTensor, BScaleTe
                       BiasTensor=BiasTensor),
                  {}, OutputTensor, impl, feature_level, fidelity, threads)
 
+def dynamic_quantize_linear(*, InputTensor, OutputTensor=None, OutputScaleTensor=None, OutputZeroPointTensor=None,
+                            impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
+    """DML_DYNAMIC_QUANTIZE_LINEAR (feature level 4.0): quantizes a float32 or float16 tensor
+    with a scale and zero point computed from its range widened to include 0 (NaN skipped);
+    returns (OutputTensor, OutputScaleTensor, OutputZeroPointTensor), ONNX's
+    DynamicQuantizeLinear's (y, y_scale, y_zero_point). OutputTensor: None (uint8, ONNX's
+    type), a dtype (np.uint8 or np.int8) or an array; the scale (float32) and zero point
+    (the output's dtype) have one element each and the input's dimension count: None or
+    arrays of that shape, written in place. fidelity="exact": s = (M - m) / 255, x / s;
+    "directml": s = (M - m) * float32(1/255), x * (1 / s) (docs/semantics.md section 15)."""
+    op = "DYNAMIC_QUANTIZE_LINEAR"
+    x = _array(op, "InputTensor", InputTensor)
+    one = (1,) * x.ndim
+    outs = {}
+    for member, given, default in (("OutputTensor", OutputTensor, np.uint8),
+                                   ("OutputScaleTensor", OutputScaleTensor, np.float32),
+                                   ("OutputZeroPointTensor", OutputZeroPointTensor, None)):
+        if given is None or not isinstance(given, np.ndarray):
+            dtype = np.dtype(given) if given is not None else (
+                np.dtype(default) if default is not None else outs["OutputTensor"].dtype)
+            given = np.empty(x.shape if member == "OutputTensor" else one, dtype)
+        o = _array(op, member, given)
+        if not o.flags.writeable:
+            raise Error(f"{op}: {member}: the array is read-only")
+        outs[member] = o
+    descs = {"InputTensor": _tensor(op, "InputTensor", x)}
+    descs.update({m: _tensor(op, m, o) for m, o in outs.items()})
+    _qdml.run_operator(op, descs, "{}", impl, feature_level, fidelity or "", _threads(op, threads, impl))
+    return outs["OutputTensor"], outs["OutputScaleTensor"], outs["OutputZeroPointTensor"]
+
 
 def convolution_integer(*, InputTensor, FilterTensor, InputZeroPointTensor=None, FilterZeroPointTensor=None,
                         OutputTensor=None, Strides=None, Dilations=None, StartPadding=None, EndPadding=None,
@@ -427,6 +457,9 @@ def write_case(path, operator, tensors, params=None, expected=None):
     op = operator.upper()
     params = _params(**(params or {}))
     _check_members(op, tensors, params)
+    if sum(kind == "output" for _, kind in _qdml.operators()[op][0]) > 1:
+        raise Error(f"{op}: write_case writes operators of one output; {op} has several "
+                    "(write its case.json by hand: docs/case-format.md, 'expected' keyed by output member)")
     t = _inputs(op, {m: a for m, a in tensors.items() if m != "OutputTensor"})
     out = tensors.get("OutputTensor")
     if out is None or not isinstance(out, np.ndarray):
@@ -489,6 +522,9 @@ def run_case(path, impl=DEFAULT_IMPLEMENTATION, feature_level="latest", max_work
              threads=None):
     """Computes a case file in process (the runner's loader and limits, as
     `qdml run`): returns the output tensor, shape Sizes, logical order (what
-    `qdml run --out` writes). Raises Error for any input the runner rejects."""
-    return _qdml.run_case(os.fspath(path), impl, feature_level, max_work, fidelity or "",
+    `qdml run --out` writes); for an operator with several outputs
+    (DYNAMIC_QUANTIZE_LINEAR) a tuple of them, in member order. Raises Error
+    for any input the runner rejects."""
+    outs = _qdml.run_case(os.fspath(path), impl, feature_level, max_work, fidelity or "",
                           _threads(os.fspath(path), threads, impl))
+    return outs[0] if len(outs) == 1 else tuple(outs)

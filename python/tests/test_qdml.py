@@ -273,7 +273,14 @@ def test_run_case_reads_the_examples():
             with pytest.raises(qdml.Error, match=re.escape(str(case))):
                 qdml.run_case(case)
             continue
-        same_bits(qdml.run_case(str(case)), np.load(case.parent / spec["expected"]["data"]))
+        got = qdml.run_case(str(case))
+        if "OutputTensor" in spec["expected"]:  # several outputs: a tuple, in member order
+            members = [m for m in spec["tensors"] if m.startswith("Output")]
+            assert isinstance(got, tuple) and len(got) == len(members), case
+            for g, m in zip(got, members):
+                same_bits(g, np.load(case.parent / spec["expected"][m]["data"]))
+            continue
+        same_bits(got, np.load(case.parent / spec["expected"]["data"]))
 
 
 def test_run_case_reproduces_the_conformance_data():
@@ -291,14 +298,20 @@ def test_run_case_reproduces_the_conformance_data():
                 qdml.run_case(case)
             continue
         got = qdml.run_case(case)
-        want = np.load(case.parent / spec["expected"]["data"])
-        assert got.dtype == want.dtype and got.shape == want.shape, case
-        tol = spec["expected"].get("tolerance", 0)
-        if tol == 0:
-            nan = np.isnan(got) & np.isnan(want) if got.dtype.kind == "f" else np.zeros(got.shape, bool)
-            assert ((got.view(f"u{got.itemsize}") == want.view(f"u{got.itemsize}")) | nan).all(), case
+        if isinstance(got, tuple):  # several outputs: "expected" keyed by output member, in member order
+            expected = [spec["expected"][m] for m in spec["tensors"] if m in spec["expected"]]
         else:
-            assert (np.abs(got.astype(np.float64) - want.astype(np.float64)) <= tol).all(), case
+            got, expected = (got,), [spec["expected"]]
+        assert len(got) == len(expected), case
+        for g, e in zip(got, expected):
+            want = np.load(case.parent / e["data"])
+            assert g.dtype == want.dtype and g.shape == want.shape, case
+            tol = e.get("tolerance", 0)
+            if tol == 0:
+                nan = np.isnan(g) & np.isnan(want) if g.dtype.kind == "f" else np.zeros(g.shape, bool)
+                assert ((g.view(f"u{g.itemsize}") == want.view(f"u{g.itemsize}")) | nan).all(), case
+            else:
+                assert (np.abs(g.astype(np.float64) - want.astype(np.float64)) <= tol).all(), case
 
 
 def test_write_case_round_trip_agrees_with_the_cli(tmp_path):
@@ -469,6 +482,48 @@ def test_matrix_multiply_integer_to_float_profiles_differ():
         qdml.matrix_multiply_integer_to_float(**kw, feature_level="6.1")
 
 
+# --- DYNAMIC_QUANTIZE_LINEAR (docs/semantics.md section 15) -------------------
+
+def test_dynamic_quantize_linear_hand_computed():
+    # [-2, 0, 1, 3]: m = -2, M = 3; exact s = fp32(5 / 255), and in binary32 (numpy) 2 / s = 102 and
+    # x / s = 51 x exactly: z = 102, outputs [0, 102, 153, 255]. The directml profile's s = 5 * fp32(1/255)
+    # is the same float here (0.019607844), and r = 1 / s = 51: the same outputs.
+    x = np.array([[-2, 0], [1, 3]], np.float32)
+    for impl in qdml.IMPLEMENTATIONS:
+        y, s, z = qdml.dynamic_quantize_linear(InputTensor=x, impl=impl, fidelity="exact")
+        assert y.dtype == np.uint8 and y.tolist() == [[0, 102], [153, 255]]
+        assert s.dtype == np.float32 and s.shape == (1, 1) and s[0, 0] == np.float32(5) / np.float32(255)
+        assert z.dtype == np.uint8 and z.shape == (1, 1) and z[0, 0] == 102
+        y, s, z = qdml.dynamic_quantize_linear(InputTensor=x, impl=impl, fidelity="directml")
+        assert y.tolist() == [[0, 102], [153, 255]] and z[0, 0] == 102
+        assert s[0, 0] == np.float32(5) * np.float32(1 / 255)
+    # INT8 (the output's dtype for the zero point too), FLOAT16 input, outputs written in place
+    out, scale, zp = np.zeros(4, np.int8), np.zeros(1, np.float32), np.zeros(1, np.int8)
+    r = qdml.dynamic_quantize_linear(InputTensor=np.array([-2, 0, 1, 3], np.float16), OutputTensor=out,
+                                     OutputScaleTensor=scale, OutputZeroPointTensor=zp, fidelity="exact")
+    assert r[0] is out and r[1] is scale and r[2] is zp
+    assert out.tolist() == [-128, -26, 25, 127] and zp[0] == -26  # each 128 lower than the UINT8 result
+    y, _, z = qdml.dynamic_quantize_linear(InputTensor=x, OutputTensor=np.int8)
+    assert y.dtype == np.int8 and z.dtype == np.int8
+
+
+def test_dynamic_quantize_linear_edge_cases_and_refusals():
+    # all zero: s = +0, z = lo, every output lo; NaN skipped in the range and quantized to lo
+    y, s, z = qdml.dynamic_quantize_linear(InputTensor=np.zeros((2, 3), np.float32))
+    assert (y == 0).all() and s[0, 0] == 0 and not np.signbit(s[0, 0]) and z[0, 0] == 0
+    y, s, z = qdml.dynamic_quantize_linear(InputTensor=np.array([np.nan, 255, 0], np.float32), fidelity="exact")
+    assert y.tolist() == [0, 255, 0] and s[0] == 1 and z[0] == 0
+    with pytest.raises(qdml.Error, match=r"^DYNAMIC_QUANTIZE_LINEAR: InputTensor: "):
+        qdml.dynamic_quantize_linear(InputTensor=np.zeros(3, np.int8))
+    with pytest.raises(qdml.Error, match=r"^DYNAMIC_QUANTIZE_LINEAR: OutputZeroPointTensor: "):
+        qdml.dynamic_quantize_linear(InputTensor=np.zeros(3, np.float32), OutputZeroPointTensor=np.int8)
+    with pytest.raises(qdml.Error, match=r"^DYNAMIC_QUANTIZE_LINEAR: OutputScaleTensor: "):
+        qdml.dynamic_quantize_linear(InputTensor=np.zeros(3, np.float32), OutputScaleTensor=np.zeros(2, np.float32))
+    with pytest.raises(qdml.Error, match=r"^DYNAMIC_QUANTIZE_LINEAR: operator: requires DML_FEATURE_LEVEL 4.0"):
+        qdml.dynamic_quantize_linear(InputTensor=np.zeros(3, np.float32), feature_level="3.1")
+    with pytest.raises(qdml.Error, match=r"^DYNAMIC_QUANTIZE_LINEAR: write_case writes operators of one output"):
+        qdml.write_case("/nonexistent/c.json", "DYNAMIC_QUANTIZE_LINEAR", {"InputTensor": np.zeros(3, np.float32)})
+
 
 def test_convolution_integer_hand_computed():
     # X - XZP(255) = [[-255, 0], [-245, -235]]; F[0] - 127 = [[-255, -127], [-126, -125]],
@@ -512,7 +567,7 @@ def test_convolution_integer_one_spatial_dimension():
 FUNCTIONS = [qdml.element_wise_dequantize_linear, qdml.element_wise_quantize_linear, qdml.element_wise_quantized_linear_add,
              qdml.quantized_linear_matrix_multiply, qdml.quantized_linear_convolution, qdml.element_wise_clip,
              qdml.matrix_multiply_integer, qdml.convolution_integer, qdml.matrix_multiply_integer_to_float,
-             qdml.run_case]
+             qdml.dynamic_quantize_linear, qdml.run_case]
 
 
 def test_the_default_implementation_is_the_cpp_default():

@@ -41,7 +41,10 @@ TYPES = {
 }
 OPERATORS = ["ELEMENT_WISE_DEQUANTIZE_LINEAR", "ELEMENT_WISE_QUANTIZE_LINEAR", "ELEMENT_WISE_QUANTIZED_LINEAR_ADD",
              "QUANTIZED_LINEAR_MATRIX_MULTIPLY", "QUANTIZED_LINEAR_CONVOLUTION", "ELEMENT_WISE_CLIP",
-             "MATRIX_MULTIPLY_INTEGER", "ELEMENT_WISE_CLIP1", "CONVOLUTION_INTEGER"]
+             "MATRIX_MULTIPLY_INTEGER", "ELEMENT_WISE_CLIP1", "CONVOLUTION_INTEGER", "MATRIX_MULTIPLY_INTEGER_TO_FLOAT",
+             "DYNAMIC_QUANTIZE_LINEAR"]
+# Operators with several outputs: their members, in member order ("expected" keyed by them, --out DIR/<Member>.npy)
+OUTPUTS = {"DYNAMIC_QUANTIZE_LINEAR": ["OutputTensor", "OutputScaleTensor", "OutputZeroPointTensor"]}
 
 # ---------------------------------------------------------------------------
 # .npy by hand
@@ -269,16 +272,19 @@ def examples_run_matches_expected(tmp):
             assert not os.path.exists(out), "%s: output written for an expected-error case" % c
             continue
         assert p.returncode == 0, "%s: %s" % (c, describe(p))
-        ot = j["tensors"]["OutputTensor"]
-        got = Npy(out)
-        want = Npy(os.path.join(os.path.dirname(c), j["expected"]["data"]))
-        assert got.descr == TYPES[ot["type"]][0], "%s: dtype %r" % (c, got.descr)
-        assert got.descr == want.descr, "%s: dtype %r, expected.npy has %r" % (c, got.descr, want.descr)
-        assert got.fortran is False
-        assert got.shape == tuple(ot["sizes"]), "%s: shape %r, sizes %r" % (c, got.shape, ot["sizes"])
-        assert j["expected"].get("tolerance", 0) == 0, "%s: examples are bit-exact" % c
-        err = same_elements(ot["type"], got, want)
-        assert err is None, "%s: %s" % (c, err)
+        members = OUTPUTS.get(j["operator"], ["OutputTensor"])
+        for m in members:
+            ot = j["tensors"][m]
+            exp = j["expected"][m] if len(members) > 1 else j["expected"]
+            got = Npy(os.path.join(out, m + ".npy") if len(members) > 1 else out)
+            want = Npy(os.path.join(os.path.dirname(c), exp["data"]))
+            assert got.descr == TYPES[ot["type"]][0], "%s: %s: dtype %r" % (c, m, got.descr)
+            assert got.descr == want.descr, "%s: %s: dtype %r, expected .npy has %r" % (c, m, got.descr, want.descr)
+            assert got.fortran is False
+            assert got.shape == tuple(ot["sizes"]), "%s: %s: shape %r, sizes %r" % (c, m, got.shape, ot["sizes"])
+            assert exp.get("tolerance", 0) == 0, "%s: examples are bit-exact" % c
+            err = same_elements(ot["type"], got, want)
+            assert err is None, "%s: %s: %s" % (c, m, err)
 
 
 @test
@@ -529,6 +535,157 @@ def buffer_longer_than_needed(tmp):
     case, files = base_matmul()
     tensor(case, "BTensor")["values"] = [1, 0, 0, 1, 300]
     expect_one_error_line(qdml("validate", write_case(os.path.join(tmp, "t"), case, files)), "BTensor", "300")
+
+
+# ---------------------------------------------------------------------------
+# An operator with several outputs: DYNAMIC_QUANTIZE_LINEAR. The input [-2, 0,
+# 1, 3] (FLOAT32) has the range [-2, 3]: M - m = 5; in the exact profile s =
+# fp32(5 / 255) and (numpy, binary32) -m / s = 102 and x / s = 51 x exactly,
+# so z = 102 and the outputs Q(-102, 102) = 0, 102, Q(51, 102) = 153,
+# Q(153, 102) = 255.
+
+
+def base_dynamic_quantize(expected=True):
+    case = {
+        "operator": "DYNAMIC_QUANTIZE_LINEAR",
+        "tensors": {
+            "InputTensor": {"type": "FLOAT32", "sizes": [2, 2], "values": [-2, 0, 1, 3]},
+            "OutputTensor": {"type": "UINT8", "sizes": [2, 2]},
+            "OutputScaleTensor": {"type": "FLOAT32", "sizes": [1, 1]},
+            "OutputZeroPointTensor": {"type": "UINT8", "sizes": [1, 1]},
+        },
+    }
+    files = {"y.npy": npy("UINT8", [2, 2], [0, 102, 153, 255]),
+             "s.npy": npy("FLOAT32", [1, 1], [struct.unpack("<f", struct.pack("<f", 5.0 / 255.0))[0]]),
+             "z.npy": npy("UINT8", [1, 1], [102])}
+    if expected:
+        case["expected"] = {"OutputTensor": {"data": "y.npy"}, "OutputScaleTensor": {"data": "s.npy", "tolerance": 0},
+                            "OutputZeroPointTensor": {"data": "z.npy"}, "fidelity": "exact"}
+    return case, files
+
+
+@test
+def several_outputs_run_out_directory(tmp):
+    case, files = base_dynamic_quantize()
+    c = write_case(os.path.join(tmp, "case"), case, files)
+    out = os.path.join(tmp, "out")  # created by the runner
+    p = qdml("run", c, "--out", out)
+    expect_exit(p, 0)
+    assert p.stdout == "", describe(p)
+    assert sorted(os.listdir(out)) == ["OutputScaleTensor.npy", "OutputTensor.npy", "OutputZeroPointTensor.npy"], \
+        os.listdir(out)
+    check_output(Npy(os.path.join(out, "OutputTensor.npy")), "UINT8", [2, 2], [0, 102, 153, 255])
+    check_output(Npy(os.path.join(out, "OutputScaleTensor.npy")), "FLOAT32", [1, 1],
+                 [struct.unpack("<f", struct.pack("<f", 5.0 / 255.0))[0]])
+    check_output(Npy(os.path.join(out, "OutputZeroPointTensor.npy")), "UINT8", [1, 1], [102])
+    expect_exit(qdml("run", c, "--out", out), 0)  # an existing directory: written again
+    # without --out: one line naming every output
+    p = qdml("run", c)
+    expect_exit(p, 0)
+    assert p.stdout.splitlines() == [c + ": DYNAMIC_QUANTIZE_LINEAR: computed OutputTensor UINT8 {2,2}, "
+                                     "OutputScaleTensor FLOAT32 {1,1}, OutputZeroPointTensor UINT8 {1,1}, "
+                                     "equal to expected; not written (no --out)"], describe(p)
+    # --out naming a file: refused, nothing written
+    f = os.path.join(tmp, "file.npy")
+    open(f, "wb").close()
+    expect_one_error_line(qdml("run", c, "--out", f), f, "is not a directory", "3 outputs", "DIR/<Member>.npy")
+    assert os.path.getsize(f) == 0
+    expect_one_error_line(qdml("run", c, "--out", os.path.join(tmp, "no", "such")), "does not exist")
+    # --out naming the case's own directory, whose y.npy is not a member file: fine; a member file the case reads: refused
+    files2 = dict(files)
+    files2["OutputTensor.npy"] = files["y.npy"]
+    case2, _ = base_dynamic_quantize()
+    case2["expected"]["OutputTensor"]["data"] = "OutputTensor.npy"
+    c2 = write_case(os.path.join(tmp, "case2"), case2, files2)
+    expect_one_error_line(qdml("run", c2, "--out", os.path.join(tmp, "case2")), "a file the case reads")
+    # check and --check-exact
+    p = qdml("check", c)
+    expect_exit(p, 0)
+    assert count_lines(p.stdout)[1] == (1, 0, 0), describe(p)
+    p = qdml("run", c, "--check-exact")
+    expect_exit(p, 0)
+    assert re.search(r"exact check: 6 elements, \d+ differ .*; 0 unexplained\)", p.stdout), describe(p)
+
+
+@test
+def several_outputs_mismatch_names_the_member(tmp):
+    case, files = base_dynamic_quantize()
+    files["z.npy"] = npy("UINT8", [1, 1], [101])
+    c = write_case(tmp, case, files)
+    p = qdml("run", c)
+    expect_exit(p, 1)
+    assert re.search(r": OutputZeroPointTensor: mismatch at element \[0,0\]: got 102, expected 101", p.stderr), describe(p)
+    files["z.npy"] = npy("UINT8", [1, 1], [102])
+    files["y.npy"] = npy("UINT8", [2, 2], [0, 102, 153, 254])
+    c = write_case(tmp, case, files)
+    p = qdml("run", c)
+    expect_exit(p, 1)
+    assert re.search(r": OutputTensor: mismatch at element \[1,1\]: got 255, expected 254", p.stderr), describe(p)
+
+
+@test
+def several_outputs_malformed_expected(tmp):
+    """Each malformed "expected" of an operator with several outputs: exit 2, one line naming the rule."""
+    ok, files = base_dynamic_quantize()
+    members = "OutputTensor, OutputScaleTensor, OutputZeroPointTensor"
+    bad = [
+        # a single output's form
+        ({"data": "y.npy"}, ["expected.data", "3 outputs", "keyed by output member", members]),
+        ({"tolerance": 0, "OutputTensor": {"data": "y.npy"}}, ["expected.tolerance", "keyed by output member"]),
+        # a member missing, not an object, with an unknown field, without data, a bad tolerance
+        ({"OutputTensor": {"data": "y.npy"}, "OutputScaleTensor": {"data": "s.npy"}},
+         ["expected.OutputZeroPointTensor: missing", members]),
+        (dict(ok["expected"], OutputScaleTensor="s.npy"), ["expected.OutputScaleTensor: must be an object", "string"]),
+        (dict(ok["expected"], OutputScaleTensor={"data": "s.npy", "fidelity": "exact"}),
+         ["expected.OutputScaleTensor: unknown field 'fidelity'", "allowed: data, tolerance"]),
+        (dict(ok["expected"], OutputZeroPointTensor={"tolerance": 1}), ["expected.OutputZeroPointTensor.data: missing"]),
+        (dict(ok["expected"], OutputTensor={"data": "y.npy", "tolerance": -1}),
+         ["expected.OutputTensor.tolerance: must be a number >= 0"]),
+        # an input member, an unknown key
+        (dict(ok["expected"], InputTensor={"data": "y.npy"}), ["expected: unknown field 'InputTensor'", members]),
+        # the wrong element count or dtype for the member
+        (dict(ok["expected"], OutputScaleTensor={"data": "y.npy"}), ["y.npy"]),
+        (dict(ok["expected"], OutputZeroPointTensor={"data": "s.npy"}), ["s.npy"]),
+        # error with outputs
+        (dict(ok["expected"], error=True), ["expected.error: must be true, without output members"]),
+    ]
+    for i, (expected, mentions) in enumerate(bad):
+        case = dict(ok, expected=expected)
+        c = write_case(os.path.join(tmp, "b%d" % i), case, files)
+        for cmd in ("run", "validate"):
+            line = expect_one_error_line(qdml(cmd, c), *mentions)
+            assert "case.json" in line or "npy" in line, line
+    # an output member given data, as an input would be
+    case = dict(ok)
+    case["tensors"] = dict(ok["tensors"], OutputScaleTensor={"type": "FLOAT32", "sizes": [1, 1], "values": [1.0]})
+    expect_one_error_line(qdml("validate", write_case(os.path.join(tmp, "t"), case, files)), "OutputScaleTensor")
+    # an output missing from tensors
+    case = dict(ok)
+    case["tensors"] = {k: v for k, v in ok["tensors"].items() if k != "OutputZeroPointTensor"}
+    expect_one_error_line(qdml("validate", write_case(os.path.join(tmp, "u"), case, files)),
+                          "tensors.OutputZeroPointTensor: missing")
+    # {"error": true} alone is fine: this case is valid, so run says it expected an error
+    case = dict(ok, expected={"error": True})
+    p = qdml("run", write_case(os.path.join(tmp, "e"), case, files))
+    expect_exit(p, 1)
+    assert "expected an error, but the case is valid" in p.stderr, describe(p)
+    # a single-output operator keeps its form: a member key is an unknown field
+    mm, mfiles = base_matmul()
+    mfiles["e.npy"] = npy("UINT8", [2, 2], [1, 2, 3, 4])
+    c = write_case(os.path.join(tmp, "m"), dict(mm, expected={"OutputTensor": {"data": "e.npy"}}), mfiles)
+    expect_one_error_line(qdml("validate", c), "expected: unknown field 'OutputTensor'", "allowed: data, tolerance")
+
+
+@test
+def several_outputs_overlap_and_limits(tmp):
+    # Outputs never overlap (each its own buffer); a too-large OutputTensor is refused by the limit, not as an overlap.
+    case, files = base_dynamic_quantize(expected=False)
+    case["tensors"]["InputTensor"] = {"type": "FLOAT32", "sizes": [1, 1], "strides": [0, 0], "values": [1.5]}
+    for t in ("InputTensor", "OutputTensor"):
+        case["tensors"][t]["sizes"] = [65536, 32768]
+    case["tensors"]["InputTensor"]["strides"] = [0, 0]
+    c = write_case(tmp, case, files)
+    expect_one_error_line(qdml("validate", c), "tensors.OutputTensor: output buffer of 2147483648 bytes exceeds")
 
 
 @test

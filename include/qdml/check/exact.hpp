@@ -61,6 +61,7 @@ enum class Reason {
     DirectMLQuantizeLinear,   ///< ELEMENT_WISE_QUANTIZE_LINEAR: a NaN quotient gives 0 (DirectML's strided form)
     DirectMLClip1,            ///< ELEMENT_WISE_CLIP1: CLIP's order and comparisons, a NaN bound ignored, ScaleBias (1, 0) none
     DirectMLFloatSum,         ///< MATRIX_MULTIPLY_INTEGER_TO_FLOAT: dequantized operands summed in binary32, k in order
+    DirectMLDynamicQuantize,  ///< DYNAMIC_QUANTIZE_LINEAR: s = (M - m) * fp32(1/255), x and m times r = 1 / s
 };
 
 inline std::string_view name(Reason r) {
@@ -84,12 +85,15 @@ inline std::string_view name(Reason r) {
         case Reason::DirectMLFloatSum:
             return "directml-float-sum: (fp32(A) - fp32(AZP)) * AScale times (fp32(B) - fp32(BZP)) * BScale, "
                    "summed in binary32 in k order";
+        case Reason::DirectMLDynamicQuantize:
+            return "directml-dynamic-quantize: s = (M - m) * fp32(1/255), the input and m multiplied by r = 1 / s";
         default: return "UNEXPLAINED";
     }
 }
 
 /// One output element where qdml's result differs from the exact one.
 struct Difference {
+    std::string_view member;           ///< the output member ("OutputTensor"; DYNAMIC_QUANTIZE_LINEAR has three)
     std::vector<std::uint32_t> index;  ///< logical index into the output tensor (DimensionCount entries)
     double got = 0;                    ///< qdml's output
     double exact = 0;                  ///< the exactly rounded output
@@ -249,9 +253,9 @@ inline Reason classify(const Exact& e, double got, Fidelity f) {
     return near ? Reason::NearTie : Reason::Binary32;
 }
 
-/// Compares every element of `out` against exact(i).
+/// Compares every element of `out` (the output member `member`) against exact(i).
 template <class View, class F>
-void compare(const View& out, F&& exact, Report& r, Fidelity f) {
+void compare(const View& out, F&& exact, Report& r, Fidelity f, std::string_view member = "OutputTensor") {
     for_each_index(out.sizes, [&](const auto& i) {
         const Exact e = exact(i);
         const double got = as_double(out[i]);
@@ -261,6 +265,7 @@ void compare(const View& out, F&& exact, Report& r, Fidelity f) {
         else if (!same) r.near_tie_elements += std::fabs(got - e.result) <= e.ulp;
         if (same) return;
         Difference d;
+        d.member = member;
         for (const auto v : i) d.index.push_back(v);
         d.got = got;
         d.exact = e.result;
@@ -599,9 +604,63 @@ void check(const ElementWiseClip1<T>& op, Report& r, Fidelity f) {
     }, r, f);
 }
 
+/// DYNAMIC_QUANTIZE_LINEAR (docs/semantics.md section 15), its three outputs:
+/// exactly, the range m, M (exact), s = (M - m) / 255 in binary64, z = the
+/// exact Z(lo - m / s) and Q(x / s, z) from them; in binary32 the exact
+/// profile's steps; DirectML's (s = (M - m) * fp32(1/255), r = 1 / s, z =
+/// Z(lo - m * r), Q(x * r, z)) mirrored separately. An element moved by a
+/// rounded s or z is explained when qdml's output is the mirror's.
+template <class TIn, class TOut>
+void check(const DynamicQuantizeLinear<TIn, TOut>& op, Report& r, Fidelity f) {
+    float m = 0.0f, M = 0.0f;  // NaN skipped, -0 counted as 0 (comparisons with NaN are false)
+    for_each_index(op.InputTensor.sizes, [&](const auto& i) {
+        const float x = static_cast<float>(as_double(op.InputTensor[i]));
+        if (x < m) m = x;
+        if (x > M) M = x;
+    });
+    const double lo = std::numeric_limits<TOut>::min();
+    const double range = static_cast<double>(M) - m;  // binary64 (one rounding at most; or infinite)
+    const double scale = range / 255.0;
+    Binary32 s32;  // the exact profile's binary32 steps
+    const float s = s32.div(s32.add(M, -m), 255.0f);
+    const float z32 = static_cast<float>(Binary32::quantize<TOut>(s32.add(static_cast<float>(lo), -s32.div(m, s)), 0));
+    Binary32 d32;  // DirectML's
+    const float sd = d32.mul(d32.add(M, -m), kOneOver255);
+    const float rd = d32.div(1.0f, sd);
+    const float zd = static_cast<float>(Binary32::quantize<TOut>(d32.add(static_cast<float>(lo), -d32.mul(m, rd)), 0));
+    Exact ze;  // the exact zero point: Z(lo - m * 255 / (M - m)) (NaN for a range of 0: lo)
+    quantize_exact<TOut>(ze, lo - static_cast<double>(m) * 255.0 / range, 0);
+    compare(op.OutputScaleTensor, [&](const auto&) {
+        Exact e;
+        round_exact<float>(e, scale);
+        e.steps = s32;
+        e.binary32 = s;
+        e.directml_result(sd, Reason::DirectMLDynamicQuantize);
+        return e;
+    }, r, f, "OutputScaleTensor");
+    compare(op.OutputZeroPointTensor, [&](const auto&) {
+        Exact e = ze;
+        e.steps = s32;
+        e.binary32 = z32;
+        e.directml_result(zd, Reason::DirectMLDynamicQuantize);
+        return e;
+    }, r, f, "OutputZeroPointTensor");
+    compare(op.OutputTensor, [&](const auto& i) {
+        Exact e;
+        const float x = static_cast<float>(as_double(op.InputTensor[i]));
+        quantize_exact<TOut>(e, static_cast<double>(x) * 255.0 / range, static_cast<std::int64_t>(ze.result));
+        e.steps = s32;
+        e.binary32 = Binary32::quantize<TOut>(e.steps.div(x, s), static_cast<std::int64_t>(z32));
+        Binary32 d = d32;
+        e.directml_result(Binary32::quantize<TOut>(d.mul(x, rd), static_cast<std::int64_t>(zd)),
+                          Reason::DirectMLDynamicQuantize);
+        return e;
+    }, r, f);
+}
+
 }  // namespace detail
 
-/// Checks the output tensor of `desc`, as computed by qdml (any
+/// Checks the output tensor (tensors) of `desc`, as computed by qdml (any
 /// implementation) in profile `fidelity`, against the exact result and
 /// docs/semantics.md's binary32 steps (DirectML's, where they differ, in the
 /// DirectML profile: a difference they explain names the DirectML step).
