@@ -21,6 +21,7 @@ ONNX operator -> DirectML operator:
     MatMulInteger                   MATRIX_MULTIPLY_INTEGER            tolerance 0
     ConvInteger                     CONVOLUTION_INTEGER                tolerance 0
     com.microsoft MatMulIntegerToFloat  MATRIX_MULTIPLY_INTEGER_TO_FLOAT  tolerance 0 (exact profile)
+    DynamicQuantizeLinear           DYNAMIC_QUANTIZE_LINEAR            tolerance 0 (exact profile; three outputs)
 
 Every case is also computed with a numpy transcription of docs/semantics.md (binary32
 operations in the spec's order, ties to even). A tolerance-0 case on which
@@ -1261,6 +1262,99 @@ def gen_clip1(g):
 
 
 # ---------------------------------------------------------------------------
+# DynamicQuantizeLinear -> DYNAMIC_QUANTIZE_LINEAR (exact profile, UINT8: ONNX defines only UINT8)
+
+def spec_dynamic_quantize(x):
+    """docs/semantics.md section 15, exact profile: m = min(0, min x), M = max(0, max x) (NaN skipped),
+    s = (M - m) / 255, z = Z(0 - m / s), y = Q(x / s, z); binary32 steps."""
+    v = x[~np.isnan(x)]
+    m = f32(min(0.0, float(v.min()))) if v.size else f32(0)
+    M = f32(max(0.0, float(v.max()))) if v.size else f32(0)
+    s = f32(f32(M - m) / f32(255))
+    z = Q(f32(f32(0) - f32(m / s)), 0, u8)
+    return Q((x / s).astype(f32), z, u8), s, z
+
+
+def run_ort_dynamic_quantize(x):
+    """ONNX Runtime's DynamicQuantizeLinear: (y, y_scale, y_zero_point)."""
+    node = helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "y_scale", "y_zero_point"])
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", helper.np_dtype_to_tensor_dtype(x.dtype), x.shape)],
+        [helper.make_tensor_value_info(n, t, None) for n, t in
+         [("y", helper.np_dtype_to_tensor_dtype(np.dtype(u8))), ("y_scale", helper.np_dtype_to_tensor_dtype(np.dtype(f32))),
+          ("y_zero_point", helper.np_dtype_to_tensor_dtype(np.dtype(u8)))]])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 10
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return sess.run(None, {"x": x})
+
+
+def dynamic_quantize_case(g, name, desc, x, probe=False):
+    """One DYNAMIC_QUANTIZE_LINEAR case with its three expected outputs (exact profile), written when ONNX
+    Runtime agrees with docs/semantics.md on all three; a probe (ORT's own choices, docs/semantics.md
+    section 15) is only compared and reported."""
+    x = np.asarray(x, f32)
+    y, ys, yz = run_ort_dynamic_quantize(x)
+    sy, ss, sz = spec_dynamic_quantize(x)
+    rel = f"dynamic_quantize/{name}"
+    bad = [(m, a, b) for m, a, b in [("OutputTensor", y, sy), ("OutputScaleTensor", ys, ss),
+                                      ("OutputZeroPointTensor", yz, sz)] if mismatches(np.asarray(a), np.asarray(b), 0).any()]
+    msg = "; ".join(f"{m}: ORT {np.asarray(a).ravel()[:4]!r} vs docs/semantics.md {np.asarray(b).ravel()[:4]!r}"
+                    for m, a, b in bad)
+    if probe:
+        g.probes.append((rel, desc + ": " + (msg or "agrees with docs/semantics.md")))
+        return
+    if bad:
+        g.disagreements.append((rel, msg))
+        return
+    one = [1] * x.ndim
+    c = Case("dynamic_quantize", name, "DYNAMIC_QUANTIZE_LINEAR", desc)
+    c.tensor("InputTensor", f32, x.shape, x)
+    c.tensor("OutputTensor", u8, x.shape)
+    c.tensor("OutputScaleTensor", f32, one)
+    c.tensor("OutputZeroPointTensor", u8, one)
+    c.files["expected_output.npy"] = np.ascontiguousarray(y)
+    c.files["expected_scale.npy"] = np.asarray(ys, f32).reshape(one)
+    c.files["expected_zero_point.npy"] = np.asarray(yz, u8).reshape(one)
+    c.expected = {"OutputTensor": {"data": "expected_output.npy", "tolerance": 0},
+                  "OutputScaleTensor": {"data": "expected_scale.npy", "tolerance": 0},
+                  "OutputZeroPointTensor": {"data": "expected_zero_point.npy", "tolerance": 0},
+                  "fidelity": "exact"}
+    g.cases.append(c)
+
+
+def gen_dynamic_quantize(g):
+    for k, shape in enumerate([(1,), (7,), (3, 5), (2, 3, 17), (2, 2, 3, 4, 5), (1, 1, 1, 2, 1, 1, 1, 3), (4, 64)]):
+        r = rng_for(f"dq_random_{k}")
+        scale = [1.0, 0.01, 100.0, 3.7e-3, 1e6, 2.5, 0.5][k]
+        dynamic_quantize_case(g, f"random_{k}", f"random normal data times {scale}, shape {shape}",
+                              (r.standard_normal(shape) * scale).astype(f32))
+    r = rng_for("dq_signs")
+    dynamic_quantize_case(g, "all_positive", "all positive: m widened to 0, z = 0", r.uniform(0.5, 9, (5, 6)))
+    dynamic_quantize_case(g, "all_negative", "all negative: M widened to 0, z = 255", -r.uniform(0.5, 9, (5, 6)))
+    # range 255: s = 1 in binary32, x / s = x: the ties k + 0.5 round to even
+    ties = np.array([-51, 204, 0.5, 1.5, 2.5, -0.5, -1.5, 100.5, 101.5, -50.5, 203.5, 0.0], f32)
+    dynamic_quantize_case(g, "ties_scale_1", "range [-51, 204]: s = 1, z = 51, x.5 values round to even", ties)
+    dynamic_quantize_case(g, "ties_zero_point", "range [-1.5, 253.5]: s = 1, -m / s = 1.5: z = 2 (even)",
+                          np.array([-1.5, 253.5, 0.5, 7.25], f32))
+    dynamic_quantize_case(g, "nan_elements", "NaN elements: skipped in the range, quantized to 0",
+                          np.array([np.nan, -3.0, 1.0, np.nan, 12.0, 0.25], f32))
+    dynamic_quantize_case(g, "positive_infinity", "+inf: s = inf, every output 0 and z = 0",
+                          np.array([1.0, np.inf, -2.0], f32))
+    dynamic_quantize_case(g, "huge_range", "a range near FLT_MAX: M - m finite", np.array([3e38, -1e37, 1.0], f32))
+    dynamic_quantize_case(g, "tiny_range", "a range of 2^-120: s subnormal",
+                          np.array([2.0 ** -120, -2.0 ** -121, 0.0], f32))
+    # ONNX Runtime's own choices (docs/semantics.md section 15): compared and reported, never written
+    dynamic_quantize_case(g, "all_zero", "all zero: a range of 0 (ORT's scale 1.0, qdml's +0; the outputs agree)", np.zeros(6, f32),
+                          probe=True)
+    dynamic_quantize_case(g, "all_nan", "all NaN (an ORT choice, docs/semantics.md section 15)", np.full(4, np.nan, f32), probe=True)
+    dynamic_quantize_case(g, "negative_infinity", "-inf (an ORT choice, docs/semantics.md section 15)", np.array([1.0, -np.inf, 2.0], f32),
+                          probe=True)
+
+
+# ---------------------------------------------------------------------------
 
 def generate_with(root, *gens):
     """Runs each gen(g) on one Generator, then rewrites `root` with its cases."""
@@ -1278,7 +1372,7 @@ def generate_with(root, *gens):
 
 def generate(root):
     return generate_with(root, gen_matmul, gen_conv, gen_dequantize, gen_quantize, gen_add, gen_clip, gen_matmul_integer,
-                         gen_clip1, gen_conv_integer, gen_matmul_integer_to_float)
+                         gen_clip1, gen_conv_integer, gen_matmul_integer_to_float, gen_dynamic_quantize)
 
 
 def diff_trees(new, old):
