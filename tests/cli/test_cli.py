@@ -608,6 +608,29 @@ def several_outputs_run_out_directory(tmp):
 
 
 @test
+def several_outputs_check_exact_explains_every_difference(tmp):
+    """--check-exact on ONNX Runtime's DYNAMIC_QUANTIZE_LINEAR cases, both profiles: every difference from
+    the exactly rounded outputs explained (the scale's binary32 rounding; DirectML's s = (M - m) *
+    fp32(1/255) in the directml profile), each naming its output member."""
+    root = os.path.join(ROOT, "tests", "data", "ort", "dynamic_quantize")
+    reasons = {}
+    for name in sorted(os.listdir(root)):
+        c = os.path.join(root, name, "case.json")
+        for fidelity in ("exact", "directml"):
+            p = qdml("run", c, "--check-exact", "--fidelity", fidelity)
+            if fidelity == "exact":
+                expect_exit(p, 0)
+            m = re.search(r"exact check: \d+ elements, (\d+) differ .*; (\d+) unexplained\)", p.stdout)
+            assert m and m.group(2) == "0", "%s %s: %s" % (name, fidelity, describe(p))
+            for line in p.stdout.splitlines():
+                d = re.match(r"  (OutputScaleTensor|OutputZeroPointTensor|OutputTensor)? ?\[.*\) ([a-z0-9-]+)", line)
+                if d:
+                    reasons[(fidelity, d.group(1), d.group(2))] = reasons.get((fidelity, d.group(1), d.group(2)), 0) + 1
+    assert ("exact", "OutputScaleTensor", "near-tie") in reasons, reasons
+    assert ("directml", "OutputScaleTensor", "directml-dynamic-quantize") in reasons, reasons
+
+
+@test
 def several_outputs_mismatch_names_the_member(tmp):
     case, files = base_dynamic_quantize()
     files["z.npy"] = npy("UINT8", [1, 1], [101])
