@@ -101,19 +101,10 @@ private:
         const auto& Out = op.OutputTensor;
         if (options_.fidelity == Fidelity::DirectML) {
             const std::size_t slice = std::size_t{op.ATensor.sizes[3]} * Out.sizes[3];
-            std::vector<const TB*> seen;
-            for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
-                for (std::uint32_t c = 0; c < Out.sizes[1]; ++c) {
-                    const TB* ptr = &op.BTensor[{b, c, 0, 0}];
-                    std::size_t i = 0;
-                    while (i < seen.size() && seen[i] != ptr) ++i;
-                    if (i == seen.size()) {
-                        seen.push_back(ptr);
-                        dequantized_.emplace_back(slice);
-                        detail::mmitf_dequantize_b(op, b, c, dequantized_.back().data());
-                    }
-                    slice_of_.push_back(i);
-                }
+            slice_of_ = detail::distinct_b_slices(op, [&](std::uint32_t b, std::uint32_t c) {
+                dequantized_.emplace_back(slice);
+                detail::mmitf_dequantize_b(op, b, c, dequantized_.back().data());
+            });
         } else if constexpr (detail::mmitf_on_engine<TA, TB>) {
             right_.emplace(op, simd::select_isa(options_.isa));
         }

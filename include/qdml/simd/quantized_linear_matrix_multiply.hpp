@@ -319,6 +319,29 @@ void run_matmul(const Op& op, simd::Isa isa, const gemm::RequantSpec& s, const E
     });
 }
 
+/// The distinct Batch/Channel slices of `op`'s B (equal addresses: a slice
+/// shared through zero strides): `first(b, c)` is called for the first
+/// product that reads each, in order; returns each product's slice index.
+template <class Op, class First>
+std::vector<std::size_t> distinct_b_slices(const Op& op, First&& first) {
+    using TB = element_of<decltype(op.BTensor)>;
+    const auto& Out = op.OutputTensor;
+    std::vector<const TB*> seen;
+    std::vector<std::size_t> slice_of;
+    for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
+        for (std::uint32_t c = 0; c < Out.sizes[1]; ++c) {
+            const TB* ptr = &op.BTensor[{b, c, 0, 0}];
+            std::size_t i = 0;
+            while (i < seen.size() && seen[i] != ptr) ++i;
+            if (i == seen.size()) {
+                seen.push_back(ptr);
+                first(b, c);
+            }
+            slice_of.push_back(i);
+        }
+    return slice_of;
+}
+
 /// B of a matmul with constant weights, packed once (the prepared forms:
 /// PreparedQuantizedLinearMatrixMultiply, PreparedMatrixMultiplyInteger,
 /// PreparedMatrixMultiplyIntegerToFloat): pack() packs every distinct
@@ -331,24 +354,14 @@ class PackedRightSlices {
 public:
     template <class Op>
     void pack(const Op& op, simd::Isa isa) {
-        using TB = element_of<decltype(op.BTensor)>;
         isa_ = isa;
         const auto& Out = op.OutputTensor;
         channels_ = Out.sizes[1];
         const std::uint32_t M = Out.sizes[2], N = Out.sizes[3], K = op.ATensor.sizes[3];
-        std::vector<const TB*> seen;
-        for (std::uint32_t b = 0; b < Out.sizes[0]; ++b)
-            for (std::uint32_t c = 0; c < Out.sizes[1]; ++c) {
-                const TB* ptr = &op.BTensor[{b, c, 0, 0}];
-                std::size_t i = 0;
-                while (i < seen.size() && seen[i] != ptr) ++i;
-                if (i == seen.size()) {
-                    seen.push_back(ptr);
-                    slices_.emplace_back();
-                    gemm::pack_right(slice(op.BTensor, b, c), K, N, isa, slices_.back(), {M > 1});
-                }
-                slice_of_.push_back(i);
-            }
+        slice_of_ = distinct_b_slices(op, [&](std::uint32_t b, std::uint32_t c) {
+            slices_.emplace_back();
+            gemm::pack_right(slice(op.BTensor, b, c), K, N, isa, slices_.back(), {M > 1});
+        });
     }
 
     template <class Op>
