@@ -4,7 +4,7 @@
 // tests/data/directml/*/refuse_*, */params_zp_fewer_dims):
 //   - a zero point whose DimensionCount or Sizes differ from its scale's
 //     (QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION,
-//     MATRIX_MULTIPLY_INTEGER_TO_FLOAT);
+//     MATRIX_MULTIPLY_INTEGER_TO_FLOAT, QUANTIZED_LINEAR_AVERAGE_POOLING);
 //   - ELEMENT_WISE_CLIP and ELEMENT_WISE_CLIP1 with ScaleBias on INT64 or UINT64;
 //   - a MATRIX_MULTIPLY_INTEGER zero point (a MATRIX_MULTIPLY_INTEGER_TO_FLOAT
 //     scale) repeated to the output's size through zero strides
@@ -31,6 +31,7 @@
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/matrix_multiply_integer_to_float.hpp"
+#include "qdml/operators/quantized_linear_average_pooling.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 
@@ -114,6 +115,14 @@ inline void validate_directml(const MatrixMultiplyIntegerDesc& d) {
     detail::aligned4(d.BTensor.Desc, b, unused);
     detail::zero_point_documented_shape(v, "AZeroPointTensor", d.AZeroPointTensor, 2, a[2], "{1,1,M,1} (per row)");
     detail::zero_point_documented_shape(v, "BZeroPointTensor", d.BZeroPointTensor, 3, b[3], "{1,1,1,N} (per column)");
+}
+
+inline void validate_directml(const QuantizedLinearAveragePoolingDesc& d) {
+    constexpr std::string_view n = QuantizedLinearAveragePoolingDesc::OperatorName;
+    detail::zero_point_like_scale(n, "InputZeroPointTensor", d.InputZeroPointTensor, "InputScaleTensor",
+                                  d.InputScaleTensor);
+    detail::zero_point_like_scale(n, "OutputZeroPointTensor", d.OutputZeroPointTensor, "OutputScaleTensor",
+                                  d.OutputScaleTensor);
 }
 
 // CONVOLUTION_INTEGER: no refusals of DirectML's beyond validate() known (docs/semantics.md section 14).

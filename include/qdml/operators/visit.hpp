@@ -17,6 +17,7 @@
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/matrix_multiply_integer_to_float.hpp"
+#include "qdml/operators/quantized_linear_average_pooling.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 
@@ -109,6 +110,13 @@ void visit_typed(const MatrixMultiplyIntegerToFloatDesc& d, F&& f) {
                                                typename decltype(out)::type>::bind_validated(d));
             });
         });
+    });
+}
+
+template <class F>
+void visit_typed(const QuantizedLinearAveragePoolingDesc& d, F&& f) {
+    visit_one_of<std::int8_t, std::uint8_t>(d.InputTensor.Desc.DataType, [&](auto t) {
+        f(QuantizedLinearAveragePooling<typename decltype(t)::type>::bind_validated(d));
     });
 }
 

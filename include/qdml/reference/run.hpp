@@ -18,6 +18,7 @@
 #include "qdml/reference/element_wise_quantized_linear_add.hpp"
 #include "qdml/reference/matrix_multiply_integer.hpp"
 #include "qdml/reference/matrix_multiply_integer_to_float.hpp"
+#include "qdml/reference/quantized_linear_average_pooling.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_matrix_multiply.hpp"
 
@@ -46,6 +47,9 @@ inline void compute(const MatrixMultiplyIntegerDesc& d, Fidelity f = kDefaultFid
 }
 inline void compute(const MatrixMultiplyIntegerToFloatDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { matrix_multiply_integer_to_float(op, f); });
+}
+inline void compute(const QuantizedLinearAveragePoolingDesc& d, Fidelity f = kDefaultFidelity) {
+    visit_typed(d, [f](const auto& op) { quantized_linear_average_pooling(op, f); });
 }
 inline void compute(const ConvolutionIntegerDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { convolution_integer(op, f); });
