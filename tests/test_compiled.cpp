@@ -164,6 +164,25 @@ qdml::DynamicQuantizeLinearDesc dynamic_quantize_desc(GuardedPool& a, Rng& r) {
     return d;
 }
 
+qdml::QuantizedLinearAveragePoolingDesc average_pooling_desc(GuardedPool& a, Rng& r) {
+    qdml::QuantizedLinearAveragePoolingDesc d;
+    const std::vector<std::uint32_t> channel = {1, 3, 1, 1};
+    d.InputTensor = random_tensor(a, r, DT::Int8, {2, 3, 7, 6}, {126, 1, 18, 3});  // NHWC memory
+    d.InputScaleTensor = a.tensor(DT::Float32, channel, {}, 0);
+    fill<float>(d.InputScaleTensor, [&] { return static_cast<float>(r.range(1, 9)) / 10.0f; });
+    d.InputZeroPointTensor = random_tensor(a, r, DT::Int8, channel);
+    d.OutputScaleTensor = a.tensor(DT::Float32, channel, {}, 0);
+    fill<float>(d.OutputScaleTensor, [&] { return static_cast<float>(r.range(1, 9)) / 7.0f; });
+    d.OutputZeroPointTensor = random_tensor(a, r, DT::Int8, channel);
+    d.OutputTensor = a.tensor(DT::Int8, {2, 3, 4, 6}, {}, 0);  // 3x3 window, strides {2,1}, padding 1
+    d.WindowSize = {3, 3, 1};
+    d.Strides = {2, 1, 1};
+    d.StartPadding = {1, 1, 0};
+    d.EndPadding = {1, 1, 0};
+    d.IncludePadding = true;
+    return d;
+}
+
 std::string error_of(const std::function<void()>& f) {
     try {
         f();
@@ -185,6 +204,7 @@ TEST_CASE("compiled: each operator, executed 200 times on new buffers, equals ru
     check_reuse(matmul_desc(a, r, /*constant_b=*/false), r.bits(), 50);
     check_reuse(conv_desc(a, r), r.bits(), 50);
     check_reuse(dynamic_quantize_desc(a, r), r.bits(), 50);
+    check_reuse(average_pooling_desc(a, r), r.bits(), 50);
 
     qdml::ElementWiseClipDesc f;  // float clip, in place
     f.InputTensor = random_tensor(a, r, DT::Float32, {7, 9});

@@ -364,6 +364,57 @@ TEST_CASE("execute: DYNAMIC_QUANTIZE_LINEAR, FLOAT32 to UINT8 with its three out
     }
 }
 
+TEST_CASE("execute: QUANTIZED_LINEAR_AVERAGE_POOLING, UINT8 with padding, both profiles", "[directml]") {
+    DmlTensor in(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 2}), out(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 3});
+    DmlTensor xs(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 1, 1}), ys(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 1, 1});
+    DmlTensor xzp(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 1}), yzp(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 1});
+    const UINT strides[] = {1, 1}, window[] = {1, 2}, start[] = {0, 2}, end[] = {0, 0}, dilations[] = {1, 1};
+    DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC pool{};
+    pool.InputTensor = &in.desc;
+    pool.InputScaleTensor = &xs.desc;
+    pool.InputZeroPointTensor = &xzp.desc;
+    pool.OutputScaleTensor = &ys.desc;
+    pool.OutputZeroPointTensor = &yzp.desc;
+    pool.OutputTensor = &out.desc;
+    pool.DimensionCount = 2;
+    pool.Strides = strides;
+    pool.WindowSize = window;
+    pool.StartPadding = start;
+    pool.EndPadding = end;
+    pool.Dilations = dilations;
+    pool.IncludePadding = 0;
+    DML_OPERATOR_DESC op{DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING, &pool};
+    auto x = padded<std::uint8_t>({3, 6}, in), xz = padded<std::uint8_t>({1}, xzp), yz = padded<std::uint8_t>({4}, yzp);
+    auto s1 = padded<float>({1.0f}, xs), s2 = padded<float>({1.0f}, ys);
+    // X - XZP = {2, 5}; WindowSize 2 with StartPadding 2: oW = 1 + (2 + 2 - 2) = 3; windows
+    // {pad, pad}: 0/0 = NaN -> the low end 0 (both profiles: a one-element zero point);
+    // {pad, 2}: 2/1 = 2 + 4 = 6; {2, 5}: 7/2 = 3.5 -> 4 + 4 = 8 (DirectML's nan_both_zp_UINT8)
+    for (auto f : {qdml::Fidelity::DirectML, qdml::Fidelity::Exact}) {
+        auto y = sentinel_buffer<std::uint8_t>(out);
+        qdml::dml::ExecuteOptions o;
+        o.fidelity = f;
+        qdml::dml::execute(op, {buffer(x), buffer(s1), buffer(xz), buffer(s2), buffer(yz), buffer(y)}, o);
+        CHECK(y[0] == 0);
+        CHECK(y[1] == 6);
+        CHECK(y[2] == 8);
+    }
+    // Without the zero points: {pad, 3} = 3, {3, 6} = 4.5 -> 4; the NaN window gives 255 in the
+    // directml profile (no OutputZeroPointTensor), 0 in the exact one (DirectML's nan_no_zp_UINT8).
+    pool.InputZeroPointTensor = nullptr;
+    pool.OutputZeroPointTensor = nullptr;
+    pool.IncludePadding = 1;  // count 2: {pad, pad} = 0, {pad, 3} = 1.5 -> 2, {3, 6} = 4.5 -> 4
+    auto y = sentinel_buffer<std::uint8_t>(out);
+    qdml::dml::execute(op, {buffer(x), buffer(s1), Binding{}, buffer(s2), Binding{}, buffer(y)});
+    CHECK(y[0] == 0);
+    CHECK(y[1] == 2);
+    CHECK(y[2] == 4);
+    pool.IncludePadding = 0;
+    qdml::dml::execute(op, {buffer(x), buffer(s1), Binding{}, buffer(s2), Binding{}, buffer(y)});
+    CHECK(y[0] == 255);
+    CHECK(y[1] == 3);
+    CHECK(y[2] == 4);
+}
+
 TEST_CASE("execute: CONVOLUTION_INTEGER, UINT8 x INT8 with zero points and padding", "[directml]") {
     DmlTensor in(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 2, 2}), xzp(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 1});
     DmlTensor filter(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 2, 2}), fzp(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 1, 1});

@@ -100,6 +100,23 @@ public:
         s.OutputZeroPointTensor = add(d.OutputZeroPointTensor);
         op = {DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &s};
     }
+    explicit DmlOp(const qdml::QuantizedLinearAveragePoolingDesc& d) {
+        auto& s = average_pooling_;
+        s.InputTensor = add(d.InputTensor);
+        s.InputScaleTensor = add(d.InputScaleTensor);
+        s.InputZeroPointTensor = add(d.InputZeroPointTensor);
+        s.OutputScaleTensor = add(d.OutputScaleTensor);
+        s.OutputZeroPointTensor = add(d.OutputZeroPointTensor);
+        s.OutputTensor = add(d.OutputTensor);
+        s.DimensionCount = d.DimensionCount;
+        s.Strides = array(d.Strides.begin(), 3);
+        s.WindowSize = array(d.WindowSize.begin(), 3);
+        s.StartPadding = array(d.StartPadding.begin(), 3);
+        s.EndPadding = array(d.EndPadding.begin(), 3);
+        s.Dilations = array(d.Dilations.begin(), 3);
+        s.IncludePadding = d.IncludePadding ? 1 : 0;
+        op = {DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING, &s};
+    }
     explicit DmlOp(const qdml::ElementWiseClipDesc& d) {
         auto& s = clip_;
         s.InputTensor = add(d.InputTensor);
@@ -149,6 +166,7 @@ private:
     DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv_integer_{};
     DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC matmul_integer_to_float_{};
     DML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC dynamic_quantize_{};
+    DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC average_pooling_{};
     DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_{};
     DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC clip1_{};
 

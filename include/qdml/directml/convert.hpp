@@ -28,6 +28,7 @@
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/matrix_multiply_integer_to_float.hpp"
+#include "qdml/operators/quantized_linear_average_pooling.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 // Last: on Windows, DirectML.h brings in windows.h, whose min/max macros
@@ -153,10 +154,12 @@ public:
 
     /// DimensionCount values of a required UINT array (convolution params);
     /// qdml keeps two, validation rejects any other DimensionCount.
-    std::array<std::uint32_t, 2> pair(std::string_view member, const UINT* p, UINT count) const {
+    /// The first `count` values of an array member (at most N; the rest 0).
+    template <std::size_t N = 2>
+    std::array<std::uint32_t, N> pair(std::string_view member, const UINT* p, UINT count) const {
         if (p == nullptr) fail(member, cat("is null; DimensionCount (", count, ") values are required"));
-        std::array<std::uint32_t, 2> r{0, 0};
-        for (UINT i = 0; i < count && i < 2; ++i) r[i] = p[i];
+        std::array<std::uint32_t, N> r{};
+        for (UINT i = 0; i < count && i < N; ++i) r[i] = p[i];
         return r;
     }
 
@@ -176,6 +179,9 @@ const Desc& operator_desc(const DML_OPERATOR_DESC& op, std::string_view name) {
 /// a quantized neighbour of qdml's operators (DirectML.h's counted values), else "".
 inline std::string_view unimplemented_name(std::uint32_t type) {
     switch (type) {
+#if !QDML_DML_HAS_QUANTIZED_LINEAR_AVERAGE_POOLING
+        case 169: return "QUANTIZED_LINEAR_AVERAGE_POOLING (with this DirectML.h: its DML_TARGET_VERSION is below 0x6200)";
+#endif
 #if !QDML_DML_HAS_MATRIX_MULTIPLY_INTEGER_TO_FLOAT
         case 170: return "MATRIX_MULTIPLY_INTEGER_TO_FLOAT (with this DirectML.h: its DML_TARGET_VERSION is below 0x6200)";
 #endif
@@ -284,6 +290,28 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             d.GroupCount = s.GroupCount;
             return f(d);
         }
+#if QDML_DML_HAS_QUANTIZED_LINEAR_AVERAGE_POOLING
+        case DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING: {
+            using D = QuantizedLinearAveragePoolingDesc;
+            const auto& s = operator_desc<DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC>(op, D::OperatorName);
+            Reader r(D::OperatorName, b, 6);
+            D d;
+            d.InputTensor = r.required("InputTensor", s.InputTensor);
+            d.InputScaleTensor = r.required("InputScaleTensor", s.InputScaleTensor);
+            d.InputZeroPointTensor = r.optional("InputZeroPointTensor", s.InputZeroPointTensor);
+            d.OutputScaleTensor = r.required("OutputScaleTensor", s.OutputScaleTensor);
+            d.OutputZeroPointTensor = r.optional("OutputZeroPointTensor", s.OutputZeroPointTensor);
+            d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+            d.DimensionCount = s.DimensionCount;
+            d.Strides = r.pair<3>("Strides", s.Strides, s.DimensionCount);
+            d.WindowSize = r.pair<3>("WindowSize", s.WindowSize, s.DimensionCount);
+            d.StartPadding = r.pair<3>("StartPadding", s.StartPadding, s.DimensionCount);
+            d.EndPadding = r.pair<3>("EndPadding", s.EndPadding, s.DimensionCount);
+            d.Dilations = r.pair<3>("Dilations", s.Dilations, s.DimensionCount);
+            d.IncludePadding = s.IncludePadding != 0;
+            return f(d);
+        }
+#endif
         case DML_OPERATOR_CONVOLUTION_INTEGER: {
             using D = ConvolutionIntegerDesc;
             const auto& s = operator_desc<DML_CONVOLUTION_INTEGER_OPERATOR_DESC>(op, D::OperatorName);
@@ -352,7 +380,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
                                  "ELEMENT_WISE_DEQUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZED_LINEAR_ADD, ",
                                  "QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, ELEMENT_WISE_CLIP, ELEMENT_WISE_CLIP1, ",
                                  "MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT, ",
-                                 "DYNAMIC_QUANTIZE_LINEAR)"));
+                                 "DYNAMIC_QUANTIZE_LINEAR, QUANTIZED_LINEAR_AVERAGE_POOLING)"));
     throw Error("DML_OPERATOR_DESC", "Type", cat(type, " is not a DML_OPERATOR_TYPE"));
 }
 

@@ -20,6 +20,7 @@
 #include "qdml/operators/element_wise_quantized_linear_add.hpp"
 #include "qdml/operators/matrix_multiply_integer.hpp"
 #include "qdml/operators/matrix_multiply_integer_to_float.hpp"
+#include "qdml/operators/quantized_linear_average_pooling.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
 
@@ -75,6 +76,11 @@ inline std::array<BoundMember, 8> members(const MatrixMultiplyIntegerToFloatDesc
              {"AZeroPointTensor", bound(d.AZeroPointTensor)}, {"BTensor", bound(d.BTensor)},
              {"BScaleTensor", bound(d.BScaleTensor)}, {"BZeroPointTensor", bound(d.BZeroPointTensor)},
              {"BiasTensor", bound(d.BiasTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
+}
+inline std::array<BoundMember, 6> members(const QuantizedLinearAveragePoolingDesc& d) noexcept {
+    return {{{"InputTensor", bound(d.InputTensor)}, {"InputScaleTensor", bound(d.InputScaleTensor)},
+             {"InputZeroPointTensor", bound(d.InputZeroPointTensor)}, {"OutputScaleTensor", bound(d.OutputScaleTensor)},
+             {"OutputZeroPointTensor", bound(d.OutputZeroPointTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
 }
 inline std::array<BoundMember, 5> members(const ConvolutionIntegerDesc& d) noexcept {
     return {{{"InputTensor", bound(d.InputTensor)}, {"InputZeroPointTensor", bound(d.InputZeroPointTensor)},
@@ -132,6 +138,17 @@ inline const char* changed_param(const QuantizedLinearConvolutionDesc& a, const 
 }
 inline const char* changed_param(const ConvolutionIntegerDesc& a, const ConvolutionIntegerDesc& b) noexcept {
     return changed_convolution_param(a, b);
+}
+inline const char* changed_param(const QuantizedLinearAveragePoolingDesc& a,
+                                 const QuantizedLinearAveragePoolingDesc& b) noexcept {
+    if (a.DimensionCount != b.DimensionCount) return "DimensionCount";
+    if (a.Strides != b.Strides) return "Strides";
+    if (a.WindowSize != b.WindowSize) return "WindowSize";
+    if (a.StartPadding != b.StartPadding) return "StartPadding";
+    if (a.EndPadding != b.EndPadding) return "EndPadding";
+    if (a.Dilations != b.Dilations) return "Dilations";
+    if (a.IncludePadding != b.IncludePadding) return "IncludePadding";
+    return nullptr;
 }
 inline const char* changed_param(const MatrixMultiplyIntegerDesc&, const MatrixMultiplyIntegerDesc&) noexcept {
     return nullptr;

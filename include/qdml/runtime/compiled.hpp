@@ -163,7 +163,8 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
                 return std::make_shared<WeightsForm<Desc, simd::PreparedMatrixMultiplyIntegerToFloat>>(
                     d, gemm, o.feature_level);
         } else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc> ||
-                             std::is_same_v<Desc, DynamicQuantizeLinearDesc>) {
+                             std::is_same_v<Desc, DynamicQuantizeLinearDesc> ||
+                             std::is_same_v<Desc, QuantizedLinearAveragePoolingDesc>) {
             // no prepared form yet: the stateless call below
         } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc> &&
                              !std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc> &&
@@ -327,6 +328,7 @@ QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::DynamicQuantizeLinearDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearAveragePoolingDesc)
 #endif
 /// Makes one operator's dispatch and executors in this translation unit, for
 /// the programs built with QDML_EXTERN_DISPATCH: write it at namespace scope,

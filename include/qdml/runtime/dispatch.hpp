@@ -25,6 +25,7 @@
 #include "qdml/simd/dynamic_quantize_linear.hpp"
 #include "qdml/simd/matrix_multiply_integer.hpp"
 #include "qdml/simd/matrix_multiply_integer_to_float.hpp"
+#include "qdml/simd/quantized_linear_average_pooling.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
 
@@ -91,6 +92,8 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fideli
             simd::element_wise_clip1(op, gemm);
         else if constexpr (std::is_same_v<Desc, DynamicQuantizeLinearDesc>)
             simd::dynamic_quantize_linear(op, gemm);
+        else if constexpr (std::is_same_v<Desc, QuantizedLinearAveragePoolingDesc>)
+            simd::quantized_linear_average_pooling(op, gemm);
         else
             simd::element_wise_clip(op, gemm);
     });
@@ -129,6 +132,10 @@ inline void compute(const ConvolutionIntegerDesc& d, Implementation impl, simd::
     dispatch(d, impl, gemm, f);
 }
 inline void compute(const DynamicQuantizeLinearDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = kDefaultFidelity) {
+    dispatch(d, impl, gemm, f);
+}
+inline void compute(const QuantizedLinearAveragePoolingDesc& d, Implementation impl, simd::GemmOptions gemm = {},
                     Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
@@ -191,6 +198,7 @@ QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::DynamicQuantizeLinearDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearAveragePoolingDesc)
 #endif
 
 // The GEMM engine's int32 driver (simd::detail::run_matmul over a
