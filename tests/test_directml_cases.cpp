@@ -207,6 +207,8 @@ std::vector<std::pair<const char*, std::optional<Tensor>*>> optional_members(Des
         return {{"AZeroPointTensor", &d.AZeroPointTensor},
                 {"BZeroPointTensor", &d.BZeroPointTensor},
                 {"BiasTensor", &d.BiasTensor}};
+    else if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearAveragePoolingDesc>)
+        return {{"InputZeroPointTensor", &d.InputZeroPointTensor}, {"OutputZeroPointTensor", &d.OutputZeroPointTensor}};
     else
         return {{"AZeroPointTensor", &d.AZeroPointTensor},
                 {"BZeroPointTensor", &d.BZeroPointTensor},
@@ -239,6 +241,10 @@ std::vector<Tensor*> present_tensors(Desc& d) {
     } else if constexpr (std::is_same_v<Desc, qdml::ConvolutionIntegerDesc>) {
         add(d.InputTensor);
         add(d.FilterTensor);
+    } else if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearAveragePoolingDesc>) {
+        add(d.InputTensor);
+        add(d.InputScaleTensor);
+        add(d.OutputScaleTensor);
     } else if constexpr (std::is_same_v<Desc, qdml::MatrixMultiplyIntegerToFloatDesc>) {
         add(d.ATensor);
         add(d.AScaleTensor);

@@ -136,6 +136,10 @@ inline const std::vector<OperatorSpec>& operator_specs() {
          {{"InputTensor", K::Required}, {"OutputTensor", K::Output}, {"OutputScaleTensor", K::Output},
           {"OutputZeroPointTensor", K::Output}},
          {}},
+        {QuantizedLinearAveragePoolingDesc::OperatorName,
+         {{"InputTensor", K::Required}, {"InputScaleTensor", K::Required}, {"InputZeroPointTensor", K::Optional},
+          {"OutputScaleTensor", K::Required}, {"OutputZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
+         {"DimensionCount", "Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations", "IncludePadding"}},
     };
     return specs;
 }
@@ -503,7 +507,8 @@ inline Case load_case(const std::string& path) {
 using AnyDesc = std::variant<ElementWiseDequantizeLinearDesc, ElementWiseQuantizedLinearAddDesc,
                              QuantizedLinearMatrixMultiplyDesc, QuantizedLinearConvolutionDesc, ElementWiseClipDesc,
                              MatrixMultiplyIntegerDesc, ElementWiseQuantizeLinearDesc, ElementWiseClip1Desc,
-                             ConvolutionIntegerDesc, MatrixMultiplyIntegerToFloatDesc, DynamicQuantizeLinearDesc>;
+                             ConvolutionIntegerDesc, MatrixMultiplyIntegerToFloatDesc, DynamicQuantizeLinearDesc,
+                             QuantizedLinearAveragePoolingDesc>;
 
 namespace detail {
 
@@ -534,18 +539,21 @@ inline std::optional<ScaleBiasDesc> param_scale_bias(const Case& c) {
     return ScaleBiasDesc{static_cast<float>(*json_float(sb["Scale"])), static_cast<float>(*json_float(sb["Bias"]))};
 }
 
-/// A convolution's parameter array: DimensionCount entries (1 or 2); with
-/// DimensionCount 1 the desc's second entry keeps its default (it is not read).
-inline void param_pair(const Case& c, const char* key, std::uint32_t count, std::array<std::uint32_t, 2>& out) {
+/// A convolution's (N = 2) or pooling's (N = 3) parameter array:
+/// DimensionCount entries (N - 1 or N); with N - 1 the desc's last entry
+/// keeps its default (it is not read).
+template <std::size_t N>
+void param_pair(const Case& c, const char* key, std::uint32_t count, std::array<std::uint32_t, N>& out) {
     if (!c.params.contains(key)) return;
     const auto v = json_u32_list(c.params[key], c.file, std::string("params.") + key, 0);
-    if ((count == 1 || count == 2) && v.size() != count)
+    if ((count == N - 1 || count == N) && v.size() != count)
         throw InputError(c.file, std::string("params.") + key + ": must have " + std::to_string(count) +
                                      " entries (DimensionCount " + std::to_string(count) + "), got " +
                                      std::to_string(v.size()));
-    if (v.size() > 2)
+    if (v.size() > N)
         throw InputError(c.file, std::string("params.") + key + ": has " + std::to_string(v.size()) +
-                                     " entries; DimensionCount " + std::to_string(count) + " is not 1 or 2");
+                                     " entries; DimensionCount " + std::to_string(count) + " is not " +
+                                     std::to_string(N - 1) + " or " + std::to_string(N));
     for (std::size_t i = 0; i < v.size(); ++i) out[i] = v[i];
 }
 
@@ -562,6 +570,27 @@ void convolution_params(const Case& c, Conv& d) {
     param_pair(c, "StartPadding", d.DimensionCount, d.StartPadding);
     param_pair(c, "EndPadding", d.DimensionCount, d.EndPadding);
     if (c.params.contains("GroupCount")) d.GroupCount = json_u32(c.params["GroupCount"], c.file, "params.GroupCount", 0);
+}
+
+/// The pooling parameters of a case (QUANTIZED_LINEAR_AVERAGE_POOLING).
+/// DimensionCount defaults to the InputTensor's dimensions - 2 (2 for 4-D, 3 for 5-D; validation
+/// names any other count).
+inline void pooling_params(const Case& c, QuantizedLinearAveragePoolingDesc& d) {
+    const std::uint32_t in_dims = d.InputTensor.Desc.DimensionCount;
+    d.DimensionCount = in_dims >= 2 ? in_dims - 2 : 0;
+    if (c.params.contains("DimensionCount"))
+        d.DimensionCount = json_u32(c.params["DimensionCount"], c.file, "params.DimensionCount", 0);
+    param_pair(c, "Strides", d.DimensionCount, d.Strides);
+    param_pair(c, "WindowSize", d.DimensionCount, d.WindowSize);
+    param_pair(c, "StartPadding", d.DimensionCount, d.StartPadding);
+    param_pair(c, "EndPadding", d.DimensionCount, d.EndPadding);
+    param_pair(c, "Dilations", d.DimensionCount, d.Dilations);
+    if (c.params.contains("IncludePadding")) {
+        if (!c.params["IncludePadding"].is_boolean())
+            throw InputError(c.file, "params.IncludePadding: must be true or false, got " +
+                                         c.params["IncludePadding"].dump());
+        d.IncludePadding = c.params["IncludePadding"].get<bool>();
+    }
 }
 
 /// The desc of a loaded case, each tensor bound by `bind(Buffer&)`.
@@ -620,6 +649,17 @@ AnyDesc build_desc(Case& c, Bind&& bind) {
         d.FilterZeroPointTensor = opt("FilterZeroPointTensor");
         d.OutputTensor = req("OutputTensor");
         detail::convolution_params(c, d);
+        return d;
+    }
+    if (op == QuantizedLinearAveragePoolingDesc::OperatorName) {
+        QuantizedLinearAveragePoolingDesc d;
+        d.InputTensor = req("InputTensor");
+        d.InputScaleTensor = req("InputScaleTensor");
+        d.InputZeroPointTensor = opt("InputZeroPointTensor");
+        d.OutputScaleTensor = req("OutputScaleTensor");
+        d.OutputZeroPointTensor = opt("OutputZeroPointTensor");
+        d.OutputTensor = req("OutputTensor");
+        detail::pooling_params(c, d);
         return d;
     }
     if (op == ElementWiseClip1Desc::OperatorName) {
@@ -742,6 +782,13 @@ inline std::uint64_t work_units(const Case& c) {
         const TensorDesc& f = c.tensors.at("FilterTensor").desc;
         return n * (element_count(f).value_or(0) / f.Sizes[0]);
     }
+    if (c.operator_name == QuantizedLinearAveragePoolingDesc::OperatorName && c.params.contains("WindowSize") &&
+        c.params["WindowSize"].is_array()) {
+        std::uint64_t taps = 1;  // a validated case's window: at most 3 sizes, each within its padded input
+        for (const auto& w : c.params["WindowSize"])
+            if (w.is_number_unsigned()) taps = std::min<std::uint64_t>(taps * w.get<std::uint64_t>(), 1ull << 40);
+        return n * taps;
+    }
     return n;
 }
 
@@ -756,8 +803,9 @@ inline void check_limits(const Case& c, std::uint64_t max_work) {
                           c.operator_name == MatrixMultiplyIntegerToFloatDesc::OperatorName ||
                           c.operator_name == QuantizedLinearConvolutionDesc::OperatorName ||
                           c.operator_name == ConvolutionIntegerDesc::OperatorName;
+        const bool taps = c.operator_name == QuantizedLinearAveragePoolingDesc::OperatorName;
         throw InputError(c.file, std::string("work limit: the case needs ") + std::to_string(w) +
-                                     (macs ? " multiply-adds" : " output elements") + ", more than the limit of " +
+                                     (macs ? " multiply-adds" : taps ? " window taps" : " output elements") + ", more than the limit of " +
                                      std::to_string(max_work) + " (raise it with --max-work)");
     }
 }

@@ -18,6 +18,7 @@
 // them is named after it (e.g. directml-requantize-order).
 #pragma once
 
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -62,6 +63,7 @@ enum class Reason {
     DirectMLClip1,            ///< ELEMENT_WISE_CLIP1: CLIP's order and comparisons, a NaN bound ignored, ScaleBias (1, 0) none
     DirectMLFloatSum,         ///< MATRIX_MULTIPLY_INTEGER_TO_FLOAT: dequantized operands summed in binary32, k in order
     DirectMLDynamicQuantize,  ///< DYNAMIC_QUANTIZE_LINEAR: s = (M - m) * fp32(1/255), x and m times r = 1 / s
+    DirectMLAveragePoolingNaN,  ///< QUANTIZED_LINEAR_AVERAGE_POOLING: a NaN average gives hi, lo or 0 by OutputZeroPoint
 };
 
 inline std::string_view name(Reason r) {
@@ -87,6 +89,9 @@ inline std::string_view name(Reason r) {
                    "summed in binary32 in k order";
         case Reason::DirectMLDynamicQuantize:
             return "directml-dynamic-quantize: s = (M - m) * fp32(1/255), the input and m multiplied by r = 1 / s";
+        case Reason::DirectMLAveragePoolingNaN:
+            return "directml-average-pooling-nan: a NaN average gives the high end without an OutputZeroPointTensor, "
+                   "the low end with a one-element one, 0 with a per-channel one";
         default: return "UNEXPLAINED";
     }
 }
@@ -497,6 +502,60 @@ void check(const ConvolutionInteger<TIn, TFilter>& op, Report& r, Fidelity f) {
     compare(op.OutputTensor, [&](const auto& i) { return integer_sum(convolution_sum(op, i)); }, r, f);
 }
 
+/// QUANTIZED_LINEAR_AVERAGE_POOLING (docs/semantics.md section 17): exactly,
+/// the integer sum S of the window's X - InputZeroPoint times InputScale,
+/// divided by the count and by OutputScale in binary64 (S * InputScale is
+/// exact; two roundings far below the tie window), then rne, + zp,
+/// saturated (a window without input elements: 0/0, NaN, the low end); in
+/// binary32, the products summed in window order, / fp32(count), /
+/// OutputScale and Q; DirectML's NaN rule.
+template <class T>
+void check(const QuantizedLinearAveragePooling<T>& op, Report& r, Fidelity f) {
+    const auto& X = op.InputTensor;
+    const auto& W = op.WindowSize;
+    compare(op.OutputTensor, [&](const auto& i) {
+        Exact e;
+        Binary32& s = e.steps;
+        const std::int64_t xzp = op.InputZeroPointTensor ? std::int64_t{(*op.InputZeroPointTensor)[i]} : 0;
+        const std::int64_t ozp = op.OutputZeroPointTensor ? std::int64_t{(*op.OutputZeroPointTensor)[i]} : 0;
+        const float xs = op.InputScaleTensor[i], ys = op.OutputScaleTensor[i];
+        std::int64_t sum = 0, taps = 0;
+        float sum32 = 0.0f;
+        for (std::uint32_t a = 0; a < W[0]; ++a)
+            for (std::uint32_t b = 0; b < W[1]; ++b)
+                for (std::uint32_t c = 0; c < W[2]; ++c) {
+                    const std::uint32_t t[3] = {a, b, c};
+                    std::array<std::uint32_t, 5> at{i[0], i[1], 0, 0, 0};
+                    bool inside = true;
+                    for (int k = 0; k < 3; ++k) {
+                        const std::int64_t p = std::int64_t{i[2 + k]} * op.Strides[k] +
+                                               std::int64_t{t[k]} * op.Dilations[k] - op.StartPadding[k];
+                        inside = inside && p >= 0 && p < X.sizes[2 + k];
+                        at[2 + k] = static_cast<std::uint32_t>(p);
+                    }
+                    if (!inside) continue;
+                    const std::int64_t d = std::int64_t{X[at]} - xzp;
+                    sum += d;
+                    ++taps;
+                    sum32 = s.add(sum32, s.mul(static_cast<float>(d), xs));
+                }
+        const std::int64_t count =
+            op.IncludePadding ? std::int64_t{W[0]} * std::int64_t{W[1]} * std::int64_t{W[2]} : taps;
+        quantize_exact<T>(e, static_cast<double>(sum) * xs / static_cast<double>(count) / ys, ozp);
+        const float v = s.div(s.div(sum32, static_cast<float>(count)), ys);
+        e.binary32 = Binary32::quantize<T>(v, ozp);
+        if (std::isnan(v)) {
+            const double nan_out = !op.OutputZeroPointTensor ? std::numeric_limits<T>::max()
+                                   : op.OutputZeroPointOneElement ? std::numeric_limits<T>::min()
+                                                                  : 0.0;
+            e.directml_result(nan_out, Reason::DirectMLAveragePoolingNaN);
+        } else {
+            e.same_in_directml();
+        }
+        return e;
+    }, r, f);
+}
+
 /// A clip's g(x) (docs/semantics.md sections 7 and 13): in binary64 (exact enough)
 /// into `v`, and in binary32 (FLOAT16 widened, integers fp32(x)) into `v32`.
 template <class Op, class T>
@@ -673,6 +732,9 @@ Report check_exact(const Desc& desc, Fidelity fidelity = kDefaultFidelity) {
     r.operator_name = Desc::OperatorName;
     visit_typed(desc, [&](const auto& op) { detail::check(op, r, fidelity); });
     const std::size_t dims = desc.OutputTensor.Desc.DimensionCount;  // views are right-aligned to 4-D
+    if constexpr (std::is_same_v<Desc, QuantizedLinearAveragePoolingDesc>)  // {N, C, 1, H, W}: the depth inserted
+        for (auto& d : r.differences)
+            if (dims == 4 && d.index.size() == 5) d.index.erase(d.index.begin() + 2);
     for (auto& d : r.differences)
         if (d.index.size() > dims) d.index.erase(d.index.begin(), d.index.end() - static_cast<std::ptrdiff_t>(dims));
     return r;
