@@ -22,6 +22,8 @@ ONNX operator -> DirectML operator:
     ConvInteger                     CONVOLUTION_INTEGER                tolerance 0
     com.microsoft MatMulIntegerToFloat  MATRIX_MULTIPLY_INTEGER_TO_FLOAT  tolerance 0 (exact profile)
     DynamicQuantizeLinear           DYNAMIC_QUANTIZE_LINEAR            tolerance 0 (exact profile; three outputs)
+    com.microsoft QLinearAveragePool  QUANTIZED_LINEAR_AVERAGE_POOLING  tolerance 0 (y_zero_point 0: ORT adds
+                                    a zero point before rounding, docs/semantics.md section 17; others are probes)
 
 Every case is also computed with a numpy transcription of docs/semantics.md (binary32
 operations in the spec's order, ties to even). A tolerance-0 case on which
@@ -1355,6 +1357,138 @@ def gen_dynamic_quantize(g):
 
 
 # ---------------------------------------------------------------------------
+# com.microsoft QLinearAveragePool -> QUANTIZED_LINEAR_AVERAGE_POOLING
+
+def spec_average_pooling(x, xs, xzp, ys, yzp, kernel, strides, pads, include, zp_before_rounding=False):
+    """docs/semantics.md section 17 (no dilations: ONNX Runtime has none): per output element, the window's
+    taps inside the input in row-major order, sum = sum + fp32(x - xzp) * xs in binary32, / fp32(count),
+    / ys, Q."""
+    n = x.ndim - 2
+    sp = x.shape[2:]
+    out_sp = [(sp[k] + pads[k] + pads[n + k] - kernel[k]) // strides[k] + 1 for k in range(n)]
+    deq = (x.astype(np.int64) - np.int64(xzp)).astype(f32) * f32(xs)  # one rounding per product
+    v = np.zeros(x.shape[:2] + tuple(out_sp), f32)
+    for o in np.ndindex(*out_sp):
+        acc = np.zeros(x.shape[:2], f32)
+        taps = 0
+        for t in np.ndindex(*kernel):
+            p = tuple(o[k] * strides[k] + t[k] - pads[k] for k in range(n))
+            if all(0 <= p[k] < sp[k] for k in range(n)):
+                acc = (acc + deq[(slice(None), slice(None)) + p]).astype(f32)
+                taps += 1
+        count = f32(int(np.prod(kernel)) if include else taps)
+        v[(slice(None), slice(None)) + o] = (acc / count).astype(f32) / f32(ys)
+    if zp_before_rounding:  # ONNX Runtime's windowed path: rne(v + zp) in binary32, then the clamp
+        info = np.iinfo(x.dtype)
+        return np.clip(np.rint((v + f32(yzp)).astype(f32)), info.min, info.max).astype(x.dtype)
+    return Q(v, yzp, x.dtype)
+
+
+def average_pooling_case(g, name, desc, x, xs, xzp, ys, yzp, kernel, strides=None, pads=None, include=False,
+                         probe=False):
+    """ONNX Runtime's com.microsoft QLinearAveragePool(x, x_scale, x_zero_point, y_scale, y_zero_point) with
+    kernel_shape, strides, pads ([starts..., ends...]) and count_include_pad; NCHW or NCDHW."""
+    n = x.ndim - 2
+    strides = list(strides or [1] * n)
+    pads = list(pads or [0] * (2 * n))
+    attrs = {"kernel_shape": list(kernel), "strides": strides, "pads": pads, "count_include_pad": int(include)}
+    out = run_ort("QLinearAveragePool", [(x, False), (np.asarray(xs, f32), True), (np.asarray(xzp, x.dtype), True),
+                                         (np.asarray(ys, f32), True), (np.asarray(yzp, x.dtype), True)],
+                  x.dtype, attrs, domain="com.microsoft")
+    spec = spec_average_pooling(x, xs, xzp, ys, yzp, kernel, strides, pads, include)
+    c = Case("average_pooling", name, "QUANTIZED_LINEAR_AVERAGE_POOLING", desc)
+    rank = x.ndim
+    c.tensor("InputTensor", x.dtype, x.shape, x)
+    c.tensor("InputScaleTensor", f32, [1] * rank, [xs])
+    c.tensor("InputZeroPointTensor", x.dtype, [1] * rank, [xzp])
+    c.tensor("OutputScaleTensor", f32, [1] * rank, [ys])
+    c.tensor("OutputZeroPointTensor", x.dtype, [1] * rank, [yzp])
+    c.tensor("OutputTensor", x.dtype, out.shape)
+    c.params = {"Strides": strides, "WindowSize": list(kernel), "StartPadding": pads[:n], "EndPadding": pads[n:],
+                "Dilations": [1] * n, "IncludePadding": bool(include)}
+    g.accept(c, out, spec, 0, probe)
+
+
+def probe_average_pooling_random(g, t):
+    """150 random cases with random zero points (1 to 3 spatial dimensions): the elements ONNX Runtime's
+    windowed path computes otherwise than docs/semantics.md section 17, and otherwise than section 17 with
+    the zero point added before rounding; its global path (window = the input, no padding) apart."""
+    tn = tname(t)
+    r = rng_for(f"average_pooling_random_probe_{tn}")
+    lo, hi = int(np.iinfo(t).min), int(np.iinfo(t).max)
+    counts = {"windowed": [0, 0, 0], "global": [0, 0, 0]}  # elements, wrong, wrong with rne(v + zp)
+    for _ in range(150):
+        n = int(r.integers(1, 4))
+        sp = [int(r.integers(1, 6)) for _ in range(n)]
+        glob = r.random() < 0.25
+        kernel = sp[:] if glob else [int(r.integers(1, s + 1)) for s in sp]
+        pads = [0] * (2 * n) if glob else [int(r.integers(0, k)) for k in kernel] * 2
+        strides = [1] * n if glob else [int(r.integers(1, 3)) for _ in range(n)]
+        x = rand(r, t, [int(r.integers(1, 3)), int(r.integers(1, 4))] + sp)
+        xs = f32(r.choice([0.1, 0.3, 1 / 3, 0.05, r.uniform(0.001, 1)]))
+        ys = f32(xs * f32(r.choice([1, 0.5, 2, 3, 0.7])))
+        xzp, yzp, include = t(r.integers(lo, hi + 1)), t(r.integers(lo, hi + 1)), bool(r.integers(0, 2))
+        attrs = {"kernel_shape": kernel, "strides": strides, "pads": pads, "count_include_pad": int(include)}
+        out = run_ort("QLinearAveragePool", [(x, False), (np.asarray(xs, f32), True), (np.asarray(xzp, t), True),
+                                             (np.asarray(ys, f32), True), (np.asarray(yzp, t), True)],
+                      t, attrs, domain="com.microsoft")
+        path = "global" if kernel == sp and not any(pads) else "windowed"
+        c = counts[path]
+        c[0] += out.size
+        c[1] += int(np.count_nonzero(out != spec_average_pooling(x, xs, xzp, ys, yzp, kernel, strides, pads, include)))
+        c[2] += int(np.count_nonzero(out != spec_average_pooling(x, xs, xzp, ys, yzp, kernel, strides, pads, include,
+                                                                 zp_before_rounding=True)))
+    g.probes.append((f"average_pooling/probe_random_zero_points_{tn}", "; ".join(
+        f"{p} path: {c[1]} of {c[0]} elements differ from docs/semantics.md, {c[2]} from it with the zero point "
+        f"added before rounding" for p, c in counts.items())))
+
+
+def gen_average_pooling(g):
+    for t in (u8, i8):
+        tn = tname(t)
+        lo, hi = int(np.iinfo(t).min), int(np.iinfo(t).max)
+        xz_low = t(lo + 20)  # averages mostly above the zero point: outputs away from 0 with y_zero_point 0
+        for include in (False, True):
+            inc = "include" if include else "exclude"
+            r = rng_for(f"average_pooling_3x3_{inc}_{tn}")
+            average_pooling_case(g, f"3x3_pad1_{inc}_{tn}", f"3x3 window, stride 1, padding 1, count_include_pad "
+                                 f"{int(include)}, scales 0.05 / 0.07", rand(r, t, (2, 3, 6, 5)), f32(0.05),
+                                 xz_low, f32(0.07), t(0), (3, 3), pads=(1, 1, 1, 1), include=include)
+            r = rng_for(f"average_pooling_asym_{inc}_{tn}")
+            average_pooling_case(g, f"asym_pads_strides_{inc}_{tn}", "2x3 window, strides {2,1}, pads top 1 left 2 "
+                                 "bottom 0 right 1", rand(r, t, (1, 4, 7, 6)), f32(r.uniform(0.001, 1)),
+                                 t(r.integers(lo, hi)), f32(r.uniform(0.001, 1)), t(0), (2, 3), strides=(2, 1),
+                                 pads=(1, 2, 0, 1), include=include)
+            r = rng_for(f"average_pooling_3d_{inc}_{tn}")
+            average_pooling_case(g, f"three_spatial_{inc}_{tn}", "NCDHW: 2x2x3 window, strides {1,2,1}, pads 1 on "
+                                 "depth and width", rand(r, t, (1, 2, 4, 5, 4)), f32(0.3), xz_low, f32(0.2), t(0),
+                                 (2, 2, 3), strides=(1, 2, 1), pads=(1, 0, 1, 0, 0, 1), include=include)
+        r = rng_for(f"average_pooling_ties_{tn}")
+        average_pooling_case(g, f"ties_scale_0p1_{tn}", "InputScale = OutputScale = 0.1 (non-dyadic): averages near "
+                             "k + 0.5 with 2 and 4 taps, rounded in binary32", rand(r, t, (1, 8, 8, 8)), f32(0.1),
+                             xz_low, f32(0.1), t(0), (2, 2), strides=(2, 1), pads=(0, 1, 0, 0))
+        r = rng_for(f"average_pooling_wide_{tn}")
+        average_pooling_case(g, f"window_5x5_{tn}", "5x5 window (25 taps summed in binary32), stride 2, padding 2",
+                             rand(r, t, (1, 2, 9, 9)), f32(0.0123), xz_low, f32(0.02), t(0), (5, 5), strides=(2, 2),
+                             pads=(2, 2, 2, 2), include=True)
+        r = rng_for(f"average_pooling_sat_{tn}")
+        average_pooling_case(g, f"saturate_{tn}", "OutputScale 0.01: most averages saturate at both ends",
+                             rand(r, t, (1, 2, 4, 4)), f32(0.5), t((lo + hi) // 2), f32(0.01), t(0), (2, 2),
+                             strides=(2, 2))
+        # Probes: ONNX Runtime adds y_zero_point before rounding (rne(v + zp)); its global path (window = input,
+        # no padding) sums otherwise. Compared and reported, not written.
+        r = rng_for(f"average_pooling_zp_probe_{tn}")
+        average_pooling_case(g, f"probe_output_zero_point_{tn}", "y_zero_point 7 (odd): ties differ from round "
+                             "then add", rand(r, t, (1, 4, 8, 8)), f32(1.0), xz_low, f32(1.0), t(7), (1, 2),
+                             strides=(1, 2), probe=True)
+        probe_average_pooling_random(g, t)
+        r = rng_for(f"average_pooling_global_probe_{tn}")
+        average_pooling_case(g, f"probe_global_{tn}", "window = the whole input without padding: ORT's global "
+                             "average path", rand(r, t, (2, 8, 3, 5)), f32(0.05), xz_low, f32(0.07), t(0), (3, 5),
+                             probe=True)
+
+
+# ---------------------------------------------------------------------------
 
 def generate_with(root, *gens):
     """Runs each gen(g) on one Generator, then rewrites `root` with its cases."""
@@ -1372,7 +1506,8 @@ def generate_with(root, *gens):
 
 def generate(root):
     return generate_with(root, gen_matmul, gen_conv, gen_dequantize, gen_quantize, gen_add, gen_clip, gen_matmul_integer,
-                         gen_clip1, gen_conv_integer, gen_matmul_integer_to_float, gen_dynamic_quantize)
+                         gen_clip1, gen_conv_integer, gen_matmul_integer_to_float, gen_dynamic_quantize,
+                         gen_average_pooling)
 
 
 def diff_trees(new, old):

@@ -631,6 +631,28 @@ def several_outputs_check_exact_explains_every_difference(tmp):
 
 
 @test
+def average_pooling_check_exact_explains_every_difference(tmp):
+    """--check-exact on DirectML's QUANTIZED_LINEAR_AVERAGE_POOLING cases, both profiles: every difference from
+    the exactly rounded output explained (binary32 sums near ties; in the directml profile DirectML's NaN
+    rule for windows without input elements), with 4-D indices for a 4-D output."""
+    root = os.path.join(ROOT, "tests", "data", "directml", "average_pooling")
+    reasons = set()
+    for name in ("ties_u8_0", "ties_i8_2", "nan_window_no_zp_i8", "nan_window_zp_per_channel_u8", "random_u8_3"):
+        c = os.path.join(root, name, "case.json")
+        for fidelity in ("exact", "directml"):
+            p = qdml("run", c, "--check-exact", "--fidelity", fidelity)
+            m = re.search(r"exact check: \d+ elements, (\d+) differ .*; (\d+) unexplained\)", p.stdout)
+            assert m and m.group(2) == "0", "%s %s: %s" % (name, fidelity, describe(p))
+            for line in p.stdout.splitlines():
+                d = re.match(r"  \[(\d+(?:,\d+)*)\] .*\) ([a-z0-9-]+)", line)
+                if d:
+                    assert len(d.group(1).split(",")) in (4, 5), line
+                    reasons.add((fidelity, d.group(2)))
+    assert ("exact", "near-tie") in reasons, reasons
+    assert ("directml", "directml-average-pooling-nan") in reasons, reasons
+
+
+@test
 def several_outputs_mismatch_names_the_member(tmp):
     case, files = base_dynamic_quantize()
     files["z.npy"] = npy("UINT8", [1, 1], [101])

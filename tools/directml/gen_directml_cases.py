@@ -1420,8 +1420,115 @@ def gen_matmul_integer_to_float():
     return cases
 
 
+# ---------------------------------------------------------------------------
+# QUANTIZED_LINEAR_AVERAGE_POOLING
+
+def pool_case(name, desc, t, sizes, window, strides=None, dil=None, pads=None, include=False, param="tensor",
+              zps=("in", "out"), x_kind="packed", x_values=None, scales=None, zp_values=None, out_strides=None):
+    """Input {N,C,(D,)H,W} of type t -> Output of t; param: "tensor" ({1,...,1}), "channel" ({1,C,1,...}) or
+    "fewer" ({1,C}: aligned with the output's first dimensions); zps: which zero points are present."""
+    rng = rng_for("average_pooling/" + name)
+    c = Case("average_pooling", name, "QUANTIZED_LINEAR_AVERAGE_POOLING", desc)
+    n = len(sizes) - 2
+    strides, dil = list(strides or [1] * n), list(dil or [1] * n)
+    pads = list(pads or [0] * (2 * n))
+    c.input(rng, "InputTensor", t, sizes, x_kind, x_values)
+    C = sizes[1]
+    k = 1 if param == "tensor" else C
+    psz = [1] * len(sizes) if param == "tensor" else [1, C] + [1] * n if param == "channel" else [1, C]
+    xs, ys = scales if scales is not None else (rand_scale(rng, -6, 0) * np.ones(k, f32),
+                                                rand_scale(rng, -6, 0) * np.ones(k, f32))
+    xs = np.resize(np.asarray(xs, f32), k)
+    ys = np.resize(np.asarray(ys, f32), k)
+    c.tensor("InputScaleTensor", f32, psz, xs)
+    zv = zp_values or {}
+    if "in" in zps:
+        c.tensor("InputZeroPointTensor", t, psz, np.resize(np.asarray(zv["in"], t), k) if "in" in zv else ints(rng, t, k))
+    c.tensor("OutputScaleTensor", f32, psz, ys)
+    if "out" in zps:
+        c.tensor("OutputZeroPointTensor", t, psz, np.resize(np.asarray(zv["out"], t), k) if "out" in zv else
+                 ints(rng, t, k))
+    out = [sizes[0], C] + [1 + (sizes[2 + i] + pads[i] + pads[n + i] - (1 + (window[i] - 1) * dil[i])) // strides[i]
+                           for i in range(n)]
+    c.params = {"Strides": strides, "WindowSize": list(window), "StartPadding": pads[:n], "EndPadding": pads[n:],
+                "Dilations": dil, "IncludePadding": bool(include)}
+    return c.output(t, out, out_strides)
+
+
+def gen_average_pooling():
+    cases = []
+    zp_forms = [("in", "out"), ("in", "out"), ("out",), ("in",), (), ("in", "out")]
+    for t, k in itertools.product(Q8, range(12)):
+        name = f"random_{SHORT[np.dtype(t)]}_{k}"
+        rng = rng_for("sizes/average_pooling/" + name)
+        n = 3 if k % 4 == 3 else 2
+        window = [int(rng.integers(1, 4)) for _ in range(n)]
+        dil = [int(rng.integers(1, 3)) if k % 3 == 1 else 1 for _ in range(n)]
+        strides = [int(rng.integers(1, 3)) for _ in range(n)]
+        pads = [int(rng.integers(0, w)) for w in window] + [int(rng.integers(0, w)) for w in window]
+        sp = [int(rng.integers(max(1, (window[i] - 1) * dil[i] + 1 - pads[i] - pads[n + i]), 7 if n == 3 else 10))
+              for i in range(n)]
+        sizes = [int(rng.integers(1, 3)), int(rng.integers(1, 5))] + sp
+        param = ["tensor", "channel"][k % 2]
+        cases.append(pool_case(name, f"{n} spatial dims, window {window}, strides {strides}, dilations {dil}, pads "
+                               f"{pads}, IncludePadding {k % 2 == 1}, {param} parameters, zero points {zp_forms[k % 6]}",
+                               t, sizes, window, strides, dil, pads, k % 2 == 1, param, zp_forms[k % 6],
+                               x_kind=["packed", "padded", "permuted"][k % 3]))
+    for t in Q8:
+        s = SHORT[np.dtype(t)]
+        # Ties: OutputScale equal to (or a multiple of) a non-dyadic InputScale: the binary32 steps decide.
+        for j, (sc, mult) in enumerate([(0.1, 1), (0.3, 2), (0.7, 1), (1 / 3, 0.5), (0.05, 1), (0.0123, 4)]):
+            window = [(2, 2), (1, 2), (3, 3), (2, 4), (4, 4), (5, 5)][j]
+            sc = f32(sc)
+            cases.append(pool_case(f"ties_{s}_{j}", f"InputScale {sc}, OutputScale {f32(sc * mult)}: averages near "
+                                   f"k + 0.5, window {window}, padding 1, IncludePadding {j % 2 == 0}", t,
+                                   [1, 4, 10, 10], window, pads=[1, 1, 1, 1], include=j % 2 == 0,
+                                   param="channel" if j % 3 == 0 else "tensor", scales=(sc, f32(sc * mult))))
+        # A window without input elements (0/0 = NaN), per zero-point form; infinities (OutputScale 0).
+        for zname, zps, param in [("no_zp", (), "tensor"), ("zp", ("in", "out"), "tensor"),
+                                  ("out_zp", ("out",), "tensor"), ("zp_per_channel", ("in", "out"), "channel")]:
+            cases.append(pool_case(f"nan_window_{zname}_{s}", f"window 1x2 with StartPadding 2: the first output of "
+                                   f"each row averages no element (0/0); zero points {zps}, {param} parameters", t,
+                                   [1, 2, 3, 4], [1, 2], pads=[0, 2, 0, 0], param=param, zps=zps))
+            cases.append(pool_case(f"infinite_{zname}_{s}", f"OutputScale 0: +-inf and 0/0 averages; zero points "
+                                   f"{zps}, {param} parameters", t, [1, 2, 2, 4], [1, 1], param=param, zps=zps,
+                                   scales=(f32(1), f32(0)), zp_values={"in": [3], "out": [5]}))
+        cases.append(pool_case(f"overflow_{s}", "InputScale 3e38: the sum overflows to +-inf", t, [1, 2, 2, 4], [2, 2],
+                               scales=(f32(3e38), f32(1)), zp_values={"in": [0 if t == u8 else 0], "out": [9]}))
+        cases.append(pool_case(f"saturate_{s}", "OutputScale small: outputs at both ends", t, [1, 3, 6, 6], [2, 2],
+                               strides=[2, 2], scales=(f32(0.5), f32(0.004))))
+        cases.append(pool_case(f"window_7x7_{s}", "7x7 window, 49 taps summed in binary32, padding 3, per channel",
+                               t, [1, 3, 9, 9], [7, 7], pads=[3, 3, 3, 3], include=True, param="channel"))
+        cases.append(pool_case(f"out_strided_{s}", "the output transposed through its strides (NHWC memory)", t,
+                               [1, 3, 5, 5], [2, 2], out_strides=[48, 1, 12, 3]))
+        cases.append(pool_case(f"input_broadcast_{s}", "the input broadcast through zero strides", t, [2, 3, 6, 6],
+                               [3, 3], pads=[1, 1, 1, 1], x_kind="broadcast"))
+    # (Parameters of fewer dimensions are kept out: with zero points {1,C} this stack fails in CompileOperator,
+    # hr 0x8007023E; the probe's scale_1x2_per_channel, a scale {1,C} alone, is computed per channel.)
+    # Refusals, DirectML's verdict recorded either way.
+    cases.append(pool_case("refuse_one_spatial", "one spatial dimension (3-D tensors)", u8, [1, 2, 6], [2]))
+    c = pool_case("refuse_zp_type", "InputZeroPoint INT8 for a UINT8 input", u8, [1, 2, 4, 4], [2, 2], zps=("out",))
+    c.tensor("InputZeroPointTensor", i8, [1, 1, 1, 1], [3])
+    cases.append(c)
+    c = pool_case("refuse_output_type", "Output INT8 for a UINT8 input", u8, [1, 2, 4, 4], [2, 2], zps=("in",))
+    c.output(i8, [1, 2, 3, 3])
+    cases.append(c)
+    c = pool_case("refuse_scale_int32", "InputScale INT32", u8, [1, 2, 4, 4], [2, 2])
+    c.tensor("InputScaleTensor", i32, [1, 1, 1, 1], [1])
+    cases.append(c)
+    c = pool_case("refuse_zp_unlike_scale", "OutputZeroPoint per channel {1,2,1,1}, OutputScale per tensor", u8,
+                  [1, 2, 4, 4], [2, 2], zps=("in",))
+    c.tensor("OutputZeroPointTensor", u8, [1, 2, 1, 1], [3, 4])
+    cases.append(c)
+    c = pool_case("refuse_batch_mismatch", "Output batch 2 for an input batch 1", u8, [1, 2, 4, 4], [2, 2])
+    c.output(u8, [2, 2, 3, 3])
+    cases.append(c)
+    return cases
+
+
 GENERATORS = {"dequantize": gen_dequantize, "quantize": gen_quantize, "add": gen_add, "matmul": gen_matmul, "matmul_integer": gen_matmul_integer,
               "conv": gen_conv, "conv_integer": gen_conv_integer, "clip": gen_clip, "clip1": gen_clip1,
+              "average_pooling": gen_average_pooling,
               "matmul_integer_to_float": gen_matmul_integer_to_float}
 
 
