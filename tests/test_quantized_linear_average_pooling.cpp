@@ -318,6 +318,23 @@ TEST_CASE("average pooling: three spatial dimensions and strided layouts", "[ave
     t.window = {2, 1, 2};
     t.out_sizes = {1, 1, 1, 2, 1};
     CHECK(t.run() == Out{4, 6});
+    // The same with depth padding StartPadding {1,0,0}: oD = 1 + (2 + 1 - 2) = 2; at oz 0 only depth 0:
+    //   (0,0): 1 + 2 = 3;  (0,1): 3 + 4 = 7;  oz 1 as above: 14, 22.
+    //   IncludePadding (count 2*1*2 = 4): 0.75 -> 1, 1.75 -> 2, 3.5 -> 4, 5.5 -> 6
+    //   without (count 2, 2, 4, 4): 1.5 -> 2, 3.5 -> 4, 4, 6
+    for (bool include : {true, false}) {
+        AvgPool p;
+        p.dims = 3;
+        p.in_sizes = {1, 1, 2, 2, 2};
+        p.x = {1, 2, 3, 4, 5, 6, 7, 8};
+        p.xs = one(1.0, 5);
+        p.ys = one(1.0, 5);
+        p.window = {2, 1, 2};
+        p.start = {1, 0, 0};
+        p.include = include;
+        p.out_sizes = {1, 1, 2, 2, 1};
+        CHECK(p.run() == (include ? Out{1, 2, 4, 6} : Out{2, 4, 4, 6}));
+    }
     // NHWC memory through strides: Input {1,2,1,4} with strides {8,1,8,2}, Output {1,2,1,3}
     // with strides {6,1,6,2}: the logical values are those of the per-channel test above.
     AvgPool s;
