@@ -59,7 +59,7 @@ Error.__module__ = __name__  # shown as qdml.Error
 __all__ = [
     "Error", "element_wise_dequantize_linear", "element_wise_quantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
-    "matrix_multiply_integer", "convolution_integer", "element_wise_clip1", "matrix_multiply_integer_to_float", "dynamic_quantize_linear", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
+    "matrix_multiply_integer", "convolution_integer", "element_wise_clip1", "matrix_multiply_integer_to_float", "dynamic_quantize_linear", "quantized_linear_average_pooling", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
     "LATEST_FEATURE_LEVEL", "DEFAULT_FIDELITY", "FIDELITIES",
 ]
 
@@ -140,6 +140,21 @@ def _output_layout(op, t, params):
     if op == "ELEMENT_WISE_QUANTIZE_LINEAR":
         zp = t.get("ZeroPointTensor")
         return t["InputTensor"].shape, None if zp is None else zp.dtype
+    if op == "QUANTIZED_LINEAR_AVERAGE_POOLING":
+        # N C H W or N C D H W; the output has the input's type
+        x = t["InputTensor"].shape
+        n = len(x) - 2
+        if len(x) not in (4, 5):
+            return x, t["InputTensor"].dtype  # validation names what is wrong
+        spatial = []
+        for i in range(n):
+            stride = (params.get("Strides") or [1] * n)[i]
+            window = (params.get("WindowSize") or [1] * n)[i]
+            dilation = (params.get("Dilations") or [1] * n)[i]
+            pad = (params.get("StartPadding") or [0] * n)[i] + (params.get("EndPadding") or [0] * n)[i]
+            extent = x[2 + i] + pad - (window - 1) * dilation - 1
+            spatial.append(max(extent // stride + 1, 1) if stride else 1)  # validation names what is wrong
+        return (x[0], x[1], *spatial), t["InputTensor"].dtype
     zp = t.get("OutputZeroPointTensor")
     dtype = None if zp is None else zp.dtype
     if op == "ELEMENT_WISE_QUANTIZED_LINEAR_ADD":
@@ -404,6 +419,25 @@ def convolution_integer(*, InputTensor, FilterTensor, InputZeroPointTensor=None,
     return _call("CONVOLUTION_INTEGER",
                  dict(InputTensor=InputTensor, InputZeroPointTensor=InputZeroPointTensor, FilterTensor=FilterTensor,
                       FilterZeroPointTensor=FilterZeroPointTensor),
+                 params, OutputTensor, impl, feature_level, fidelity, threads)
+
+def quantized_linear_average_pooling(*, InputTensor, InputScaleTensor, OutputScaleTensor, InputZeroPointTensor=None,
+                                     OutputZeroPointTensor=None, OutputTensor=None, Strides=None, WindowSize=None,
+                                     StartPadding=None, EndPadding=None, Dilations=None, IncludePadding=None,
+                                     DimensionCount=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest",
+                                     fidelity=None, threads=None):
+    """DML_QUANTIZED_LINEAR_AVERAGE_POOLING: the window's (Input - InputZeroPoint) * InputScale summed in
+    binary32, divided by its size (IncludePadding) or by its taps inside the input, by OutputScale, then
+    quantized with OutputZeroPoint (ties to even). NCHW or NCDHW input (two or three spatial dimensions);
+    scales and zero points per tensor ((1, 1, 1, 1)) or per channel ((1, C, 1, 1)); params as DML, one
+    entry per spatial dimension (defaults: Strides, WindowSize, Dilations 1, paddings 0, IncludePadding
+    False). The output has the input's type."""
+    params = _params(Strides=Strides, WindowSize=WindowSize, StartPadding=StartPadding, EndPadding=EndPadding,
+                     Dilations=Dilations, IncludePadding=IncludePadding, DimensionCount=DimensionCount)
+    return _call("QUANTIZED_LINEAR_AVERAGE_POOLING",
+                 dict(InputTensor=InputTensor, InputScaleTensor=InputScaleTensor,
+                      InputZeroPointTensor=InputZeroPointTensor, OutputScaleTensor=OutputScaleTensor,
+                      OutputZeroPointTensor=OutputZeroPointTensor),
                  params, OutputTensor, impl, feature_level, fidelity, threads)
 
 # ---------------------------------------------------------------------------

@@ -562,12 +562,41 @@ def test_convolution_integer_one_spatial_dimension():
                                        Strides=[2], StartPadding=[1], EndPadding=[0], impl=impl)
         assert out.dtype == np.int32 and out.tolist() == [[[0, 21, 43], [0, 2, 2]]]
 
+def test_quantized_linear_average_pooling_hand_computed():
+    # examples/cases/average_pooling_u8_include_padding: (X - 3) * 0.5 = [[1 2 3] [4 5 6]], 2x2 window,
+    # StartPadding [1, 0], EndPadding [0, 1]; window sums 3 5 3 / 12 16 9; / OutputScale 0.5 and the divisor
+    # (4 with IncludePadding, else the taps 2 2 1 4 4 2), ties to even, + 10
+    x = np.array([[[[5, 7, 9], [11, 13, 15]]]], np.uint8)
+    one = (1, 1, 1, 1)
+    for impl in qdml.IMPLEMENTATIONS:
+        for include, want in [(True, [12, 12, 12, 16, 18, 14]), (False, [13, 15, 16, 16, 18, 19])]:
+            out = qdml.quantized_linear_average_pooling(
+                InputTensor=x, InputScaleTensor=np.full(one, 0.5, f32), InputZeroPointTensor=np.full(one, 3, np.uint8),
+                OutputScaleTensor=np.full(one, 0.5, f32), OutputZeroPointTensor=np.full(one, 10, np.uint8),
+                WindowSize=[2, 2], StartPadding=[1, 0], EndPadding=[0, 1], IncludePadding=include, impl=impl)
+            assert out.dtype == np.uint8 and out.ravel().tolist() == want
+
+
+def test_quantized_linear_average_pooling_profiles_and_refusals():
+    # A window in the padding only (StartPadding 2, IncludePadding false): 0/0. Exact profile: the low end;
+    # directml profile without an OutputZeroPointTensor: the high end (127); then (3 - 0)/1 = 3, (3 + 6)/2 = 4.5 -> 4
+    x = np.array([[[[3, 6]]]], np.int8)
+    kw = dict(InputTensor=x, InputScaleTensor=np.ones((1, 1, 1, 1), f32), OutputScaleTensor=np.ones((1, 1, 1, 1), f32),
+              WindowSize=[1, 2], StartPadding=[0, 2])
+    assert qdml.quantized_linear_average_pooling(**kw, fidelity="exact").ravel().tolist() == [-128, 3, 4]
+    assert qdml.quantized_linear_average_pooling(**kw, fidelity="directml").ravel().tolist() == [127, 3, 4]
+    with pytest.raises(qdml.Error, match=r"^QUANTIZED_LINEAR_AVERAGE_POOLING: WindowSize: WindowSize\[1\] is 0"):
+        qdml.quantized_linear_average_pooling(**{**kw, "WindowSize": [1, 0]})
+    with pytest.raises(qdml.Error, match=r"^QUANTIZED_LINEAR_AVERAGE_POOLING: InputScaleTensor: .*per channel"):
+        qdml.quantized_linear_average_pooling(**{**kw, "InputScaleTensor": np.ones((1, 1, 1, 2), f32)})
+
+
 # --- the default implementation ---------------------------------------------
 
 FUNCTIONS = [qdml.element_wise_dequantize_linear, qdml.element_wise_quantize_linear, qdml.element_wise_quantized_linear_add,
              qdml.quantized_linear_matrix_multiply, qdml.quantized_linear_convolution, qdml.element_wise_clip,
              qdml.matrix_multiply_integer, qdml.convolution_integer, qdml.matrix_multiply_integer_to_float,
-             qdml.dynamic_quantize_linear, qdml.run_case]
+             qdml.dynamic_quantize_linear, qdml.quantized_linear_average_pooling, qdml.run_case]
 
 
 def test_the_default_implementation_is_the_cpp_default():
