@@ -18,6 +18,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "qdml/core/data_type.hpp"
 #include "qdml/core/float16.hpp"
 
 #ifdef __FAST_MATH__
@@ -113,9 +114,10 @@ struct QuantizeParams {
 
     template <class T>
     static QuantizeParams make(std::int32_t zp) noexcept {
-        static_assert(std::is_integral_v<T> && sizeof(T) <= 2, "Q is defined for 8/16-bit outputs");
-        return {static_cast<float>(std::int32_t{std::numeric_limits<T>::min()} - zp),
-                static_cast<float>(std::int32_t{std::numeric_limits<T>::max()} - zp), zp};
+        static_assert((std::is_integral_v<T> && sizeof(T) <= 2) || is_nibble_v<T>,
+                      "Q is defined for 4/8/16-bit outputs");
+        return {static_cast<float>(static_cast<std::int32_t>(value_range<T>::lo) - zp),
+                static_cast<float>(static_cast<std::int32_t>(value_range<T>::hi) - zp), zp};
     }
 };
 
@@ -159,6 +161,13 @@ QDML_ALWAYS_INLINE inline auto quantize_int_lanes(const V& x, const V& lo_z, con
 template <class T>
 inline T quantize(float v, std::int32_t zp) noexcept {
     return static_cast<T>(quantize_int(v, QuantizeParams::make<T>(zp)));
+}
+
+/// Q(v, zp, T) as an int32 within T's range, for any T QuantizeParams
+/// takes (the 4-bit types too, which have no C++ value type).
+template <class T>
+inline std::int32_t quantize_value(float v, std::int32_t zp) noexcept {
+    return static_cast<std::int32_t>(quantize_int(v, QuantizeParams::make<T>(zp)));
 }
 
 /// The dequantize step's product, fp32(x - zp) * scale, given the exact

@@ -123,13 +123,14 @@ inline std::optional<std::uint64_t> min_buffer_elements(const TensorDesc& d) noe
 }
 
 /// DMLCalcBufferTensorSize in 64 bits: (dot(Sizes-1, Strides)+1) * elementSize
-/// rounded up to 4 bytes; nullopt on overflow.
+/// rounded up to 4 bytes (half a byte an element for UINT4 and INT4, the
+/// last byte whole); nullopt on overflow.
 inline std::optional<std::uint64_t> calc_buffer_tensor_size(const TensorDesc& d) noexcept {
     const auto elems = min_buffer_elements(d);
-    const std::uint64_t es = element_size(d.DataType);
-    if (!elems || es == 0 || *elems > (std::numeric_limits<std::uint64_t>::max() - 3) / es)
+    const std::uint64_t bits = element_bits(d.DataType);
+    if (!elems || bits == 0 || *elems > (std::numeric_limits<std::uint64_t>::max() - 31) / bits)
         return std::nullopt;
-    return (*elems * es + 3) & ~std::uint64_t{3};
+    return (byte_count(d.DataType, *elems) + 3) & ~std::uint64_t{3};
 }
 
 namespace detail {
@@ -196,12 +197,68 @@ struct TensorView {
     T& scalar() const noexcept { return data[0]; }
 };
 
+/// The 4-bit form (INT4, UINT4): `data` addresses bytes, element `o` is the
+/// low (even `o`) or high (odd `o`) nibble of byte o / 2; operator[] reads an
+/// int32 (sign-extended for INT4) and, on a view of non-const elements,
+/// returns a reference that writes the nibble and keeps its neighbour.
+template <bool Signed, std::size_t N>
+struct NibbleView {
+    std::uint8_t* data = nullptr;
+    std::array<std::uint32_t, N> sizes{};
+    std::array<std::uint64_t, N> strides{};
+
+    std::uint64_t offset(const std::array<std::uint32_t, N>& index) const noexcept {
+        std::uint64_t o = 0;
+        for (std::size_t d = 0; d < N; ++d) o += index[d] * strides[d];
+        return o;
+    }
+    static std::int32_t read(const std::uint8_t* data, std::uint64_t o) noexcept {
+        const std::int32_t v = (data[o / 2] >> ((o & 1) * 4)) & 0xF;
+        return Signed && v >= 8 ? v - 16 : v;
+    }
+    static void write(std::uint8_t* data, std::uint64_t o, std::int32_t v) noexcept {
+        const unsigned shift = static_cast<unsigned>(o & 1) * 4;
+        data[o / 2] = static_cast<std::uint8_t>((data[o / 2] & ~(0xFu << shift)) | ((static_cast<unsigned>(v) & 0xFu) << shift));
+    }
+    struct Ref {
+        std::uint8_t* data;
+        std::uint64_t o;
+        operator std::int32_t() const noexcept { return read(data, o); }
+        const Ref& operator=(std::int32_t v) const noexcept {
+            write(data, o, v);
+            return *this;
+        }
+    };
+};
+template <bool Signed, std::size_t N>
+struct TensorView<nibble<Signed>, N> : NibbleView<Signed, N> {
+    typename NibbleView<Signed, N>::Ref operator[](const std::array<std::uint32_t, N>& index) const noexcept {
+        return {this->data, this->offset(index)};
+    }
+    typename NibbleView<Signed, N>::Ref scalar() const noexcept { return {this->data, 0}; }
+};
+template <bool Signed, std::size_t N>
+struct TensorView<const nibble<Signed>, N> : NibbleView<Signed, N> {
+    std::int32_t operator[](const std::array<std::uint32_t, N>& index) const noexcept {
+        return NibbleView<Signed, N>::read(this->data, this->offset(index));
+    }
+    std::int32_t scalar() const noexcept { return NibbleView<Signed, N>::read(this->data, 0); }
+};
+
+namespace detail {
+template <class T>
+auto* view_data(void* p) noexcept {
+    if constexpr (is_nibble_v<T>) return static_cast<std::uint8_t*>(p);
+    else return static_cast<T*>(p);
+}
+}  // namespace detail
+
 /// A rank-N view of `t`, right-aligned: a desc with fewer dimensions gets
 /// leading dimensions of size 1. Precondition: validated, DimensionCount <= N.
 template <class T, std::size_t N>
 TensorView<T, N> make_view(const Tensor& t) noexcept {
     TensorView<T, N> v;
-    v.data = static_cast<T*>(t.Data);
+    v.data = detail::view_data<T>(t.Data);
     const auto st = effective_strides(t.Desc);
     const std::size_t n = t.Desc.DimensionCount;
     for (std::size_t d = 0; d < N; ++d) {

@@ -32,7 +32,7 @@ struct TypeSet {
     }
     std::string names() const {
         std::string s;
-        for (std::uint32_t v = 1; v < 12; ++v)
+        for (std::uint32_t v = 1; v <= 13; ++v)
             if (mask >> v & 1u) s += (s.empty() ? "" : ", ") + std::string(name(static_cast<TensorDataType>(v)));
         return s;
     }
@@ -57,7 +57,7 @@ inline std::string sizes_str(const TensorDesc& d) {
 /// Byte range [first, last) a validated tensor's elements span.
 inline std::pair<std::uintptr_t, std::uintptr_t> byte_extent(const Tensor& t) {
     const auto first = reinterpret_cast<std::uintptr_t>(t.Data);
-    return {first, first + *min_buffer_elements(t.Desc) * element_size(t.Desc.DataType)};
+    return {first, first + byte_count(t.Desc.DataType, *min_buffer_elements(t.Desc))};
 }
 
 inline bool same_layout(const TensorDesc& a, const TensorDesc& b) {
@@ -107,7 +107,7 @@ public:
     void tensor(std::string_view m, const Tensor& t, const MemberSupport& s) const {
         const TensorDesc& d = t.Desc;
         const auto lvl = [this] { return " (DML_FEATURE_LEVEL " + to_string(level_) + ")"; };
-        require(element_size(d.DataType) != 0, m, [&] {
+        require(element_bits(d.DataType) != 0, m, [&] {
             return detail::cat("DataType ", static_cast<std::uint32_t>(d.DataType), " is not a DML_TENSOR_DATA_TYPE");
         });
         require(s.types.contains(d.DataType), m, [&] {
@@ -133,7 +133,7 @@ public:
             return detail::cat("TotalTensorSizeInBytes ", d.TotalTensorSizeInBytes,
                                " is below the minimum DMLCalcBufferTensorSize gives (", *need, ")");
         });
-        const std::uint32_t es = element_size(d.DataType);
+        const std::uint32_t es = element_alignment(d.DataType);
         const std::uint32_t al = d.GuaranteedBaseOffsetAlignment;
         require(al == 0 || ((al & (al - 1)) == 0 && al >= es), m, [&] {
             return detail::cat("GuaranteedBaseOffsetAlignment ", al, " must be 0 or a power of two >= ", es);

@@ -31,6 +31,7 @@
 #include "qdml/operators/quantized_linear_average_pooling.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
+#include "qdml/operators/quantize.hpp"
 // Last: on Windows, DirectML.h brings in windows.h, whose min/max macros
 // must not meet qdml's headers (define NOMINMAX if windows.h comes first).
 #include "qdml/directml/types.hpp"
@@ -129,8 +130,6 @@ public:
         if (t->Desc == nullptr) fail(member, "Desc is null (DML_TENSOR_TYPE_BUFFER needs a DML_BUFFER_TENSOR_DESC)");
         const auto& d = *static_cast<const DML_BUFFER_TENSOR_DESC*>(t->Desc);
         const auto type = static_cast<std::uint32_t>(d.DataType);
-        if (type == 12 || type == 13)
-            fail(member, std::string("DataType ") + (type == 12 ? "UINT4" : "INT4") + " is not supported by qdml");
         if (d.DimensionCount < 1 || d.DimensionCount > kMaxDimensions)
             fail(member, cat("DimensionCount ", d.DimensionCount, " is outside 1..8"));
         if (d.Sizes == nullptr) fail(member, "Sizes is null");
@@ -184,6 +183,10 @@ inline std::string_view unimplemented_name(std::uint32_t type) {
 #endif
 #if !QDML_DML_HAS_MATRIX_MULTIPLY_INTEGER_TO_FLOAT
         case 170: return "MATRIX_MULTIPLY_INTEGER_TO_FLOAT (with this DirectML.h: its DML_TARGET_VERSION is below 0x6200)";
+#endif
+#if !QDML_DML_HAS_QUANTIZE
+        case 173: return "QUANTIZE (with this DirectML.h: its DML_TARGET_VERSION is below 0x6300)";
+        case 174: return "DEQUANTIZE (with this DirectML.h: its DML_TARGET_VERSION is below 0x6300)";
 #endif
         default: return "";
     }
@@ -250,6 +253,33 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
             d.OutputTensor = r.required("OutputTensor", s.OutputTensor);
             return f(d);
         }
+#if QDML_DML_HAS_QUANTIZE
+        case DML_OPERATOR_QUANTIZE:
+        case DML_OPERATOR_DEQUANTIZE: {
+            // The same members: InputTensor, QuantizationType, QuantizationTensorCount
+            // descs at QuantizationTensors (bound after InputTensor, in order), OutputTensor.
+            auto convert = [&](auto desc, const auto& s) {
+                using D = decltype(desc);
+                const UINT count = s.QuantizationTensorCount;
+                if (count > 2)
+                    throw Error(std::string(D::OperatorName), "QuantizationTensorCount",
+                                cat(count, " is above 2 (the scale, then the zero point)"));
+                if (count > 0 && s.QuantizationTensors == nullptr)
+                    throw Error(std::string(D::OperatorName), "QuantizationTensors",
+                                cat("is null; QuantizationTensorCount (", count, ") descs are required"));
+                Reader r(D::OperatorName, b, 2 + count);
+                desc.InputTensor = r.required("InputTensor", s.InputTensor);
+                desc.QuantizationType = static_cast<QuantizationType>(static_cast<std::uint32_t>(s.QuantizationType));
+                if (count > 0) desc.QuantizationTensors[0] = r.required("QuantizationTensors[0]", &s.QuantizationTensors[0]);
+                if (count > 1) desc.QuantizationTensors[1] = r.required("QuantizationTensors[1]", &s.QuantizationTensors[1]);
+                desc.OutputTensor = r.required("OutputTensor", s.OutputTensor);
+                return f(desc);
+            };
+            if (op.Type == DML_OPERATOR_QUANTIZE)
+                return convert(QuantizeDesc{}, operator_desc<DML_QUANTIZE_OPERATOR_DESC>(op, QuantizeDesc::OperatorName));
+            return convert(DequantizeDesc{}, operator_desc<DML_DEQUANTIZE_OPERATOR_DESC>(op, DequantizeDesc::OperatorName));
+        }
+#endif
 #if QDML_DML_HAS_MATRIX_MULTIPLY_INTEGER_TO_FLOAT
         case DML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT: {
             using D = MatrixMultiplyIntegerToFloatDesc;
@@ -380,7 +410,7 @@ void visit_converted(const DML_OPERATOR_DESC& op, Bindings b, F&& f) {
                                  "ELEMENT_WISE_DEQUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZED_LINEAR_ADD, ",
                                  "QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, ELEMENT_WISE_CLIP, ELEMENT_WISE_CLIP1, ",
                                  "MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT, ",
-                                 "DYNAMIC_QUANTIZE_LINEAR, QUANTIZED_LINEAR_AVERAGE_POOLING)"));
+                                 "DYNAMIC_QUANTIZE_LINEAR, QUANTIZED_LINEAR_AVERAGE_POOLING, QUANTIZE, DEQUANTIZE)"));
     throw Error("DML_OPERATOR_DESC", "Type", cat(type, " is not a DML_OPERATOR_TYPE"));
 }
 

@@ -58,8 +58,8 @@ enum DML_TENSOR_DATA_TYPE : int {
     DML_TENSOR_DATA_TYPE_FLOAT64 = 9,
     DML_TENSOR_DATA_TYPE_UINT64 = 10,
     DML_TENSOR_DATA_TYPE_INT64 = 11,
-    DML_TENSOR_DATA_TYPE_UINT4 = 12,  // DML_TARGET_VERSION >= 0x6300; qdml rejects it
-    DML_TENSOR_DATA_TYPE_INT4 = 13,   // DML_TARGET_VERSION >= 0x6300; qdml rejects it
+    DML_TENSOR_DATA_TYPE_UINT4 = 12,  // DML_TARGET_VERSION >= 0x6300 (QUANTIZE, DEQUANTIZE)
+    DML_TENSOR_DATA_TYPE_INT4 = 13,   // DML_TARGET_VERSION >= 0x6300
 };
 
 /// DirectML.h: INVALID = 0, BUFFER = 1.
@@ -113,6 +113,32 @@ enum DML_OPERATOR_TYPE : int {
     DML_OPERATOR_ELEMENT_WISE_CLIP1 = 153,                  // DML_TARGET_VERSION >= 0x5000
     DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING = 169,    // DML_TARGET_VERSION >= 0x6200
     DML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT = 170,    // DML_TARGET_VERSION >= 0x6200
+    DML_OPERATOR_QUANTIZE = 173,                            // DML_TARGET_VERSION >= 0x6300
+    DML_OPERATOR_DEQUANTIZE = 174,                          // DML_TARGET_VERSION >= 0x6300
+};
+
+/// DirectML.h (DML_TARGET_VERSION >= 0x6300): NONE = 0, SCALE = 1, SCALE_ZERO_POINT = 2.
+enum DML_QUANTIZATION_TYPE : int {
+    DML_QUANTIZATION_TYPE_NONE = 0,
+    DML_QUANTIZATION_TYPE_SCALE = 1,
+    DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT = 2,
+};
+
+/// DML_QUANTIZE_OPERATOR_DESC and DML_DEQUANTIZE_OPERATOR_DESC (the same
+/// members): QuantizationTensors points to QuantizationTensorCount descs.
+struct DML_QUANTIZE_OPERATOR_DESC {  // DML_TARGET_VERSION >= 0x6300
+    const DML_TENSOR_DESC* InputTensor;
+    DML_QUANTIZATION_TYPE QuantizationType;
+    UINT QuantizationTensorCount;
+    const DML_TENSOR_DESC* QuantizationTensors;  // _Field_size_(QuantizationTensorCount)
+    const DML_TENSOR_DESC* OutputTensor;
+};
+struct DML_DEQUANTIZE_OPERATOR_DESC {  // DML_TARGET_VERSION >= 0x6300
+    const DML_TENSOR_DESC* InputTensor;
+    DML_QUANTIZATION_TYPE QuantizationType;
+    UINT QuantizationTensorCount;
+    const DML_TENSOR_DESC* QuantizationTensors;  // _Field_size_(QuantizationTensorCount)
+    const DML_TENSOR_DESC* OutputTensor;
 };
 
 struct DML_SCALE_BIAS {
@@ -304,6 +330,11 @@ enum DML_FEATURE_LEVEL : int {
 #define QDML_DML_HAS_MATRIX_MULTIPLY_INTEGER_TO_FLOAT 0
 #define QDML_DML_HAS_QUANTIZED_LINEAR_AVERAGE_POOLING 0
 #endif
+#if !QDML_DIRECTML_H_INCLUDED || DML_TARGET_VERSION >= 0x6300
+#define QDML_DML_HAS_QUANTIZE 1
+#else
+#define QDML_DML_HAS_QUANTIZE 0
+#endif
 
 // The layout of DirectML's binary interface: with the SDK's header these
 // asserts check it, without it they check the declarations above. Pointers
@@ -446,6 +477,22 @@ QDML_DML_AT(DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC, StartPadding, 72
 QDML_DML_AT(DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC, EndPadding, 80);
 QDML_DML_AT(DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC, Dilations, 88);
 QDML_DML_AT(DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC, IncludePadding, 96);
+#endif
+#if QDML_DML_HAS_QUANTIZE
+static_assert(DML_OPERATOR_QUANTIZE == 173 && DML_OPERATOR_DEQUANTIZE == 174 && DML_QUANTIZATION_TYPE_SCALE == 1 &&
+                  DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT == 2 && DML_TENSOR_DATA_TYPE_UINT4 == 12 &&
+                  DML_TENSOR_DATA_TYPE_INT4 == 13,
+              "DirectML enum values");
+#define QDML_DML_QUANTIZE_LAYOUT(S)                  \
+    QDML_DML_SIZE(S, 32);                            \
+    QDML_DML_AT(S, InputTensor, 0);                  \
+    QDML_DML_AT(S, QuantizationType, 8);             \
+    QDML_DML_AT(S, QuantizationTensorCount, 12);     \
+    QDML_DML_AT(S, QuantizationTensors, 16);         \
+    QDML_DML_AT(S, OutputTensor, 24)
+QDML_DML_QUANTIZE_LAYOUT(DML_QUANTIZE_OPERATOR_DESC);
+QDML_DML_QUANTIZE_LAYOUT(DML_DEQUANTIZE_OPERATOR_DESC);
+#undef QDML_DML_QUANTIZE_LAYOUT
 #endif
 #undef QDML_DML_BINARY_LAYOUT
 #undef QDML_DML_AT

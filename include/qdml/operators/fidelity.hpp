@@ -24,6 +24,7 @@
 #include "qdml/core/validate.hpp"
 #include "qdml/operators/convolution_integer.hpp"
 #include "qdml/operators/dynamic_quantize_linear.hpp"
+#include "qdml/operators/quantize.hpp"
 #include "qdml/operators/element_wise_clip.hpp"
 #include "qdml/operators/element_wise_clip1.hpp"
 #include "qdml/operators/element_wise_dequantize_linear.hpp"
@@ -75,6 +76,8 @@ inline void validate_directml(const ElementWiseDequantizeLinearDesc&) {}
 inline void validate_directml(const ElementWiseQuantizedLinearAddDesc&) {}
 inline void validate_directml(const ElementWiseQuantizeLinearDesc&) {}
 inline void validate_directml(const DynamicQuantizeLinearDesc&) {}
+inline void validate_directml(const QuantizeDesc&) {}    // validate() is DirectML's own (section 17)
+inline void validate_directml(const DequantizeDesc&) {}
 
 inline void validate_directml(const QuantizedLinearMatrixMultiplyDesc& d) {
     constexpr std::string_view n = QuantizedLinearMatrixMultiplyDesc::OperatorName;

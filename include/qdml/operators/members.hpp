@@ -23,6 +23,7 @@
 #include "qdml/operators/quantized_linear_average_pooling.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
+#include "qdml/operators/quantize.hpp"
 
 namespace qdml::detail {
 
@@ -92,6 +93,14 @@ inline std::array<BoundMember, 4> members(const DynamicQuantizeLinearDesc& d) no
              {"OutputScaleTensor", bound(d.OutputScaleTensor)},
              {"OutputZeroPointTensor", bound(d.OutputZeroPointTensor)}}};
 }
+/// QUANTIZE and DEQUANTIZE: the scale and zero point are DirectML's
+/// QuantizationTensors array (bound after InputTensor, QuantizationTensorCount of them).
+inline std::array<BoundMember, 4> members(const QuantizationDescBase& d) noexcept {
+    return {{{"InputTensor", bound(d.InputTensor)},
+             {"QuantizationTensors[0]", bound(d.QuantizationTensors[0])},
+             {"QuantizationTensors[1]", bound(d.QuantizationTensors[1])},
+             {"OutputTensor", bound(d.OutputTensor)}}};
+}
 inline std::array<BoundMember, 2> members(const ElementWiseClipDesc& d) noexcept {
     return {{{"InputTensor", bound(d.InputTensor)}, {"OutputTensor", bound(d.OutputTensor)}}};
 }
@@ -158,6 +167,9 @@ inline const char* changed_param(const MatrixMultiplyIntegerToFloatDesc&, const 
 }
 inline const char* changed_param(const DynamicQuantizeLinearDesc&, const DynamicQuantizeLinearDesc&) noexcept {
     return nullptr;
+}
+inline const char* changed_param(const QuantizationDescBase& a, const QuantizationDescBase& b) noexcept {
+    return a.QuantizationType != b.QuantizationType ? "QuantizationType" : nullptr;
 }
 inline bool same_scale_bias(const std::optional<ScaleBiasDesc>& a, const std::optional<ScaleBiasDesc>& b) noexcept {
     return a.has_value() == b.has_value() &&

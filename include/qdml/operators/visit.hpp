@@ -20,6 +20,7 @@
 #include "qdml/operators/quantized_linear_average_pooling.hpp"
 #include "qdml/operators/quantized_linear_convolution.hpp"
 #include "qdml/operators/quantized_linear_matrix_multiply.hpp"
+#include "qdml/operators/quantize.hpp"
 
 namespace qdml {
 
@@ -148,6 +149,30 @@ void visit_typed(const DynamicQuantizeLinearDesc& d, F&& f) {
     visit_one_of<float, float16>(d.InputTensor.Desc.DataType, [&](auto in) {
         visit_one_of<std::int8_t, std::uint8_t>(d.OutputTensor.Desc.DataType, [&](auto out) {
             f(DynamicQuantizeLinear<typename decltype(in)::type, typename decltype(out)::type>::bind_validated(d));
+        });
+    });
+}
+
+/// Calls f(type_tag<T>) for the quantized types of QUANTIZE and DEQUANTIZE.
+template <class F>
+void visit_quantized_type(TensorDataType t, F&& f) {
+    visit_one_of<std::int8_t, std::uint8_t, int4, uint4>(t, f);
+}
+
+template <class F>
+void visit_typed(const QuantizeDesc& d, F&& f) {
+    visit_one_of<float, float16>(d.InputTensor.Desc.DataType, [&](auto in) {
+        visit_quantized_type(d.OutputTensor.Desc.DataType, [&](auto out) {
+            f(Quantize<typename decltype(in)::type, typename decltype(out)::type>::bind_validated(d));
+        });
+    });
+}
+
+template <class F>
+void visit_typed(const DequantizeDesc& d, F&& f) {
+    visit_quantized_type(d.InputTensor.Desc.DataType, [&](auto in) {
+        visit_one_of<float, float16>(d.OutputTensor.Desc.DataType, [&](auto out) {
+            f(Dequantize<typename decltype(in)::type, typename decltype(out)::type>::bind_validated(d));
         });
     });
 }

@@ -22,7 +22,7 @@ void element_wise_dequantize_linear(const ElementWiseDequantizeLinear<TIn, TOut>
         const std::int64_t zp = op.ZeroPointTensor ? std::int64_t{(*op.ZeroPointTensor)[i]} : 0;
         const float scale = to_float(op.ScaleTensor[i]);
         op.OutputTensor[i] =
-            from_float<TOut>(f == Fidelity::DirectML ? dequantize_directml(x, zp, scale) : dequantize(x, zp, scale));
+            from_float<TOut>(f == Fidelity::DirectML ? dequantize_directml(x, zp, scale) : qdml::dequantize(x, zp, scale));
     });
 }
 

@@ -21,6 +21,7 @@
 #include "qdml/reference/quantized_linear_average_pooling.hpp"
 #include "qdml/reference/quantized_linear_convolution.hpp"
 #include "qdml/reference/quantized_linear_matrix_multiply.hpp"
+#include "qdml/reference/quantize.hpp"
 
 namespace qdml::reference {
 
@@ -62,6 +63,12 @@ inline void compute(const ElementWiseClip1Desc& d, Fidelity f = kDefaultFidelity
 }
 inline void compute(const DynamicQuantizeLinearDesc& d, Fidelity f = kDefaultFidelity) {
     visit_typed(d, [f](const auto& op) { dynamic_quantize_linear(op, f); });
+}
+inline void compute(const QuantizeDesc& d, Fidelity f = kDefaultFidelity) {
+    visit_typed(d, [f](const auto& op) { quantize(op, f); });
+}
+inline void compute(const DequantizeDesc& d, Fidelity f = kDefaultFidelity) {
+    visit_typed(d, [f](const auto& op) { dequantize(op, f); });
 }
 
 }  // namespace detail

@@ -164,7 +164,8 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
                     d, gemm, o.feature_level);
         } else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc> ||
                              std::is_same_v<Desc, DynamicQuantizeLinearDesc> ||
-                             std::is_same_v<Desc, QuantizedLinearAveragePoolingDesc>) {
+                             std::is_same_v<Desc, QuantizedLinearAveragePoolingDesc> ||
+                             std::is_same_v<Desc, QuantizeDesc> || std::is_same_v<Desc, DequantizeDesc>) {
             // no prepared form yet: the stateless call below
         } else if constexpr (simd::kAvailable && !std::is_same_v<Desc, MatrixMultiplyIntegerDesc> &&
                              !std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc> &&
@@ -204,9 +205,9 @@ public:
                 continue;
             }
             const TensorDesc& t = m[i].tensor->Desc;
-            const std::uint64_t es = element_size(t.DataType);
+            const std::uint64_t es = element_alignment(t.DataType);
             align_mask_[i] = (t.GuaranteedBaseOffsetAlignment > es ? t.GuaranteedBaseOffsetAlignment : es) - 1;
-            extent_[i] = *min_buffer_elements(t) * es;
+            extent_[i] = byte_count(t.DataType, *min_buffer_elements(t));
             in_place_[i] = (std::is_same_v<Desc, ElementWiseClipDesc> || std::is_same_v<Desc, ElementWiseClip1Desc>) &&
                            i + 1 < kMembers && kOutputs == 1 &&
                            detail::same_layout(m[kMembers - 1].tensor->Desc, t);
@@ -329,6 +330,8 @@ QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::DynamicQuantizeLinearDesc)
 QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearAveragePoolingDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizeDesc)
+QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::DequantizeDesc)
 #endif
 /// Makes one operator's dispatch and executors in this translation unit, for
 /// the programs built with QDML_EXTERN_DISPATCH: write it at namespace scope,

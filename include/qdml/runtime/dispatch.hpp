@@ -28,6 +28,7 @@
 #include "qdml/simd/quantized_linear_average_pooling.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
 #include "qdml/simd/quantized_linear_matrix_multiply.hpp"
+#include "qdml/simd/quantize.hpp"
 
 namespace qdml {
 
@@ -94,6 +95,10 @@ void dispatch(const Desc& d, Implementation impl, simd::GemmOptions gemm, Fideli
             simd::dynamic_quantize_linear(op, gemm);
         else if constexpr (std::is_same_v<Desc, QuantizedLinearAveragePoolingDesc>)
             simd::quantized_linear_average_pooling(op, gemm);
+        else if constexpr (std::is_same_v<Desc, QuantizeDesc>)
+            simd::quantize(op, gemm);
+        else if constexpr (std::is_same_v<Desc, DequantizeDesc>)
+            simd::dequantize(op, gemm);
         else
             simd::element_wise_clip(op, gemm);
     });
@@ -136,6 +141,14 @@ inline void compute(const DynamicQuantizeLinearDesc& d, Implementation impl, sim
     dispatch(d, impl, gemm, f);
 }
 inline void compute(const QuantizedLinearAveragePoolingDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = kDefaultFidelity) {
+    dispatch(d, impl, gemm, f);
+}
+inline void compute(const QuantizeDesc& d, Implementation impl, simd::GemmOptions gemm = {},
+                    Fidelity f = kDefaultFidelity) {
+    dispatch(d, impl, gemm, f);
+}
+inline void compute(const DequantizeDesc& d, Implementation impl, simd::GemmOptions gemm = {},
                     Fidelity f = kDefaultFidelity) {
     dispatch(d, impl, gemm, f);
 }
@@ -199,6 +212,8 @@ QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::DynamicQuantizeLinearDesc)
 QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearAveragePoolingDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizeDesc)
+QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::DequantizeDesc)
 #endif
 
 // The GEMM engine's int32 driver (simd::detail::run_matmul over a

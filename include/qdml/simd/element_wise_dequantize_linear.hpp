@@ -48,7 +48,7 @@ struct DequantizeRow {
             if constexpr (DirectML)
                 out[i] = from_float<TOut>(dequantize_directml(*x.at(i), *zp.at(i), to_float(*scale.at(i))));
             else
-                out[i] = from_float<TOut>(dequantize(*x.at(i), *zp.at(i), to_float(*scale.at(i))));
+                out[i] = from_float<TOut>(qdml::dequantize(*x.at(i), *zp.at(i), to_float(*scale.at(i))));
         };
         if constexpr (DirectML) {
             static_assert(sizeof(TIn) == 4, "INT32 or UINT32: for 8- and 16-bit inputs the two forms are equal");

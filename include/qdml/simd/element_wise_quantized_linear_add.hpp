@@ -120,8 +120,8 @@ struct AddRow {
             return quantize_int(add_step(x - a_zp, y - b_zp, prm), prm.out);
         };
         const auto one = [=](std::size_t i) QDML_ALWAYS_INLINE {
-            const float x = dequantize(a[AConst ? 0 : i], prm.a_zp, prm.a_scale);
-            const float y = dequantize(b[BConst ? 0 : i], prm.b_zp, prm.b_scale);
+            const float x = qdml::dequantize(a[AConst ? 0 : i], prm.a_zp, prm.a_scale);
+            const float y = qdml::dequantize(b[BConst ? 0 : i], prm.b_zp, prm.b_scale);
             out[i] = static_cast<TOut>(quantize_int(add_sum(x, y, prm), prm.out));
         };
         row_blocks<W>(
