@@ -140,6 +140,15 @@ inline const std::vector<OperatorSpec>& operator_specs() {
          {{"InputTensor", K::Required}, {"InputScaleTensor", K::Required}, {"InputZeroPointTensor", K::Optional},
           {"OutputScaleTensor", K::Required}, {"OutputZeroPointTensor", K::Optional}, {"OutputTensor", K::Output}},
          {"DimensionCount", "Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations", "IncludePadding"}},
+        // QUANTIZE and DEQUANTIZE: "QuantizationTensors" is a JSON array (parse_case).
+        {QuantizeDesc::OperatorName,
+         {{"InputTensor", K::Required}, {"QuantizationTensors[0]", K::Optional},
+          {"QuantizationTensors[1]", K::Optional}, {"OutputTensor", K::Output}},
+         {"QuantizationType"}},
+        {DequantizeDesc::OperatorName,
+         {{"InputTensor", K::Required}, {"QuantizationTensors[0]", K::Optional},
+          {"QuantizationTensors[1]", K::Optional}, {"OutputTensor", K::Output}},
+         {"QuantizationType"}},
     };
     return specs;
 }
@@ -207,6 +216,13 @@ inline bool put_value(TensorDataType t, std::uint8_t* dst, std::uint64_t i, cons
         case T::UInt32: return put_int<std::uint32_t>(dst, i, j);
         case T::Int64: return put_int<std::int64_t>(dst, i, j);
         case T::UInt64: return put_int<std::uint64_t>(dst, i, j);
+        case T::Int4:
+        case T::UInt4: {  // one nibble of the packed buffer (core/tensor.hpp's NibbleView)
+            const std::int64_t lo = t == T::Int4 ? -8 : 0;
+            if (!j.is_number_integer() || j.get<std::int64_t>() < lo || j.get<std::int64_t>() > lo + 15) return false;
+            NibbleView<false, 1>::write(dst, i, static_cast<std::int32_t>(j.get<std::int64_t>()));
+            return true;
+        }
         case T::Float32:
         case T::Float64:
         case T::Float16: {
@@ -309,6 +325,20 @@ inline Buffer load_tensor(const json& j, const std::string& member, bool is_outp
         throw InputError(npy_path.string(), "holds " + std::to_string(npy.header().count) + " elements, " + m +
                                                 " needs at least " + need());
     b.storage.assign((*total + 7) / 8, 0);
+    if (is_4bit(*type)) {  // one element an entry in the file, two a byte in the buffer
+        std::vector<std::uint8_t> raw(static_cast<std::size_t>(*elems));
+        npy.read(raw.data(), raw.size());
+        const int lo = *type == TensorDataType::Int4 ? -8 : 0;
+        for (std::uint64_t i = 0; i < *elems; ++i) {
+            const int v = *type == TensorDataType::Int4 ? static_cast<std::int8_t>(raw[i]) : raw[i];
+            if (v < lo || v > lo + 15)
+                throw InputError(npy_path.string(), "element " + std::to_string(i) + " is " + std::to_string(v) + ", not a " +
+                                                        std::string(name(*type)) + " value (" + std::to_string(lo) + ".." +
+                                                        std::to_string(lo + 15) + ")");
+            NibbleView<false, 1>::write(b.bytes(), i, v);
+        }
+        return b;
+    }
     npy.read(b.bytes(), *elems * es);
     return b;
 }
@@ -460,7 +490,19 @@ inline Case parse_case(const json& j, const std::string& file, const std::filesy
     const OperatorSpec& spec = find_operator(j["operator"].get<std::string>(), file);
     c.operator_name = std::string(spec.name);
     if (!j.contains("tensors") || !j["tensors"].is_object()) throw InputError(file, "tensors: missing (an object)");
-    const json& ts = j["tensors"];
+    json ts = j["tensors"];
+    // A tensor array member (QUANTIZE's and DEQUANTIZE's QuantizationTensors): a
+    // JSON array of tensors, loaded as members QuantizationTensors[0], [1].
+    const bool has_list = std::any_of(spec.members.begin(), spec.members.end(),
+                                      [](const MemberSpec& m) { return m.name == "QuantizationTensors[0]"; });
+    if (has_list && ts.contains("QuantizationTensors")) {
+        const json list = ts["QuantizationTensors"];
+        if (!list.is_array() || list.size() > 2)
+            throw InputError(file, "tensors.QuantizationTensors: must be an array of at most 2 tensors (the scale, "
+                                   "then the zero point), got " + (list.is_array() ? std::to_string(list.size()) + " entries" : detail::json_kind(list)));
+        ts.erase("QuantizationTensors");
+        for (std::size_t i = 0; i < list.size(); ++i) ts["QuantizationTensors[" + std::to_string(i) + "]"] = list[i];
+    }
     std::vector<std::string_view> members;
     for (const auto& m : spec.members) members.push_back(m.name);
     for (auto it = ts.begin(); it != ts.end(); ++it)
@@ -508,9 +550,19 @@ using AnyDesc = std::variant<ElementWiseDequantizeLinearDesc, ElementWiseQuantiz
                              QuantizedLinearMatrixMultiplyDesc, QuantizedLinearConvolutionDesc, ElementWiseClipDesc,
                              MatrixMultiplyIntegerDesc, ElementWiseQuantizeLinearDesc, ElementWiseClip1Desc,
                              ConvolutionIntegerDesc, MatrixMultiplyIntegerToFloatDesc, DynamicQuantizeLinearDesc,
-                             QuantizedLinearAveragePoolingDesc>;
+                             QuantizedLinearAveragePoolingDesc, QuantizeDesc, DequantizeDesc>;
 
 namespace detail {
+
+/// QUANTIZE's and DEQUANTIZE's QuantizationType: required, a DML_QUANTIZATION_TYPE name.
+inline QuantizationType param_quantization_type(const Case& c) {
+    if (!c.params.contains("QuantizationType"))
+        throw InputError(c.file, "params.QuantizationType: missing (SCALE or SCALE_ZERO_POINT)");
+    const json& j = c.params["QuantizationType"];
+    const auto t = j.is_string() ? parse_quantization_type(j.get<std::string>()) : std::nullopt;
+    if (!t) throw InputError(c.file, "params.QuantizationType: " + j.dump() + " is not NONE, SCALE or SCALE_ZERO_POINT");
+    return *t;
+}
 
 inline float param_float(const Case& c, const char* key) {
     if (!c.params.contains(key)) throw InputError(c.file, std::string("params.") + key + ": missing (required by " + c.operator_name + ")");
@@ -626,6 +678,15 @@ AnyDesc build_desc(Case& c, Bind&& bind) {
     if (op == DynamicQuantizeLinearDesc::OperatorName)
         return DynamicQuantizeLinearDesc{req("InputTensor"), req("OutputTensor"), req("OutputScaleTensor"),
                                          req("OutputZeroPointTensor")};
+    if (op == QuantizeDesc::OperatorName || op == DequantizeDesc::OperatorName) {
+        QuantizationDescBase d;
+        d.InputTensor = req("InputTensor");
+        d.QuantizationType = detail::param_quantization_type(c);
+        d.QuantizationTensors = {opt("QuantizationTensors[0]"), opt("QuantizationTensors[1]")};
+        d.OutputTensor = req("OutputTensor");
+        if (op == QuantizeDesc::OperatorName) return QuantizeDesc{d};
+        return DequantizeDesc{d};
+    }
     if (op == QuantizedLinearConvolutionDesc::OperatorName) {
         QuantizedLinearConvolutionDesc d;
         d.InputTensor = req("InputTensor");
@@ -845,6 +906,35 @@ void for_each_element(const TensorDesc& d, F&& f) {
     }
 }
 
+namespace detail {
+/// A 4-bit output as a packed INT8 or UINT8 buffer of its values in logical
+/// order: the form its .npy files take (npy_storage_type).
+inline Buffer unpack_4bit(const Buffer& out) {
+    Buffer r;
+    r.is_output = true;
+    r.desc = out.desc;
+    r.desc.DataType = npy_storage_type(out.desc.DataType);
+    r.desc.Strides.reset();
+    r.desc.TotalTensorSizeInBytes = calc_buffer_tensor_size(r.desc).value_or(0);
+    r.storage.assign(static_cast<std::size_t>((r.desc.TotalTensorSizeInBytes + 7) / 8), 0);
+    const auto st = effective_strides(out.desc);
+    const bool is_signed = out.desc.DataType == TensorDataType::Int4;
+    std::array<std::uint32_t, kMaxDimensions> idx{};
+    const std::uint64_t n = element_count(out.desc).value_or(0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::uint64_t o = 0;  // in elements (nibbles)
+        for (std::uint32_t k = 0; k < out.desc.DimensionCount; ++k) o += std::uint64_t{idx[k]} * st[k];
+        const std::int32_t v = is_signed ? NibbleView<true, 1>::read(out.bytes(), o) : NibbleView<false, 1>::read(out.bytes(), o);
+        r.bytes()[i] = static_cast<std::uint8_t>(v);
+        for (std::uint32_t k = out.desc.DimensionCount; k-- > 0;) {
+            if (++idx[k] < out.desc.Sizes[k]) break;
+            idx[k] = 0;
+        }
+    }
+    return r;
+}
+}  // namespace detail
+
 inline std::vector<std::uint64_t> shape_of(const TensorDesc& d) {
     return std::vector<std::uint64_t>(d.Sizes.begin(), d.Sizes.begin() + d.DimensionCount);
 }
@@ -864,6 +954,7 @@ inline bool is_packed_row_major(const TensorDesc& d) {
 /// order, whatever its strides; from the buffer itself when it is packed,
 /// else gathered a piece at a time, so writing costs no copy of the output.
 inline void write_output_npy(std::ostream& os, const Buffer& out) {
+    if (is_4bit(out.desc.DataType)) return write_output_npy(os, detail::unpack_4bit(out));
     const std::uint64_t es = element_size(out.desc.DataType);
     os << npy_header(out.desc.DataType, shape_of(out.desc));
     if (is_packed_row_major(out.desc)) {
@@ -935,6 +1026,7 @@ inline std::string format_index(std::uint64_t i, const TensorDesc& d) {
 /// message naming the first mismatch. Tolerance is an absolute difference
 /// in output units; 0 means identical bits (any NaN matches any NaN).
 inline std::string compare(const Buffer& out, const ExpectedOutput& e) {
+    if (is_4bit(out.desc.DataType)) return compare(detail::unpack_4bit(out), e);
     const TensorDesc& d = out.desc;
     const TensorDataType t = d.DataType;
     const std::uint64_t es = element_size(t), n = element_count(d).value_or(0);

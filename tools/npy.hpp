@@ -32,8 +32,17 @@ public:
 };
 
 /// The .npy dtype string of a DML data type (numpy's own spelling).
+/// The type of a .npy file's elements for tensors of type `t`: the 4-bit
+/// types are stored one element an entry (INT4 as int8, UINT4 as uint8, as
+/// numpy and ONNX's numpy_helper unpack them), every other type as itself.
+inline TensorDataType npy_storage_type(TensorDataType t) {
+    if (t == TensorDataType::Int4) return TensorDataType::Int8;
+    if (t == TensorDataType::UInt4) return TensorDataType::UInt8;
+    return t;
+}
+
 inline std::string_view npy_descr(TensorDataType t) {
-    switch (t) {
+    switch (npy_storage_type(t)) {
         case TensorDataType::Int8: return "|i1";
         case TensorDataType::UInt8: return "|u1";
         case TensorDataType::Int16: return "<i2";
@@ -210,7 +219,7 @@ inline NpyHeader parse_npy_header(std::string_view prefix, const std::string& fi
              std::string(expect) + "')");
     NpyHeader r;
     r.shape = *h.shape;
-    const std::uint64_t es = element_size(want);
+    const std::uint64_t es = element_size(npy_storage_type(want));
     for (auto d : r.shape) {
         if (d != 0 && r.count > std::numeric_limits<std::uint64_t>::max() / es / d)
             fail("shape's element count overflows 64 bits");

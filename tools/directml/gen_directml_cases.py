@@ -45,6 +45,8 @@ INLINE_MAX = 16
 
 f32, i8, u8, i32, u32, i64, u64 = np.float32, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64
 Q8 = (u8, i8)
+Q4 = {"INT4": i8, "UINT4": u8}  # the 4-bit types (FL 6.3), by name: numpy has none
+Q4_RANGE = {"INT4": (-8, 7), "UINT4": (0, 15)}
 TYPE_NAME = {np.dtype(f32): "FLOAT32", np.dtype(i8): "INT8", np.dtype(u8): "UINT8", np.dtype(i32): "INT32",
              np.dtype(u32): "UINT32", np.dtype(i64): "INT64", np.dtype(u64): "UINT64"}
 SHORT = {np.dtype(i8): "i8", np.dtype(u8): "u8", np.dtype(i32): "i32", np.dtype(u32): "u32", np.dtype(i64): "i64",
@@ -107,7 +109,11 @@ class Case:
         self.tensors, self.files, self.params = {}, {}, {}
 
     def tensor(self, member, dtype, sizes, buf=None, strides=None):
-        e = {"type": TYPE_NAME[np.dtype(dtype)], "sizes": [int(s) for s in sizes]}
+        if dtype in Q4:  # a 4-bit type: its values one an entry, as int8 (INT4) or uint8 (UINT4)
+            tname, dtype = dtype, Q4[dtype]
+        else:
+            tname = TYPE_NAME[np.dtype(dtype)]
+        e = {"type": tname, "sizes": [int(s) for s in sizes]}
         if strides is not None:
             e["strides"] = [int(s) for s in strides]
         if buf is not None:
@@ -1526,7 +1532,166 @@ def gen_average_pooling():
     return cases
 
 
-GENERATORS = {"dequantize": gen_dequantize, "quantize": gen_quantize, "add": gen_add, "matmul": gen_matmul, "matmul_integer": gen_matmul_integer,
+# ---------------------------------------------------------------------------
+# QUANTIZE and DEQUANTIZE (feature level 6.3): blocks, implied zero points, 4-bit tensors
+
+def qtype_range(t):
+    if t in Q4_RANGE:
+        return Q4_RANGE[t]
+    info = np.iinfo(t)
+    return int(info.min), int(info.max)
+
+
+def qtype_short(t):
+    return t.lower() if t in Q4 else SHORT[np.dtype(t)]
+
+
+def qints(rng, t, n):
+    lo, hi = qtype_range(t)
+    return rng.integers(lo, hi, size=n, endpoint=True).astype(Q4.get(t, t) if isinstance(t, str) else t)
+
+
+def block_sizes(rng, sizes, kind):
+    """Sizes of a scale: per tensor (all 1), per element (equal), or blocks (a random divisor per dimension)."""
+    if kind == "tensor":
+        return [1] * len(sizes)
+    if kind == "full":
+        return list(sizes)
+    out = []
+    for s in sizes:
+        divs = [d for d in range(1, s + 1) if s % d == 0]
+        out.append(int(rng.choice(divs)))
+    return out
+
+
+def qdq_case(op, name, desc, t_float, t_q, sizes, qtype="SCALE_ZERO_POINT", blocks="blocks", in_kind="packed",
+             out_strides=None, x_values=None, scale=None, zp_value=None, scale_sizes=None, zp_sizes=None,
+             scale_type=None, zp_type=None, count=None):
+    """One QUANTIZE or DEQUANTIZE case: t_float the float side, t_q the quantized side (a numpy type or
+    "INT4"/"UINT4"); scale_sizes/zp_sizes/scale_type/zp_type/count override the regular ones (refusals)."""
+    op_dir = "fl63_" + op.lower()
+    rng = rng_for(op_dir + "/" + name)
+    c = Case(op_dir, name, op, desc)
+    ss = scale_sizes or block_sizes(rng, sizes, blocks)
+    ns = int(np.prod(ss))
+    sv = np.full(ns, scale, f32) if scale is not None else np.array([rand_scale(rng, -5, 1) for _ in range(ns)], f32)
+    lo, hi = qtype_range(t_q)
+    zv = np.full(int(np.prod(zp_sizes or ss)), zp_value) if zp_value is not None else qints(rng, t_q, int(np.prod(zp_sizes or ss)))
+    if op == "QUANTIZE":
+        if x_values is None:  # quotients over the output range and a little beyond it
+            def x_values(m):
+                return (rng.uniform(lo - 4 - (hi - lo) / 2, hi + 4 - lo - (hi - lo) / 2, m) * float(np.max(np.abs(sv)))).astype(f32)
+        c.input(rng, "InputTensor", t_float, sizes, in_kind, x_values)
+    else:
+        st = layout(rng, sizes, in_kind)
+        n = span(sizes, st if st is not None else packed(sizes))
+        xv = np.resize(np.asarray(x_values, Q4.get(t_q, t_q)), n) if x_values is not None else qints(rng, t_q, n)
+        c.tensor("InputTensor", t_q, sizes, xv, st)
+    c.tensor("ScaleTensor", scale_type or t_float, ss, sv.astype(scale_type or t_float))
+    qts = [c.tensors.pop("ScaleTensor")]
+    if qtype == "SCALE_ZERO_POINT" or (count or 1) > 1:
+        c.tensor("ZeroPointTensor", zp_type or t_q, zp_sizes or ss, zv)
+        qts.append(c.tensors.pop("ZeroPointTensor"))
+    if count is not None:
+        qts = qts[:count]
+    out = c.tensors.pop("InputTensor")
+    c.tensors = {"InputTensor": out, "QuantizationTensors": qts}
+    c.output(t_q if op == "QUANTIZE" else t_float, sizes, out_strides)
+    c.params = {"QuantizationType": qtype}
+    return c
+
+
+QDQ_TYPES = (i8, u8, "INT4", "UINT4")
+
+
+def gen_qdq(op):
+    cases = []
+    # Random shapes (1-8 dimensions), layouts and block patterns, both quantization types.
+    for t_q in QDQ_TYPES:
+        for k in range(8):
+            name = f"random_{qtype_short(t_q)}_{k}"
+            rng = rng_for(f"sizes/{op}/{name}")
+            rank = 1 + k % 8
+            sizes = rand_sizes(rng, rank, 1536, 8)
+            kind = ["packed", "padded", "permuted", "broadcast"][k % 4]
+            blocks = ["blocks", "tensor", "full", "blocks"][k % 4]
+            qtype = "SCALE" if k % 3 == 2 else "SCALE_ZERO_POINT"
+            out_strides = None
+            if k % 4 == 2:  # a transposed output: its dimensions in reverse order
+                st, acc = [0] * rank, 1
+                for d in range(rank):
+                    st[d] = acc
+                    acc *= sizes[d]
+                out_strides = st
+            cases.append(qdq_case(op, name, f"{rank} dimensions {sizes}, input {kind}, scale {blocks}, {qtype}"
+                                  f"{', output transposed' if out_strides else ''}", f32, t_q, sizes, qtype, blocks, kind,
+                                  out_strides))
+    if op == "QUANTIZE":
+        # Ties and near-ties of x / s (a reciprocal multiply and ties away from zero differ here).
+        for t_q in QDQ_TYPES:
+            lo, hi = qtype_range(t_q)
+            for sv in (0.5, 0.3, 1.3, 0.017):
+                k = np.arange(lo - 3, hi + 3, dtype=np.float64)
+                x = np.concatenate([((k + 0.5) * sv).astype(f32), (k * sv).astype(f32),
+                                    np.nextafter(((k + 0.5) * sv).astype(f32), f32(np.inf)),
+                                    np.nextafter(((k + 0.5) * sv).astype(f32), f32(-np.inf))])
+                cases.append(qdq_case(op, f"ties_{qtype_short(t_q)}_s{sv}", f"x = (k + 1/2) * {sv}, k * {sv} and their "
+                                      f"neighbours, scale {sv}, zero point 0: ties", f32, t_q, [x.size], blocks="tensor",
+                                      x_values=x, scale=sv, zp_value=0))
+        # Special inputs, with and without a zero point (SCALE: the implied one).
+        special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-40, 3.4e38, -3.4e38, 3e9, -3e9,
+                            0.5, -0.5, 1.5, 2.5, -2.5, 7.5, -8.5, 15.5, 127.5, -128.5, 255.5], f32)
+        for t_q in QDQ_TYPES:
+            lo, hi = qtype_range(t_q)
+            for zpv in sorted({lo, hi, 0 if lo < 0 else 1}):
+                cases.append(qdq_case(op, f"special_{qtype_short(t_q)}_zp{zpv}", f"NaN, infinities, huge and subnormal "
+                                      f"inputs, scale 1, zero point {zpv}", f32, t_q, [special.size], blocks="tensor",
+                                      x_values=special, scale=1.0, zp_value=zpv))
+            cases.append(qdq_case(op, f"special_{qtype_short(t_q)}_scale", "NaN, infinities, huge and subnormal inputs, "
+                                  "scale 1, SCALE (the implied zero point)", f32, t_q, [special.size], "SCALE", "tensor",
+                                  x_values=special, scale=1.0))
+            cases.append(qdq_case(op, f"nan_{qtype_short(t_q)}_blocks_strided", "NaN and ties, blockwise scale and zero "
+                                  "point, padded input, transposed output", f32, t_q, [4, 6], blocks="blocks",
+                                  in_kind="padded", out_strides=[1, 4], x_values=np.resize(special, 64)))
+    else:
+        # Every value of the type against one scale, with a zero point, and with SCALE (the implied zero point).
+        for t_q in QDQ_TYPES:
+            lo, hi = qtype_range(t_q)
+            allv = np.arange(lo, hi + 1)
+            for sv in (0.37, 3e-39, 3.0e38):
+                cases.append(qdq_case(op, f"all_{qtype_short(t_q)}_s{sv:g}", f"every value, scale {sv:g}, zero point 3",
+                                      f32, t_q, [allv.size], blocks="tensor", x_values=allv, scale=sv, zp_value=3))
+                cases.append(qdq_case(op, f"all_{qtype_short(t_q)}_s{sv:g}_scale", f"every value, scale {sv:g}, SCALE "
+                                      "(the implied zero point)", f32, t_q, [allv.size], "SCALE", "tensor", x_values=allv,
+                                      scale=sv))
+    # 4-bit tensors with odd sizes and nibble strides (transposed, padded) on both sides.
+    for t_q in ("INT4", "UINT4"):
+        for nm, sizes, kind, ost in [("odd_1d", [7], "packed", None), ("odd_2d_transposed", [3, 5], "permuted", [1, 3]),
+                                     ("padded_3d", [2, 3, 3], "padded", None), ("broadcast_in", [3, 4], "broadcast", None)]:
+            cases.append(qdq_case(op, f"nibbles_{qtype_short(t_q)}_{nm}", f"4-bit layout: sizes {sizes}, input {kind}"
+                                  f"{', output strides ' + str(ost) if ost else ''}", f32, t_q, sizes, blocks="blocks",
+                                  in_kind=kind, out_strides=ost))
+    # What DirectML refuses.
+    base = dict(t_float=f32, t_q=u8, sizes=[4, 6], blocks="blocks")
+    for nm, desc, kw in [
+            ("refuse_none", "QuantizationType NONE with the scale alone", dict(qtype="NONE")),
+            ("refuse_scale_two_tensors", "SCALE with a zero point too", dict(qtype="SCALE", count=2)),
+            ("refuse_zp_missing", "SCALE_ZERO_POINT with the scale alone", dict(count=1)),
+            ("refuse_scale_int8", "an INT8 scale", dict(scale_type=i8, scale=1)),
+            ("refuse_zp_type", "a zero point of another type (INT8 for UINT8)", dict(zp_type=i8, zp_value=3)),
+            ("refuse_zp_u8_for_u4", "a UINT8 zero point for UINT4", dict(t_q="UINT4", zp_type=u8, zp_value=3)),
+            ("refuse_block_not_dividing", "a scale of Sizes {4,4} for {4,6}", dict(scale_sizes=[4, 4])),
+            ("refuse_scale_larger", "a scale of Sizes {8,6} for {4,6}", dict(scale_sizes=[8, 6])),
+            ("refuse_scale_fewer_dims", "a scale of one dimension", dict(scale_sizes=[6])),
+            ("refuse_zp_sizes", "a zero point of other Sizes than the scale", dict(scale_sizes=[2, 3], zp_sizes=[4, 3]))]:
+        a = dict(base)
+        a.update(kw)
+        cases.append(qdq_case(op, nm, desc, a.pop("t_float"), a.pop("t_q"), a.pop("sizes"), **a))
+    return cases
+
+
+GENERATORS = {"fl63_quantize": lambda: gen_qdq("QUANTIZE"), "fl63_dequantize": lambda: gen_qdq("DEQUANTIZE"),
+              "dequantize": gen_dequantize, "quantize": gen_quantize, "add": gen_add, "matmul": gen_matmul, "matmul_integer": gen_matmul_integer,
               "conv": gen_conv, "conv_integer": gen_conv_integer, "clip": gen_clip, "clip1": gen_clip1,
               "average_pooling": gen_average_pooling,
               "matmul_integer_to_float": gen_matmul_integer_to_float}

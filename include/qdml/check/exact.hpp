@@ -150,8 +150,8 @@ struct Binary32 {
     /// Q(v, zp, T) of docs/semantics.md section 2: clamp in binary32 (NaN -> lo - zp), rne, + zp.
     template <class T>
     static double quantize(float v, std::int64_t zp) {
-        const float lo = static_cast<float>(std::numeric_limits<T>::min() - zp);
-        const float hi = static_cast<float>(std::numeric_limits<T>::max() - zp);
+        const float lo = static_cast<float>(value_range<T>::lo - zp);
+        const float hi = static_cast<float>(value_range<T>::hi - zp);
         const float c = std::isnan(v) ? lo : std::fmin(hi, std::fmax(lo, v));
         return std::nearbyint(static_cast<double>(c)) + static_cast<double>(zp);
     }
@@ -195,7 +195,7 @@ struct Exact {
 template <class T>
 void quantize_exact(Exact& e, double v, std::int64_t zp) {
     e.value = v;
-    const double lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    const double lo = static_cast<double>(value_range<T>::lo), hi = static_cast<double>(value_range<T>::hi);
     e.result = std::fmin(hi, std::fmax(lo, std::nearbyint(v) + static_cast<double>(zp)));
     e.boundary = std::fabs(std::fabs(v - std::floor(v)) - 0.5);
 }
@@ -322,6 +322,38 @@ void check(const ElementWiseQuantizeLinear<TIn, TOut>& op, Report& r, Fidelity f
             e.directml_result(0.0, Reason::DirectMLQuantizeLinear);
         else
             e.same_in_directml();
+        return e;
+    }, r, f);
+}
+
+/// QUANTIZE (docs/semantics.md section 17): section 11's exact profile per
+/// block, the same in both profiles.
+template <class TIn, class TOut>
+void check(const Quantize<TIn, TOut>& op, Report& r, Fidelity f) {
+    compare(op.OutputTensor, [&](const auto& i) {
+        Exact e;
+        const auto b = op.block_of(i);
+        const std::int64_t zp = op.zero_point(b);
+        const double x = as_double(op.InputTensor[i]);
+        const float scale = static_cast<float>(as_double(op.ScaleTensor[b]));
+        quantize_exact<TOut>(e, x / static_cast<double>(scale), zp);
+        e.binary32 = Binary32::quantize<TOut>(e.steps.div(static_cast<float>(x), scale), zp);
+        e.same_in_directml();
+        return e;
+    }, r, f);
+}
+
+/// DEQUANTIZE (section 17): section 3's exact profile per block, the same in both profiles.
+template <class TIn, class TOut>
+void check(const Dequantize<TIn, TOut>& op, Report& r, Fidelity f) {
+    compare(op.OutputTensor, [&](const auto& i) {
+        Exact e;
+        const auto b = op.block_of(i);
+        const std::int64_t x = std::int64_t{op.InputTensor[i]} - op.zero_point(b);
+        const float scale = static_cast<float>(as_double(op.ScaleTensor[b]));
+        round_exact<TOut>(e, static_cast<double>(x) * scale);  // |x| < 2^9: the product is exact
+        e.binary32 = e.steps.to_output<TOut>(e.steps.mul(static_cast<float>(x), scale));
+        e.same_in_directml();
         return e;
     }, r, f);
 }
