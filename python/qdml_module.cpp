@@ -125,6 +125,16 @@ void run_operator(const std::string& op, const std::map<std::string, PyTensor>& 
     c.operator_name = std::string(spec.name);
     c.params = parse_json(params_json, op + " params");
     std::map<const Buffer*, void*> data;
+    // UINT4/INT4 members come as int8/uint8 arrays, one element an entry: each is
+    // packed two a byte into a buffer of its own (packed row-major), and a 4-bit
+    // output is unpacked into its array after the call.
+    struct Nibbles {
+        std::vector<std::uint64_t> packed;
+        std::uint8_t* array;
+        qdml::TensorDesc array_desc;  // the array's sizes and element strides (one byte each)
+        bool is_output;
+    };
+    std::map<const Buffer*, Nibbles> nibbles;
     for (const auto& [member, t] : tensors) {
         const auto* m = [&]() -> const MemberSpec* {
             for (const auto& s : spec.members)
@@ -149,6 +159,29 @@ void run_operator(const std::string& op, const std::map<std::string, PyTensor>& 
         b.desc.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(b.desc).value_or(0);
         auto [it, inserted] = c.tensors.emplace(member, std::move(b));
         data[&it->second] = reinterpret_cast<void*>(address);
+        Buffer& nb4 = it->second;
+        if (qdml::is_4bit(nb4.desc.DataType)) {
+            Nibbles n{{}, reinterpret_cast<std::uint8_t*>(address), nb4.desc, nb4.is_output};
+            n.array_desc.DataType = npy_storage_type(nb4.desc.DataType);  // the array: one byte an element
+            nb4.desc.Strides.reset();
+            nb4.desc.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(nb4.desc).value_or(0);
+            n.packed.assign(static_cast<std::size_t>((nb4.desc.TotalTensorSizeInBytes + 7) / 8), 0);
+            auto* bytes = reinterpret_cast<std::uint8_t*>(n.packed.data());
+            if (!n.is_output) {
+                const int lo = nb4.desc.DataType == qdml::TensorDataType::Int4 ? -8 : 0;
+                std::uint64_t i = 0;
+                for_each_element(n.array_desc, [&](std::uint64_t off) {
+                    const int v = lo < 0 ? static_cast<std::int8_t>(n.array[off]) : n.array[off];
+                    if (v < lo || v > lo + 15)
+                        throw InputError(op, member + ": element " + std::to_string(i) + " is " + std::to_string(v) +
+                                                 ", not a " + type_name + " value (" + std::to_string(lo) + ".." +
+                                                 std::to_string(lo + 15) + ")");
+                    qdml::NibbleView<false, 1>::write(bytes, i++, v);
+                });
+            }
+            data[&nb4] = bytes;
+            nibbles.emplace(&nb4, std::move(n));
+        }
     }
     for (const auto& m : spec.members)
         if (m.kind != MemberKind::Optional && !c.tensors.count(std::string(m.name)))
@@ -156,6 +189,17 @@ void run_operator(const std::string& op, const std::map<std::string, PyTensor>& 
     const AnyDesc d = detail::build_desc(c, [&](Buffer& b) { return qdml::Tensor{b.desc, data.at(&b), 0}; });
     nb::gil_scoped_release unlocked;  // the caller's arrays stay referenced for the call
     run_desc(d, options);
+    for (auto& [b, n] : nibbles) {
+        if (!n.is_output) continue;
+        const bool is_signed = b->desc.DataType == qdml::TensorDataType::Int4;
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(n.packed.data());
+        std::uint64_t i = 0;
+        for_each_element(n.array_desc, [&](std::uint64_t off) {
+            const std::int32_t v = is_signed ? qdml::NibbleView<true, 1>::read(bytes, i) : qdml::NibbleView<false, 1>::read(bytes, i);
+            n.array[off] = static_cast<std::uint8_t>(v);
+            ++i;
+        });
+    }
 }
 
 nb::dlpack::dtype dlpack_dtype(qdml::TensorDataType t) {
@@ -194,7 +238,10 @@ std::vector<nb::ndarray<nb::numpy>> run_case_file(const std::string& path, const
             throw InputError(path, e.what());  // "<file>: OPERATOR: Member: rule", as qdml run says
         }
         for (const auto& member : output_members(c)) {
-            const Buffer& out = c.tensors.at(member);
+            const Buffer* outp = &c.tensors.at(member);
+            Buffer unpacked;  // a 4-bit output: one element a byte, as its .npy holds it
+            if (qdml::is_4bit(outp->desc.DataType)) outp = &(unpacked = detail::unpack_4bit(*outp));
+            const Buffer& out = *outp;
             out_descs.push_back(out.desc);
             auto& p = *packed.emplace_back(std::make_unique<std::vector<std::uint8_t>>());
             const std::uint64_t es = qdml::element_size(out.desc.DataType);

@@ -59,7 +59,7 @@ Error.__module__ = __name__  # shown as qdml.Error
 __all__ = [
     "Error", "element_wise_dequantize_linear", "element_wise_quantize_linear", "element_wise_quantized_linear_add",
     "quantized_linear_matrix_multiply", "quantized_linear_convolution", "element_wise_clip",
-    "matrix_multiply_integer", "convolution_integer", "element_wise_clip1", "matrix_multiply_integer_to_float", "dynamic_quantize_linear", "quantized_linear_average_pooling", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
+    "matrix_multiply_integer", "convolution_integer", "element_wise_clip1", "matrix_multiply_integer_to_float", "dynamic_quantize_linear", "quantized_linear_average_pooling", "quantize", "dequantize", "write_case", "run_case", "DEFAULT_IMPLEMENTATION", "DEFAULT_MAX_WORK", "IMPLEMENTATIONS",
     "LATEST_FEATURE_LEVEL", "DEFAULT_FIDELITY", "FIDELITIES",
 ]
 
@@ -407,6 +407,102 @@ def dynamic_quantize_linear(*, InputTensor, OutputTensor=None, OutputScaleTensor
     return outs["OutputTensor"], outs["OutputScaleTensor"], outs["OutputZeroPointTensor"]
 
 
+# QUANTIZE and DEQUANTIZE's 4-bit types: numpy has none, so their arrays are
+# int8 (INT4) or uint8 (UINT4), one element an entry; qdml packs them two a byte.
+_QUANTIZED_TYPES = {"INT8": np.int8, "UINT8": np.uint8, "INT4": np.int8, "UINT4": np.uint8}
+
+
+def _quantized_type(op, member, given, dtype):
+    """The DML type name of the quantized side: `given` ("INT8", "UINT8", "INT4", "UINT4"),
+    else the numpy dtype's (int8, uint8)."""
+    if given is None:
+        if dtype is None:
+            return None
+        given = _TYPES.get(np.dtype(dtype))
+        if given not in ("INT8", "UINT8"):
+            raise Error(f"{op}: {member}: dtype {np.dtype(dtype).name} is not a quantized type (int8, uint8; "
+                        "for 4 bits give the type name: 'INT4' or 'UINT4')")
+        return given
+    if given not in _QUANTIZED_TYPES:
+        raise Error(f"{op}: {member}: {given!r} is none of {', '.join(_QUANTIZED_TYPES)}")
+    return given
+
+
+def _qdq(op, InputTensor, QuantizationTensors, QuantizationType, OutputTensor, qtype_name, impl, feature_level,
+         fidelity, threads):
+    quantize = op == "QUANTIZE"
+    x = _array(op, "InputTensor", InputTensor)
+    qts = list(QuantizationTensors) if isinstance(QuantizationTensors, (list, tuple)) else [QuantizationTensors]
+    if not 1 <= len(qts) <= 2:
+        raise Error(f"{op}: QuantizationTensors: give [scale] or [scale, zero_point], got {len(qts)} tensors")
+    if QuantizationType is None:
+        QuantizationType = "SCALE_ZERO_POINT" if len(qts) == 2 else "SCALE"
+    params = {"QuantizationType": QuantizationType}
+    t = {}
+    for k, a in enumerate(qts):
+        m = f"QuantizationTensors[{k}]"
+        a = _array(op, m, a)
+        if a.ndim < x.ndim:  # fewer dimensions: right-aligned, leading sizes 1
+            a = a.reshape((1,) * (x.ndim - a.ndim) + a.shape)
+        t[m] = a
+    zp = t.get("QuantizationTensors[1]")
+    if quantize:
+        out_dtype = OutputTensor.dtype if isinstance(OutputTensor, np.ndarray) else (
+            OutputTensor if OutputTensor is not None else (None if zp is None else zp.dtype))
+        qname = _quantized_type(op, "OutputTensor", qtype_name, out_dtype)
+        if qname is None:
+            raise Error(f"{op}: OutputTensor: give its type (OutputType='UINT8', 'INT4', ... or OutputTensor=np.uint8 "
+                        "or an array): there is no zero point to take it from")
+        out_shape, out_np = x.shape, _QUANTIZED_TYPES[qname]
+        quantized = ["OutputTensor", "QuantizationTensors[1]"]
+    else:
+        qname = _quantized_type(op, "InputTensor", qtype_name, x.dtype)
+        out_shape, out_np = x.shape, t["QuantizationTensors[0]"].dtype
+        quantized = ["InputTensor", "QuantizationTensors[1]"]
+    if OutputTensor is None or not isinstance(OutputTensor, np.ndarray):
+        OutputTensor = np.empty(out_shape, out_np)
+    o = _array(op, "OutputTensor", OutputTensor)
+    if not o.flags.writeable:
+        raise Error(f"{op}: OutputTensor: the array is read-only")
+    t["InputTensor"], t["OutputTensor"] = x, o
+    descs = {}
+    for m, a in t.items():
+        d = _tensor(op, m, a)
+        if m in quantized and qname in ("INT4", "UINT4"):
+            if a.dtype != np.dtype(_QUANTIZED_TYPES[qname]):
+                raise Error(f"{op}: {m}: a {qname} tensor is a {np.dtype(_QUANTIZED_TYPES[qname]).name} array "
+                            f"(one element an entry), got {a.dtype.name}")
+            d = (qname,) + d[1:]
+        descs[m] = d
+    _qdml.run_operator(op, descs, json.dumps(params, allow_nan=False), impl, feature_level, fidelity or "",
+                       _threads(op, threads, impl))
+    return OutputTensor
+
+
+def quantize(*, InputTensor, QuantizationTensors, QuantizationType=None, OutputTensor=None, OutputType=None,
+             impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
+    """DML_QUANTIZE (feature level 6.3): saturate(rne(x / scale) + zero_point), one float32
+    division, NaN to the type's low end (docs/semantics.md section 17). QuantizationTensors:
+    [scale] or [scale, zero_point]; each with Input's number of dimensions (fewer: leading 1s)
+    and sizes that divide Input's (one value per block: (1, 1) per tensor, (N, K // 32) blocks
+    of 32 along K). QuantizationType: "SCALE" or "SCALE_ZERO_POINT" (default by the count;
+    SCALE's zero point is 8 for UINT4, 128 for UINT8, 0 for the signed types). OutputType:
+    "INT8", "UINT8", "INT4" or "UINT4" (default: the zero point's or OutputTensor's dtype);
+    a 4-bit tensor is an int8 (INT4) or uint8 (UINT4) array, one element an entry."""
+    return _qdq("QUANTIZE", InputTensor, QuantizationTensors, QuantizationType, OutputTensor, OutputType, impl,
+                feature_level, fidelity, threads)
+
+
+def dequantize(*, InputTensor, QuantizationTensors, QuantizationType=None, OutputTensor=None, InputType=None,
+               impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
+    """DML_DEQUANTIZE (feature level 6.3): float32(x - zero_point) * scale per block, the
+    output the scale's dtype (float32 or float16). QuantizationTensors and QuantizationType as
+    quantize's. InputType: "INT4" or "UINT4" for a 4-bit input (an int8 or uint8 array, one
+    element an entry; the zero point likewise), else the input's dtype (int8, uint8)."""
+    return _qdq("DEQUANTIZE", InputTensor, QuantizationTensors, QuantizationType, OutputTensor, InputType, impl,
+                feature_level, fidelity, threads)
+
+
 def convolution_integer(*, InputTensor, FilterTensor, InputZeroPointTensor=None, FilterZeroPointTensor=None,
                         OutputTensor=None, Strides=None, Dilations=None, StartPadding=None, EndPadding=None,
                         GroupCount=None, DimensionCount=None, impl=DEFAULT_IMPLEMENTATION, feature_level="latest",
@@ -491,6 +587,9 @@ def write_case(path, operator, tensors, params=None, expected=None):
     op = operator.upper()
     params = _params(**(params or {}))
     _check_members(op, tensors, params)
+    if op in ("QUANTIZE", "DEQUANTIZE"):
+        raise Error(f"{op}: write_case does not write its QuantizationTensors list or 4-bit tensors yet "
+                    "(write its case.json by hand: docs/case-format.md)")
     if sum(kind == "output" for _, kind in _qdml.operators()[op][0]) > 1:
         raise Error(f"{op}: write_case writes operators of one output; {op} has several "
                     "(write its case.json by hand: docs/case-format.md, 'expected' keyed by output member)")

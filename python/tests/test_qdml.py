@@ -866,3 +866,50 @@ def test_a_forked_child_computes_on_threads_of_its_own():
             os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+
+
+def test_quantize_dequantize_4bit_hand_computed():
+    # The UINT4 example of tests/test_quantize.cpp: scale [1, 0.5] in two blocks of four, SCALE
+    # (zero point 8): [8, 10, 10, 6, 15, 0, 15, 14] (ties to even, saturation).
+    x = np.array([0.5, 1.5, 2.5, -2.5, 100, -100, 7, 3], np.float32)
+    s = np.array([1, 0.5], np.float32)
+    for impl in qdml.IMPLEMENTATIONS:
+        y = qdml.quantize(InputTensor=x, QuantizationTensors=[s], OutputType="UINT4", impl=impl)
+        assert y.dtype == np.uint8 and y.tolist() == [8, 10, 10, 6, 15, 0, 15, 14]
+        # back: (q - 8) * s per block
+        z = qdml.dequantize(InputTensor=y, QuantizationTensors=[s], InputType="UINT4", impl=impl)
+        assert z.dtype == np.float32 and z.tolist() == [0, 2, 2, -2, 3.5, -4, 3.5, 3]
+    # INT4 with a zero point of -3 per tensor (a 0-d array, right-aligned): NaN -> -8, 2.5 -> -1,
+    # -2.5 -> -5, 100 -> 7; into a strided (every other element) int8 array in place.
+    out = np.full(8, 99, np.int8)
+    r = qdml.quantize(InputTensor=np.array([np.nan, 2.5, -2.5, 100], np.float32),
+                      QuantizationTensors=[np.float32(1), np.int8(-3)], OutputType="INT4", OutputTensor=out[::2])
+    assert r.base is out and out.tolist() == [-8, 99, -1, 99, -5, 99, 7, 99]
+    # 2-D blocks: a (2, 4) INT4 input, scale and zero point (1, 2): columns 0-1 s 0.5 zp 1, 2-3 s 2 zp -2.
+    q = np.array([[-8, 7, 0, 1], [3, -1, -8, 7]], np.int8)
+    y = qdml.dequantize(InputTensor=q, QuantizationTensors=[np.array([[0.5, 2]], np.float32),
+                                                            np.array([[1, -2]], np.int8)], InputType="INT4")
+    assert y.tolist() == [[-4.5, 3, 4, 6], [1, -1, -12, 18]]
+    # UINT8 SCALE: zero point 128
+    assert qdml.dequantize(InputTensor=np.array([0, 128, 255], np.uint8),
+                           QuantizationTensors=[np.float32(0.5)]).tolist() == [-64, 0, 63.5]
+
+
+def test_quantize_dequantize_refusals():
+    x = np.zeros(8, np.float32)
+    with pytest.raises(qdml.Error, match=r"^QUANTIZE: InputTensor: element 0 is 9, not a INT4 value|"
+                                         r"^DEQUANTIZE: InputTensor: element 0 is 9, not a INT4 value"):
+        qdml.dequantize(InputTensor=np.full(4, 9, np.int8), QuantizationTensors=[np.float32(1)], InputType="INT4")
+    with pytest.raises(qdml.Error, match=r"^QUANTIZE: OutputTensor: a UINT4 tensor is a uint8 array"):
+        qdml.quantize(InputTensor=x, QuantizationTensors=[np.float32(1)], OutputType="UINT4",
+                      OutputTensor=np.zeros(8, np.int8))
+    with pytest.raises(qdml.Error, match=r"^QUANTIZE: OutputTensor: give its type"):
+        qdml.quantize(InputTensor=x, QuantizationTensors=[np.float32(1)])
+    with pytest.raises(qdml.Error, match=r"^QUANTIZE: QuantizationTensors\[0\]: Sizes \{3\} must divide"):
+        qdml.quantize(InputTensor=x, QuantizationTensors=[np.ones(3, np.float32)], OutputType="INT8")
+    with pytest.raises(qdml.Error, match=r"^QUANTIZE: QuantizationType: NONE"):
+        qdml.quantize(InputTensor=x, QuantizationTensors=[np.float32(1)], OutputType="INT8", QuantizationType="NONE")
+    with pytest.raises(qdml.Error, match=r"^DEQUANTIZE: operator: requires DML_FEATURE_LEVEL 6.3"):
+        qdml.dequantize(InputTensor=np.zeros(2, np.int8), QuantizationTensors=[np.float32(1)], feature_level="6.2")
+    with pytest.raises(qdml.Error, match=r"^QUANTIZE: write_case does not write"):
+        qdml.write_case("/nonexistent/c.json", "QUANTIZE", {"InputTensor": x})
