@@ -1,4 +1,4 @@
-// QUANTIZE and DEQUANTIZE (docs/semantics.md section 17), with UINT4/INT4
+// QUANTIZE and DEQUANTIZE (docs/semantics.md section 18), with UINT4/INT4
 // tensors. Every expected value below is derived by hand from
 //   QUANTIZE:   Output[i] = Q(x / s, zp)   (one binary32 division, NaN to the low end, ties to even, saturated)
 //   DEQUANTIZE: Output[i] = fp32(x - zp) * s
@@ -103,7 +103,7 @@ TEST_CASE("QUANTIZE to INT4: NaN to -8, ties to even, saturation, a zero point",
     qdml::reference::run(op.d);
     CHECK(Bytes(out.begin(), out.begin() + 5) == Bytes{0xF8, 0x7B, 0xD8, 0xDF, 0x87});
     CHECK(qdml::exact::check_exact(op.d).differences.empty());
-    // The same bits in the exact profile (one rule: section 17).
+    // The same bits in the exact profile (one rule: section 18).
     Bytes again(8, 0);
     op.d.OutputTensor = {desc(DT::Int4, {10}), again.data()};
     qdml::reference::run(op.d, qdml::FeatureLevel::Latest, qdml::Fidelity::Exact);

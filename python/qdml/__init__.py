@@ -482,7 +482,7 @@ def _qdq(op, InputTensor, QuantizationTensors, QuantizationType, OutputTensor, q
 def quantize(*, InputTensor, QuantizationTensors, QuantizationType=None, OutputTensor=None, OutputType=None,
              impl=DEFAULT_IMPLEMENTATION, feature_level="latest", fidelity=None, threads=None):
     """DML_QUANTIZE (feature level 6.3): saturate(rne(x / scale) + zero_point), one float32
-    division, NaN to the type's low end (docs/semantics.md section 17). QuantizationTensors:
+    division, NaN to the type's low end (docs/semantics.md section 18). QuantizationTensors:
     [scale] or [scale, zero_point]; each with Input's number of dimensions (fewer: leading 1s)
     and sizes that divide Input's (one value per block: (1, 1) per tensor, (N, K // 32) blocks
     of 32 along K). QuantizationType: "SCALE" or "SCALE_ZERO_POINT" (default by the count;

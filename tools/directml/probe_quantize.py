@@ -4,7 +4,7 @@
 Runs probe cases through dmlrun (tools/directml/run.sh; DMLRUN_BUILD must
 name a dmlrun built from this checkout: its direct path runs both operators
 and their UINT4/INT4 tensors) and prints, for each, how many elements each
-candidate formula gets wrong (docs/semantics.md section 17 states the ones
+candidate formula gets wrong (docs/semantics.md section 18 states the ones
 with none wrong):
 
 - QUANTIZE near ties of x / s (1024 inputs whose quotient and x * (1/s)

@@ -326,7 +326,7 @@ void check(const ElementWiseQuantizeLinear<TIn, TOut>& op, Report& r, Fidelity f
     }, r, f);
 }
 
-/// QUANTIZE (docs/semantics.md section 17): section 11's exact profile per
+/// QUANTIZE (docs/semantics.md section 18): section 11's exact profile per
 /// block, the same in both profiles.
 template <class TIn, class TOut>
 void check(const Quantize<TIn, TOut>& op, Report& r, Fidelity f) {
@@ -343,7 +343,7 @@ void check(const Quantize<TIn, TOut>& op, Report& r, Fidelity f) {
     }, r, f);
 }
 
-/// DEQUANTIZE (section 17): section 3's exact profile per block, the same in both profiles.
+/// DEQUANTIZE (section 18): section 3's exact profile per block, the same in both profiles.
 template <class TIn, class TOut>
 void check(const Dequantize<TIn, TOut>& op, Report& r, Fidelity f) {
     compare(op.OutputTensor, [&](const auto& i) {

@@ -76,7 +76,7 @@ inline void validate_directml(const ElementWiseDequantizeLinearDesc&) {}
 inline void validate_directml(const ElementWiseQuantizedLinearAddDesc&) {}
 inline void validate_directml(const ElementWiseQuantizeLinearDesc&) {}
 inline void validate_directml(const DynamicQuantizeLinearDesc&) {}
-inline void validate_directml(const QuantizeDesc&) {}    // validate() is DirectML's own (section 17)
+inline void validate_directml(const QuantizeDesc&) {}    // validate() is DirectML's own (section 18)
 inline void validate_directml(const DequantizeDesc&) {}
 
 inline void validate_directml(const QuantizedLinearMatrixMultiplyDesc& d) {

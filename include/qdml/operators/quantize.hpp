@@ -4,7 +4,7 @@
 //   DEQUANTIZE: Output = fp32(Input - ZeroPoint[b(i)]) * Scale[b(i)]
 // with b(i) the block of element i (each QuantizationTensors size divides
 // the Input's), and INT4/UINT4 among the quantized types (docs/semantics.md
-// section 17).
+// section 18).
 #pragma once
 
 #include <array>
@@ -77,7 +77,7 @@ inline void validate(const DequantizeDesc& d, FeatureLevel level = FeatureLevel:
 namespace detail {
 /// The zero point a SCALE desc implies: 2^(bits-1) for an unsigned quantized
 /// type (8 for UINT4, 128 for UINT8), 0 for a signed one (DirectML 1.15.4,
-/// docs/semantics.md section 17).
+/// docs/semantics.md section 18).
 template <class TQ>
 constexpr std::int32_t implied_zero_point() noexcept {
     return value_range<TQ>::lo == 0 ? static_cast<std::int32_t>((value_range<TQ>::hi + 1) / 2) : 0;

@@ -1,5 +1,5 @@
 // qdml/reference/quantize.hpp - the oracle of QUANTIZE and DEQUANTIZE
-// (docs/semantics.md section 17), with b = i / block (each dimension's block
+// (docs/semantics.md section 18), with b = i / block (each dimension's block
 // = InputTensor's size / the scale's) and zp the zero point tensor's value
 // at b, or, for SCALE, 2^(bits-1) for an unsigned quantized type and 0 for a
 // signed one:

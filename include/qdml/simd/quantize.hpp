@@ -1,5 +1,5 @@
 // qdml/simd/quantize.hpp - the Implementation::Simd entries of QUANTIZE and
-// DEQUANTIZE (docs/semantics.md section 17). They have no vector path yet:
+// DEQUANTIZE (docs/semantics.md section 18). They have no vector path yet:
 // they compute reference/quantize.hpp's scalar loops, and path() says so
 // ("scalar").
 #pragma once
