@@ -43,7 +43,7 @@ float average_pooling_window(const QuantizedLinearAveragePooling<T>& op, const I
                     p[k] = static_cast<std::uint32_t>(pk);
                 }
                 if (!inside) continue;  // padding: adds nothing
-                sum = sum + dequantize(X[{i[0], i[1], p[0], p[1], p[2]}], x_zp, x_scale);
+                sum = sum + qdml::dequantize(X[{i[0], i[1], p[0], p[1], p[2]}], x_zp, x_scale);
                 ++taps;
             }
     const std::uint64_t count =
@@ -67,7 +67,7 @@ void quantized_linear_average_pooling(const QuantizedLinearAveragePooling<T>& op
         const std::int32_t x_zp = op.InputZeroPointTensor ? std::int32_t{(*op.InputZeroPointTensor)[i]} : 0;
         const std::int32_t y_zp = op.OutputZeroPointTensor ? std::int32_t{(*op.OutputZeroPointTensor)[i]} : 0;
         const float v = detail::average_pooling_window(op, i, x_zp, op.InputScaleTensor[i]) / op.OutputScaleTensor[i];
-        op.OutputTensor[i] = f == Fidelity::DirectML && std::isnan(v) ? nan_out : quantize<T>(v, y_zp);
+        op.OutputTensor[i] = f == Fidelity::DirectML && std::isnan(v) ? nan_out : qdml::quantize<T>(v, y_zp);
     });
 }
 
