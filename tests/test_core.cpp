@@ -779,9 +779,13 @@ TEST_CASE("data types: name, parse_data_type, element_size", "[core][names]") {
     CHECK(static_cast<std::uint32_t>(DT::Int8) == 8);
     CHECK(static_cast<std::uint32_t>(DT::Int64) == 11);
     CHECK(qdml::name(DT::Unknown) == "UNKNOWN");
-    CHECK(qdml::name(static_cast<DT>(12)) == "UNKNOWN");
+    CHECK(qdml::name(static_cast<DT>(12)) == "UINT4");  // DML_TENSOR_DATA_TYPE_UINT4 (FL 6.3)
+    CHECK(qdml::name(static_cast<DT>(13)) == "INT4");
+    CHECK(qdml::name(static_cast<DT>(14)) == "UNKNOWN");
+    CHECK(qdml::element_size(DT::UInt4) == 0);  // no byte of its own: element_bits 4
+    CHECK(qdml::element_bits(DT::Int4) == 4);
     CHECK(qdml::element_size(DT::Unknown) == 0);
-    for (const char* bad : {"", "UNKNOWN", "uint8", "Int8", "INT4", "UINT8 ", " UINT8", "FLOAT", "BOOL", "DML_TENSOR_DATA_TYPE_INT8"}) {
+    for (const char* bad : {"", "UNKNOWN", "uint8", "Int8", "INT2", "uint4", "UINT8 ", " UINT8", "FLOAT", "BOOL", "DML_TENSOR_DATA_TYPE_INT8"}) {
         INFO("'" << bad << "'");
         CHECK_FALSE(qdml::parse_data_type(bad).has_value());
     }

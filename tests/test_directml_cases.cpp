@@ -209,6 +209,8 @@ std::vector<std::pair<const char*, std::optional<Tensor>*>> optional_members(Des
                 {"BiasTensor", &d.BiasTensor}};
     else if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearAveragePoolingDesc>)
         return {{"InputZeroPointTensor", &d.InputZeroPointTensor}, {"OutputZeroPointTensor", &d.OutputZeroPointTensor}};
+    else if constexpr (std::is_base_of_v<qdml::QuantizationDescBase, Desc>)  // the scale is required: present_tensors
+        return {{"QuantizationTensors[1]", &d.QuantizationTensors[1]}};
     else
         return {{"AZeroPointTensor", &d.AZeroPointTensor},
                 {"BZeroPointTensor", &d.BZeroPointTensor},
@@ -241,6 +243,9 @@ std::vector<Tensor*> present_tensors(Desc& d) {
     } else if constexpr (std::is_same_v<Desc, qdml::ConvolutionIntegerDesc>) {
         add(d.InputTensor);
         add(d.FilterTensor);
+    } else if constexpr (std::is_base_of_v<qdml::QuantizationDescBase, Desc>) {
+        add(d.InputTensor);
+        if (d.QuantizationTensors[0]) add(*d.QuantizationTensors[0]);
     } else if constexpr (std::is_same_v<Desc, qdml::QuantizedLinearAveragePoolingDesc>) {
         add(d.InputTensor);
         add(d.InputScaleTensor);
@@ -301,6 +306,14 @@ std::vector<std::function<void(Desc&)>> param_mutations() {
         m.push_back([](Desc& d) { d.GroupCount += 1; });
         m.push_back([](Desc& d) { d.DimensionCount = 1; });
         m.push_back([](Desc& d) { d.DimensionCount = 3; });
+    }
+    if constexpr (std::is_base_of_v<qdml::QuantizationDescBase, Desc>) {
+        using QT = qdml::QuantizationType;
+        m.push_back([](Desc& d) { d.QuantizationType = QT::None; });
+        m.push_back([](Desc& d) {
+            d.QuantizationType = d.QuantizationType == QT::Scale ? QT::ScaleZeroPoint : QT::Scale;
+        });
+        m.push_back([](Desc& d) { d.QuantizationType = static_cast<QT>(7); });
     }
     if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc>) {
         m.push_back([](Desc& d) { d.Min = std::numeric_limits<float>::quiet_NaN(); });

@@ -4,6 +4,7 @@
 // through qdml::run and through qdml::dml::execute.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <optional>
 #include <vector>
@@ -142,6 +143,14 @@ public:
         std::memcpy(&s.Max, d.Max.Bytes, sizeof s.Max);
         op = {DML_OPERATOR_ELEMENT_WISE_CLIP1, &s};
     }
+    explicit DmlOp(const qdml::QuantizeDesc& d) {
+        fill_quantization(quantize_op_, d);
+        op = {DML_OPERATOR_QUANTIZE, &quantize_op_};
+    }
+    explicit DmlOp(const qdml::DequantizeDesc& d) {
+        fill_quantization(dequantize_op_, d);
+        op = {DML_OPERATOR_DEQUANTIZE, &dequantize_op_};
+    }
     DmlOp(const DmlOp&) = delete;
     DmlOp& operator=(const DmlOp&) = delete;
 
@@ -169,6 +178,9 @@ private:
     DML_QUANTIZED_LINEAR_AVERAGE_POOLING_OPERATOR_DESC average_pooling_{};
     DML_ELEMENT_WISE_CLIP_OPERATOR_DESC clip_{};
     DML_ELEMENT_WISE_CLIP1_OPERATOR_DESC clip1_{};
+    DML_QUANTIZE_OPERATOR_DESC quantize_op_{};
+    DML_DEQUANTIZE_OPERATOR_DESC dequantize_op_{};
+    std::array<DML_TENSOR_DESC, 2> quantization_tensors_{};  // QuantizationTensors: one array of descs
 
     const UINT* array(const std::uint32_t* p, std::size_t n) { return arrays_.emplace_back(p, p + n).data(); }
 
@@ -200,6 +212,18 @@ private:
         s.InputTensor = add(d.InputTensor);
         s.ScaleTensor = add(d.ScaleTensor);
         s.ZeroPointTensor = add(d.ZeroPointTensor);
+        s.OutputTensor = add(d.OutputTensor);
+    }
+    /// QUANTIZE and DEQUANTIZE: the present QuantizationTensors, in order, as one array.
+    template <class S>
+    void fill_quantization(S& s, const qdml::QuantizationDescBase& d) {
+        s.InputTensor = add(d.InputTensor);
+        s.QuantizationType = static_cast<DML_QUANTIZATION_TYPE>(d.QuantizationType);
+        UINT n = 0;
+        for (const auto& t : d.QuantizationTensors)
+            if (t) quantization_tensors_[n++] = *add(*t);
+        s.QuantizationTensorCount = n;
+        s.QuantizationTensors = n != 0 ? quantization_tensors_.data() : nullptr;
         s.OutputTensor = add(d.OutputTensor);
     }
     template <class S, class D>

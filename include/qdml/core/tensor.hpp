@@ -127,8 +127,8 @@ inline std::optional<std::uint64_t> min_buffer_elements(const TensorDesc& d) noe
 /// last byte whole); nullopt on overflow.
 inline std::optional<std::uint64_t> calc_buffer_tensor_size(const TensorDesc& d) noexcept {
     const auto elems = min_buffer_elements(d);
-    const std::uint64_t bits = element_bits(d.DataType);
-    if (!elems || bits == 0 || *elems > (std::numeric_limits<std::uint64_t>::max() - 31) / bits)
+    const std::uint64_t es = element_size(d.DataType);  // 0 for the 4-bit types: half a byte each never overflows
+    if (!elems || element_bits(d.DataType) == 0 || (es != 0 && *elems > (std::numeric_limits<std::uint64_t>::max() - 3) / es))
         return std::nullopt;
     return (byte_count(d.DataType, *elems) + 3) & ~std::uint64_t{3};
 }
