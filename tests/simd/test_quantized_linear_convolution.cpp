@@ -197,14 +197,10 @@ void check_all_paths(Problem& p) {
         });
 }
 
-/// CONVOLUTION_INTEGER on the problem's input, filter and zero points (an
-/// INT32 output of the output's sizes and layout, between guards): the
-/// reference, then every path in both profiles (the same sums), every other
-/// run on a thread pool (simd/convolution_integer.hpp: the GEMM engine's
-/// int32 store on a patch matrix); requires identical output buffers.
-void check_integer_paths(Problem& p) {
-    p.build();
-    INFO("CONVOLUTION_INTEGER: " << p.describe());
+/// CONVOLUTION_INTEGER on the built problem's input, filter and zero points,
+/// its INT32 output (the output's sizes and layout) in `out`, sized here
+/// (between guards, sentinel-filled).
+qdml::ConvolutionIntegerDesc integer_desc(const Problem& p, qtest::GuardedBuffer& out) {
     qdml::ConvolutionIntegerDesc d;
     d.InputTensor = p.d.InputTensor;
     d.InputZeroPointTensor = p.d.InputZeroPointTensor;
@@ -217,7 +213,6 @@ void check_integer_paths(Problem& p) {
     TensorDesc od = p.d.OutputTensor.Desc;
     od.DataType = DT::Int32;
     od.TotalTensorSizeInBytes = qdml::calc_buffer_tensor_size(od).value_or(0);
-    qtest::GuardedBuffer out;
     out.assign(*qdml::min_buffer_elements(od) * sizeof(std::int32_t));
     d.OutputTensor = {od, out.data()};
     d.DimensionCount = p.d.DimensionCount;
@@ -226,6 +221,18 @@ void check_integer_paths(Problem& p) {
     d.StartPadding = p.d.StartPadding;
     d.EndPadding = p.d.EndPadding;
     d.GroupCount = p.d.GroupCount;
+    return d;
+}
+
+/// CONVOLUTION_INTEGER on the problem (integer_desc): the reference, then
+/// every path in both profiles (the same sums), every other run on a thread
+/// pool (simd/convolution_integer.hpp: the convolution forms with the
+/// engine's int32 store); requires identical output buffers.
+void check_integer_paths(Problem& p) {
+    p.build();
+    INFO("CONVOLUTION_INTEGER: " << p.describe());
+    qtest::GuardedBuffer out;
+    const qdml::ConvolutionIntegerDesc d = integer_desc(p, out);
     qdml::validate(d);
     qtest::gemm_paths::require_same_in_both_profiles(
         out,
@@ -412,6 +419,7 @@ TEST_CASE("simd conv: the issue's shapes in small (1x1, 3x3 s1/s2, 7x7 s2 p3, de
                 p.fill([&] { return rng.byte(); });
                 random_scales(p, rng);
                 check_all_paths(p);
+                if (mix < 4) check_integer_paths(p);  // (the output type aside, mixes 4-7 repeat 0-3)
             }
 }
 
@@ -459,6 +467,7 @@ TEST_CASE("simd conv: the input-as-left-operand (NHWC) form: Cin around 4 and 64
         if (iter % 4 == 1) std::fill(p.f_zp.begin(), p.f_zp.end(), p.tf == DT::Int8 ? 0 : 128);  // no patch sums
         random_scales(p, rng);
         check_all_paths(p);
+        check_integer_paths(p);  // the same forms with the int32 store
     }
 }
 
@@ -502,6 +511,7 @@ TEST_CASE("simd conv: the vector NHWC form: 8-pixel blocks read in place with an
         random_scales(p, rng);
         REQUIRE(p.out_size(1) == ow);
         check_all_paths(p);
+        check_integer_paths(p);  // the same forms with the int32 store
     }
 }
 
@@ -526,6 +536,7 @@ TEST_CASE("simd conv: output size 1, padding larger than the kernel, one-pixel i
         p.fill([&] { return rng.byte(); });
         random_scales(p, rng);
         check_all_paths(p);
+        check_integer_paths(p);
     }
 }
 
@@ -547,6 +558,7 @@ TEST_CASE("simd conv: huge dilation and padding (a padded copy would be 10^10 el
         p.fill([&] { return rng.byte(); });
         random_scales(p, rng);
         check_all_paths(p);
+        check_integer_paths(p);
     }
 }
 

@@ -217,15 +217,16 @@ QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::DequantizeDesc)
 #endif
 
 // The GEMM engine's int32 driver (simd::detail::run_matmul over a
-// MatrixMultiplyInteger, the 4 8-bit mixes) serves three operators:
-// MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER (the filter by the patch
-// matrix) and MATRIX_MULTIPLY_INTEGER_TO_FLOAT's exact profile. A program
+// MatrixMultiplyInteger, the 4 8-bit mixes) serves two operators:
+// MATRIX_MULTIPLY_INTEGER and MATRIX_MULTIPLY_INTEGER_TO_FLOAT's exact
+// profile (CONVOLUTION_INTEGER runs the convolution forms, conv/). A program
 // that compiles their dispatch once can also compile it once: with
 // QDML_EXTERN_INTEGER_MATMUL defined in all of its translation units, it is
 // declared as made elsewhere, and one translation unit writes
 // QDML_INSTANTIATE_INTEGER_MATMUL() (qdml's own programs: in
-// src/dispatch_matrix_multiply_integer.cpp; it saves the engine's second and
-// third copies, about 45 s of g++ 12 -O3 CPU in each build of the dispatch).
+// src/dispatch_matrix_multiply_integer.cpp; it saves the engine's second
+// copy in each build of the dispatch: with the third, CONVOLUTION_INTEGER's
+// former patch matrix, about 45 s of g++ 12 -O3 CPU).
 #define QDML_DETAIL_INTEGER_MATMUL_INSTANCE(EXT, TA, TB)                                                  \
     EXT template void qdml::simd::detail::run_matmul<qdml::MatrixMultiplyInteger<TA, TB>>(              \
         const qdml::MatrixMultiplyInteger<TA, TB>&, qdml::simd::Isa, const qdml::simd::gemm::RequantSpec&, \

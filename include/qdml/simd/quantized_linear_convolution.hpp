@@ -142,8 +142,7 @@ void prepare_group(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, con
     s.b_scale.assign(1, op.InputScaleTensor[zero]);
     s.out_zp.assign(1, op.OutputZeroPointTensor ? std::int32_t{(*op.OutputZeroPointTensor)[zero]} : 0);
     s.out_scale.assign(1, op.OutputScaleTensor[zero]);
-    s.out_lo = std::numeric_limits<TOut>::min();
-    s.out_hi = std::numeric_limits<TOut>::max();
+    out_spec<TOut>(s);
     s.directml = f.directml;  // ((acc * FilterScale[oc]) * InputScale) / OutputScale: the row's scale first
     s.col_scale_first = false;
     // The row constants need the epilogue's mode and flags, which the spec alone fixes.
@@ -253,31 +252,32 @@ void copy_padded(const TensorView<const TIn, 4>& X, const Geometry& g, std::uint
 }
 
 /// Rows [m0, m1) of the scratch output of the stride-1 form (Cout/G rows of
-/// `wide` columns, output row oy at oy * Wp) into image n's output channels
-/// oc0 + m0.. (any strides).
+/// `wide` TOut elements, output row oy at oy * Wp) into image n's output
+/// channels oc0 + m0.. (any strides).
 template <class TOut>
 void copy_out(const std::uint8_t* scratch, std::size_t wide, std::size_t Wp, const Geometry& g,
               const TensorView<TOut, 4>& Out, std::uint32_t n, std::uint32_t oc0, std::uint32_t m0,
               std::uint32_t m1) noexcept {
+    constexpr std::size_t E = sizeof(TOut);
     const std::uint64_t s1 = Out.strides[1], s2 = Out.strides[2], s3 = Out.strides[3];
     TOut* image = &Out[{n, oc0, 0, 0}];
     if (s1 < s3 && s1 < s2) {  // channels inner (NHWC): write each pixel's channels in order
         for (std::uint32_t y = 0; y < g.oH; ++y)
             for (std::uint32_t x = 0; x < g.oW; ++x) {
-                const std::uint8_t* src = scratch + std::size_t{y} * Wp + x;
+                const std::uint8_t* src = scratch + (std::size_t{y} * Wp + x) * E;
                 TOut* d = image + y * s2 + x * s3;
-                for (std::uint32_t m = m0; m < m1; ++m) std::memcpy(d + m * s1, src + m * wide, 1);
+                for (std::uint32_t m = m0; m < m1; ++m) std::memcpy(d + m * s1, src + m * wide * E, E);
             }
         return;
     }
     for (std::uint32_t m = m0; m < m1; ++m)
         for (std::uint32_t y = 0; y < g.oH; ++y) {
-            const std::uint8_t* src = scratch + m * wide + std::size_t{y} * Wp;
+            const std::uint8_t* src = scratch + (m * wide + std::size_t{y} * Wp) * E;
             TOut* d = image + m * s1 + y * s2;
             if (s3 == 1)
-                std::memcpy(d, src, g.oW);
+                std::memcpy(d, src, g.oW * E);
             else
-                for (std::uint32_t x = 0; x < g.oW; ++x) std::memcpy(d + x * s3, src + x, 1);
+                for (std::uint32_t x = 0; x < g.oW; ++x) std::memcpy(d + x * s3, src + x * E, E);
         }
 }
 
@@ -355,7 +355,7 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
             padded.resize(std::size_t{g.cin_g} * plane + 64);
             fill_border(g, op.EndPadding, Wp, plane, x_zp, padded.data());
         }
-        if (!direct_out) scratch.resize(std::size_t{g.cout_g} * wide);
+        if (!direct_out) scratch.resize(out_bytes<TOut>(std::size_t{g.cout_g} * wide));
         for (std::uint32_t group = g0; group < g1; ++group) {
             prepare_group(op, f, group, s, e);
             for (std::uint32_t n = 0; n < g.batch; ++n) {
@@ -369,7 +369,7 @@ void run(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Filter&
                 const std::uint64_t rs = direct_out ? Out.strides[1] : wide, cs = direct_out ? out_cs : 1;
                 for (std::size_t c0 = 0; c0 < wide; c0 += block) {
                     const std::size_t c1 = std::min(wide, c0 + block), readable = (c1 - c0 + 15) / 16 * 16;
-                    multiply_block(f.left[group], c0, c1, out + c0 * cs, rs, cs, [&](std::size_t k, TIn* buffer) {
+                    multiply_block(f.left[group], c0, c1, out + out_bytes<TOut>(c0 * cs), rs, cs, [&](std::size_t k, TIn* buffer) {
                         const std::size_t t = k % taps, ky = t / g.kW, kx = t % g.kW;
                         const std::size_t at = ky * g.dy * Wp + kx * g.dx + c0;
                         const TIn* src = plane_of(k / taps) + at;

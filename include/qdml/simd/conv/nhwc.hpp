@@ -21,7 +21,11 @@
 // point, so (a' - azp') is exactly 0 there.
 // Output rows are pixels: NHWC outputs are stored by the epilogue in place;
 // others go through a [pixel][channel] scratch, transposed out (NCHW) by
-// 16x16 byte blocks.
+// 16x16 byte blocks (8x8 blocks of int32).
+// The store is the output type's (TOut): 8 bits, the requantize epilogue
+// (QUANTIZED_LINEAR_CONVOLUTION); std::int32_t, the engine's int32 store of
+// the wrapped sums (CONVOLUTION_INTEGER, simd/convolution_integer.hpp:
+// out_spec; its scales are unused).
 #pragma once
 
 #include <algorithm>
@@ -30,6 +34,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "qdml/operators/quantized_linear_convolution.hpp"
@@ -41,6 +46,24 @@
 namespace qdml::simd::conv {
 
 using simd::kernel::transpose_bytes;
+
+/// The output's store for element type TOut (gemm/epilogue.hpp): an INT32
+/// output takes the engine's int32 store (the wrapped sums, no scale, no
+/// output zero point), an 8-bit one the requantize of `s`'s scales and zero
+/// points into TOut's range.
+template <class TOut>
+void out_spec(gemm::RequantSpec& s) noexcept {
+    s.out_lo = std::numeric_limits<TOut>::min();
+    s.out_hi = std::numeric_limits<TOut>::max();
+    s.int32_out = std::is_same_v<TOut, std::int32_t>;
+}
+
+/// The bytes of `count` output elements (the engine's output pointers and
+/// scratch rows are bytes; an element is sizeof(TOut) of them).
+template <class TOut>
+constexpr std::size_t out_bytes(std::size_t count) noexcept {
+    return count * sizeof(TOut);
+}
 
 /// A contiguous run of a pixel's patch in the padded NHWC buffer: `bytes`
 /// bytes from `offset` (bytes after the pixel's first tap), read in `steps`
@@ -235,24 +258,30 @@ inline void fill_nhwc_border(std::uint8_t* buf, std::size_t Hp, std::size_t Wp, 
     }
 }
 
-/// Channels [c0, c1) of a [pixel][channel] scratch of `Ng` channels per
-/// pixel into image n's output channels oc0 + c0.. (any strides; NCHW planes
-/// by transposition).
+/// Channels [c0, c1) of a [pixel][channel] scratch of `Ng` channels (TOut
+/// elements) per pixel into image n's output channels oc0 + c0.. (any
+/// strides; NCHW planes by transposition: the NHWC forms run on vector paths,
+/// AVX2 at least).
 template <class TOut>
 void store_pixels(const std::uint8_t* scratch, std::uint32_t Ng, const TensorView<TOut, 4>& Out, std::uint32_t n,
                   std::uint32_t oc0, std::uint32_t c0, std::uint32_t c1) noexcept {
+    constexpr std::size_t E = sizeof(TOut);
     const std::uint32_t oH = Out.sizes[2], oW = Out.sizes[3];
     const std::size_t P = std::size_t{oH} * oW;
     TOut* image = &Out[{n, oc0, 0, 0}];
     const std::uint64_t s1 = Out.strides[1], s2 = Out.strides[2], s3 = Out.strides[3];
     if (s3 == 1 && (oH == 1 || s2 == oW)) {  // channel planes (NCHW): a transposition
-        transpose_bytes(scratch + c0, Ng, reinterpret_cast<std::uint8_t*>(image + c0 * s1), s1, P, c1 - c0, 0);
+        if constexpr (E == 1)
+            transpose_bytes(scratch + c0, Ng, reinterpret_cast<std::uint8_t*>(image + c0 * s1), s1, P, c1 - c0, 0);
+        else
+            simd::kernel::transpose_elements<E>(scratch + c0 * E, Ng * E, image + c0 * s1, s1 * E, P, c1 - c0,
+                                                simd::Isa::Avx2);
         return;
     }
     for (std::uint32_t oy = 0; oy < oH; ++oy)
         for (std::uint32_t ox = 0; ox < oW; ++ox)
             for (std::uint32_t c = c0; c < c1; ++c)
-                std::memcpy(image + c * s1 + oy * s2 + ox * s3, scratch + (std::size_t{oy} * oW + ox) * Ng + c, 1);
+                std::memcpy(image + c * s1 + oy * s2 + ox * s3, scratch + ((std::size_t{oy} * oW + ox) * Ng + c) * E, E);
 }
 
 /// ra per output pixel (flat index oy * oW + ox) into `out`: the sum of its
@@ -303,8 +332,7 @@ void per_tensor_spec(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, T
     s.a_scale.assign(1, op.InputScaleTensor[zero]);
     s.out_zp.assign(1, op.OutputZeroPointTensor ? std::int32_t{(*op.OutputZeroPointTensor)[zero]} : 0);
     s.out_scale.assign(1, op.OutputScaleTensor[zero]);
-    s.out_lo = std::numeric_limits<TOut>::min();
-    s.out_hi = std::numeric_limits<TOut>::max();
+    out_spec<TOut>(s);
     s.directml = directml;  // ((acc * FilterScale[oc]) * InputScale) / OutputScale: the column's scale first
     s.col_scale_first = true;
 }
@@ -357,7 +385,7 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
     // Output: NHWC rows in place, else a [pixel][channel] scratch copied out.
     std::uint64_t pixel_stride = 0;
     const bool direct = Out.strides[1] == 1 && flat_stride(oH, oW, Out.strides[2], Out.strides[3], pixel_stride);
-    if (!direct) w.scratch.resize(P * Ng);
+    if (!direct) w.scratch.resize(out_bytes<TOut>(P * Ng));
     const std::size_t kx_rows = 32, a_stride[2] = {std::size_t{sx} * C, std::size_t{sx} * C};
     const gemm::Session session(simd::Isa::Amx);
     gemm::amx::Pending pd;
@@ -495,7 +523,7 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     per_tensor_spec(op, x_zp, directml, s);
     std::uint64_t pixel_stride = 0;
     const bool direct = Out.strides[1] == 1 && flat_stride(Out.sizes[2], oW, Out.strides[2], Out.strides[3], pixel_stride);
-    if (!direct) w.scratch.resize(P * Ng);
+    if (!direct) w.scratch.resize(out_bytes<TOut>(P * Ng));
     gemm::PackedLeft& pa = w.left;
     const std::uint32_t g0 = part.g0, g1 = std::min(part.g1, G), c0 = part.c0, c1 = std::min(part.c1, Ng);
     for (std::uint32_t group = g0; group < g1; ++group) {
@@ -560,7 +588,7 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                     gemm::pack_left(gemm::Matrix<std::uint8_t>{w.patches.data(), Kp, 1}, rows, Kp, isa, pa, how);
                 }
                 gemm::update_row_sums(pa, e);
-                e.out = out + m0 * out_rs;
+                e.out = out + out_bytes<TOut>(m0 * out_rs);
                 e.out_rs = out_rs;
                 e.out_cs = 1;
                 gemm::multiply_range<TOut>(pa, b, e, 0, rows, p0, p1, gemm::block_panels(b));

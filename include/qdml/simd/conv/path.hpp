@@ -3,7 +3,9 @@
 // condition holds computes the desc on that ISA path. The drivers dispatch on
 // select_form(), and qdml::describe() names it (`qdml run --verbose`).
 //
-//   1. Depthwise   one input channel per group (is_depthwise): the depthwise
+//   1. Depthwise   one input channel per group (is_depthwise) and an 8-bit
+//                  output (CONVOLUTION_INTEGER's INT32 one takes the GEMM
+//                  forms, its groups one channel each): the depthwise
 //                  path (conv/depthwise.hpp), on depthwise_isa(cap), in the
 //                  form select_depthwise_form() picks (conv/depthwise_form.hpp),
 //                  in this order (describe() names them so):
@@ -59,7 +61,7 @@ constexpr std::string_view form_name(ConvForm f) noexcept {
 /// CPU runs, select_isa's result).
 template <class TIn, class TFilter, class TOut>
 ConvForm select_form(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, Isa isa) noexcept {
-    if (is_depthwise(op)) return ConvForm::Depthwise;
+    if (is_depthwise(op) && sizeof(TOut) == 1) return ConvForm::Depthwise;  // (its stores requantize: 8 bits only)
     if (use_nhwc(op, isa)) return isa == Isa::Amx ? ConvForm::AmxNhwc : ConvForm::GemmNhwc;
     return ConvForm::GemmNchw;
 }
