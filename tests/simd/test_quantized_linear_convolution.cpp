@@ -18,6 +18,7 @@
 
 #include "qdml/qdml.hpp"
 #include "qdml/simd/convolution_integer.hpp"
+#include "qdml/simd/convolution_integer_prepared.hpp"
 #include "qdml/simd/quantized_linear_convolution.hpp"
 #include "qdml/simd/quantized_linear_convolution_prepared.hpp"
 #include "support/executors.hpp"
@@ -591,20 +592,22 @@ TEST_CASE("simd conv: accumulators that wrap modulo 2^32", "[simd][conv]") {
 
 namespace {
 
-/// FNV-1a over the packed filter of a prepared operator.
-std::uint64_t packed_hash(const qdml::simd::PreparedQuantizedLinearConvolution& prepared) {
+/// FNV-1a over the packed filter of a prepared convolution (either operator's).
+std::uint64_t packed_hash(const qdml::simd::conv::Filter& f) {
     qtest::gemm_paths::Fnv h;
     const auto mix = [&h](const void* p, std::size_t n) { h.mix(p, n); };
-    for (const auto& left : prepared.packed().left) {
+    for (const auto& left : f.left) {
         mix(left.data.data(), left.data.size());
         mix(left.row_sum.data(), left.row_sum.size() * 4);
     }
-    mix(prepared.packed().bias.data(), prepared.packed().bias.size() * 4);
-    for (const auto& right : prepared.packed().input_left.right) {
+    mix(f.zp.data(), f.zp.size() * 4);
+    mix(f.bias.data(), f.bias.size() * 4);
+    for (const auto& right : f.input_left.right) {
         mix(right.data.data(), right.data.size());
         mix(right.col_sum.data(), right.col_sum.size() * 4);
     }
-    mix(prepared.packed().input_left.bias.data(), prepared.packed().input_left.bias.size() * 4);
+    mix(f.input_left.zp.data(), f.input_left.zp.size() * 4);
+    mix(f.input_left.bias.data(), f.input_left.bias.size() * 4);
     return h.h;
 }
 
@@ -625,7 +628,7 @@ TEST_CASE("simd conv prepared: filter packed once, execute with new inputs and i
             p.fidelity = (iter + static_cast<int>(isa)) % 2 ? qdml::Fidelity::DirectML : qdml::Fidelity::Exact;
             const qdml::simd::PreparedQuantizedLinearConvolution prepared(p.d, qdml::simd::GemmOptions{isa, p.fidelity});
             REQUIRE(prepared.isa() == (prepared.depthwise() ? qdml::simd::conv::depthwise_isa(isa) : isa));
-            const std::uint64_t packed_before = packed_hash(prepared);
+            const std::uint64_t packed_before = packed_hash(prepared.packed());
             const std::vector<std::uint8_t> f_at_initialize = p.f, f_zp_at_initialize = p.f_zp;
             const std::vector<std::int32_t> b_at_initialize = p.b;
             const std::vector<float> f_scale_at_initialize = p.f_scale;
@@ -663,7 +666,7 @@ TEST_CASE("simd conv prepared: filter packed once, execute with new inputs and i
                 prepared.execute_unchecked(d, ex.second);
                 REQUIRE(p.out.with_guards() == expected);
             }
-            REQUIRE(packed_hash(prepared) == packed_before);
+            REQUIRE(packed_hash(prepared.packed()) == packed_before);
         }
     }
 }
@@ -713,4 +716,92 @@ TEST_CASE("simd conv prepared: errors name the member and the rule; qdml::compil
     other = p.d;
     other.OutputTensor.Data = p.d.InputTensor.Data;  // output over the input
     CHECK_THAT(error_of([&] { compiled.execute(other); }), Catch::Matchers::Contains("OutputTensor"));
+}
+
+TEST_CASE("simd conv integer prepared: filter packed once, execute with new inputs and input zero points, the "
+          "filter's buffers overwritten and unbound, same bits as the reference on every path",
+          "[simd][conv][conv_integer][prepared]") {
+    Rng rng(qtest::case_seed(29));
+    for (int iter = 0; iter < 30; ++iter) {
+        Problem p = random_problem(rng, iter);
+        for (Isa isa : runnable_isas()) {
+            INFO("CONVOLUTION_INTEGER prepared: " << p.describe() << " path " << qdml::simd::isa_name(isa));
+            p.fill([&] { return rng.byte(); });
+            p.build();
+            qtest::GuardedBuffer out;
+            qdml::ConvolutionIntegerDesc d = integer_desc(p, out);
+            d.FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+            const qdml::simd::PreparedConvolutionInteger prepared(d, qdml::simd::GemmOptions{isa});
+            REQUIRE(prepared.isa() == isa);
+            const std::uint64_t packed_before = packed_hash(prepared.packed());
+            const std::vector<std::uint8_t> f_at_initialize = p.f, f_zp_at_initialize = p.f_zp;
+            for (int run = 0; run < 3; ++run) {
+                // New input and input zero point; the filter's buffers changed and unbound:
+                // execute must not read them.
+                for (auto& v : p.x) v = rng.byte();
+                p.x_zp = {rng.byte()};
+                p.f = f_at_initialize;
+                p.f_zp = f_zp_at_initialize;
+                out.reset();
+                qdml::visit_typed(d, [&](const auto& op) { qdml::reference::convolution_integer(op); });
+                const std::vector<std::uint8_t> expected = out.with_guards();
+                out.reset();
+                std::fill(p.f.begin(), p.f.end(), std::uint8_t{0x5a});
+                std::fill(p.f_zp.begin(), p.f_zp.end(), std::uint8_t{0x5a});
+                auto unbound = d;
+                unbound.FilterTensor.Data = nullptr;
+                if (unbound.FilterZeroPointTensor) unbound.FilterZeroPointTensor->Data = nullptr;
+                const auto& ex = run_executor(static_cast<std::size_t>(iter * 3 + run));
+                INFO("executor " << ex.first << " run " << run);
+                prepared.execute_unchecked(unbound, ex.second);
+                REQUIRE(out.with_guards() == expected);
+            }
+            REQUIRE(packed_hash(prepared.packed()) == packed_before);
+        }
+    }
+}
+
+TEST_CASE("simd conv integer prepared: errors name the member and the rule; qdml::compile packs a constant filter "
+          "once",
+          "[simd][conv][conv_integer][prepared]") {
+    Rng rng(qtest::case_seed(29));
+    Problem p;
+    p.tf = DT::UInt8;
+    p.cin = 8;
+    p.cout = 6;
+    p.H = p.W = 5;
+    p.kH = p.kW = 3;
+    p.start[0] = p.end[1] = 1;
+    p.per_channel = true;
+    p.fill([&] { return rng.byte(); });
+    p.build();
+    qtest::GuardedBuffer out;
+    qdml::ConvolutionIntegerDesc d = integer_desc(p, out);
+    using qtest::gemm_paths::error_of;
+    using Prepared = qdml::simd::PreparedConvolutionInteger;
+    CHECK_THAT(error_of([&] { Prepared prepared(d); }),
+               Catch::Matchers::Contains("FilterTensor: Flags must include DML_TENSOR_FLAG_OWNED_BY_DML"));
+    d.FilterTensor.Desc.Flags = qdml::kTensorFlagOwnedByDml;
+    out.reset();
+    qdml::visit_typed(d, [](const auto& op) { qdml::reference::convolution_integer(op); });
+    const std::vector<std::uint8_t> expected = out.with_guards();
+    const auto compiled = qdml::compile(d);  // the filter packed here
+    // The filter and its zero point are not read again: overwritten and unbound, same bits.
+    std::fill(p.f.begin(), p.f.end(), std::uint8_t{0x5a});
+    std::fill(p.f_zp.begin(), p.f_zp.end(), std::uint8_t{0x5a});
+    auto unbound = d;
+    unbound.FilterTensor.Data = nullptr;
+    unbound.FilterZeroPointTensor->Data = nullptr;
+    out.reset();
+    compiled.execute(unbound);
+    REQUIRE(out.with_guards() == expected);
+    auto other = d;
+    other.FilterZeroPointTensor = std::nullopt;
+    CHECK_THAT(error_of([&] { compiled.execute(other); }), Catch::Matchers::Contains("FilterZeroPointTensor: differs"));
+    other = d;
+    other.StartPadding = {0, 0};
+    CHECK_THAT(error_of([&] { compiled.execute(other); }), Catch::Matchers::Contains("StartPadding: differs"));
+    other = d;
+    other.InputTensor.Data = nullptr;
+    CHECK_THAT(error_of([&] { compiled.execute(other); }), Catch::Matchers::Contains("InputTensor: Data is null"));
 }

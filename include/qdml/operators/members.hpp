@@ -201,6 +201,8 @@ bool is_weight(std::string_view member) noexcept {
     if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
         return member == "FilterTensor" || member == "FilterScaleTensor" || member == "FilterZeroPointTensor" ||
                member == "BiasTensor";
+    if constexpr (std::is_same_v<Desc, ConvolutionIntegerDesc>)
+        return member == "FilterTensor" || member == "FilterZeroPointTensor";
     return false;
 }
 
@@ -209,7 +211,8 @@ bool is_weight(std::string_view member) noexcept {
 template <class Desc>
 inline constexpr bool has_prepared_form =
     std::is_same_v<Desc, QuantizedLinearMatrixMultiplyDesc> || std::is_same_v<Desc, QuantizedLinearConvolutionDesc> ||
-    std::is_same_v<Desc, MatrixMultiplyIntegerDesc> || std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc>;
+    std::is_same_v<Desc, MatrixMultiplyIntegerDesc> || std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc> ||
+    std::is_same_v<Desc, ConvolutionIntegerDesc>;
 
 /// Whether `d` flags its weights constant (DML_TENSOR_FLAG_OWNED_BY_DML on
 /// a matmul's BTensor or convolution's FilterTensor): the descs with a
@@ -220,7 +223,7 @@ bool weights_owned_by_dml(const Desc& d) noexcept {
                   std::is_same_v<Desc, MatrixMultiplyIntegerDesc> ||
                   std::is_same_v<Desc, MatrixMultiplyIntegerToFloatDesc>)
         return (d.BTensor.Desc.Flags & kTensorFlagOwnedByDml) != 0;
-    if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc>)
+    if constexpr (std::is_same_v<Desc, QuantizedLinearConvolutionDesc> || std::is_same_v<Desc, ConvolutionIntegerDesc>)
         return (d.FilterTensor.Desc.Flags & kTensorFlagOwnedByDml) != 0;
     return false;
 }
@@ -245,6 +248,10 @@ inline void copy_weights(const QuantizedLinearConvolutionDesc& from, QuantizedLi
     to.FilterScaleTensor = from.FilterScaleTensor;
     to.FilterZeroPointTensor = from.FilterZeroPointTensor;
     to.BiasTensor = from.BiasTensor;
+}
+inline void copy_weights(const ConvolutionIntegerDesc& from, ConvolutionIntegerDesc& to) noexcept {
+    to.FilterTensor = from.FilterTensor;
+    to.FilterZeroPointTensor = from.FilterZeroPointTensor;
 }
 
 }  // namespace qdml::detail

@@ -20,6 +20,7 @@
 #include "qdml/core/fp_env.hpp"
 #include "qdml/runtime/dispatch.hpp"
 #include "qdml/operators/members.hpp"
+#include "qdml/simd/convolution_integer_prepared.hpp"
 #include "qdml/simd/matrix_multiply_integer_prepared.hpp"
 #include "qdml/simd/matrix_multiply_integer_to_float_prepared.hpp"
 #include "qdml/simd/quantized_linear_convolution_prepared.hpp"
@@ -162,6 +163,10 @@ std::shared_ptr<const Form<Desc>> compile_form(const Desc& d, const RunOptions& 
             if (weights_owned_by_dml(d))
                 return std::make_shared<WeightsForm<Desc, simd::PreparedMatrixMultiplyIntegerToFloat>>(
                     d, gemm, o.feature_level);
+        } else if constexpr (std::is_same_v<Desc, ConvolutionIntegerDesc>) {
+            if (weights_owned_by_dml(d))
+                return std::make_shared<WeightsForm<Desc, simd::PreparedConvolutionInteger>>(d, gemm,
+                                                                                              o.feature_level);
         } else if constexpr (std::is_same_v<Desc, ElementWiseClip1Desc> ||
                              std::is_same_v<Desc, DynamicQuantizeLinearDesc> ||
                              std::is_same_v<Desc, QuantizedLinearAveragePoolingDesc> ||
