@@ -518,8 +518,11 @@ inline std::vector<ConvShape> conv_shapes() {
             {3, 128, 128, 28, 2, 1, false},
             {7, 3, 64, 224, 2, 1, false}};
 }
-/// The CONVOLUTION_INTEGER rows' shapes (issue 27): 3x3_64_64_56 in NHWC memory.
-inline std::vector<ConvShape> conv_integer_shapes() { return {conv_shapes()[0].with_layout(true)}; }
+/// The CONVOLUTION_INTEGER rows' shapes (issue 27): 3x3_64_64_56 in NHWC
+/// memory, then the 1x1 256->64 in NHWC and 3x3_64_64_56 in NCHW.
+inline std::vector<ConvShape> conv_integer_shapes() {
+    return {conv_shapes()[0].with_layout(true), conv_shapes()[1].with_layout(true), conv_shapes()[0]};
+}
 /// The one-spatial-dimension conv rows' shapes (issue 27): 3_64_64_3136_ncw,
 /// kernel 3 over a width of 3136 (56 * 56, 3x3_64_64_56's positions), padding 1 each side.
 inline std::vector<ConvShape> conv_1d_shapes() { return {{3, 64, 64, 3136, 1, 1, false, true}}; }

@@ -9,11 +9,13 @@
 //                                        layouts it picks are timed too.
 // Both also at /threads:N (issue 26, BENCH.md "Threads"): oneDNN's OpenMP at
 // N threads (onednn::on_threads).
-//   conv_integer/onednn/u8s8s32/3x3_64_64_56_nhwc  (issue 27) CONVOLUTION_INTEGER:
+//   conv_integer/onednn/u8s8s32/<shape>_nhwc  (issue 27) CONVOLUTION_INTEGER:
 //                                        u8 src with its zero point, s8 weights
 //                                        reordered once, s32 dst, no bias or
 //                                        scale, src and dst in NHWC; checked
-//                                        against qdml's reference.
+//                                        against qdml's reference;
+//   conv_integer/onednn_e2e/u8s8s32/<shape>_nchw  the same from and to NCHW,
+//                                        the reorders timed (as conv/onednn_e2e).
 //   conv/onednn/u8s8u8/<shape>_ncw       (issue 27) one spatial dimension:
 //                                        the same operation on 3-D memory
 //                                        {N, C, W}, src and dst in NWC (its
@@ -89,10 +91,14 @@ Peer nhwc(ConvProblem& p) try {
 }
 
 /// conv_integer/onednn: the src zero point, s32 dst, no bias, no scale.
-Peer conv_integer_nhwc(ConvIntegerProblem& p) try {
+Conv make_conv_integer(ConvIntegerProblem& p, tag layout) {
     dnnl::primitive_attr attr;
     attr.set_zero_points(DNNL_ARG_SRC, 0, {p.in_zp});
-    return conv_over(make_conv_with(p, attr, dt::s32, tag::nhwc), p.input.data(), p.output.data());
+    return make_conv_with(p, attr, dt::s32, layout);
+}
+
+Peer conv_integer_nhwc(ConvIntegerProblem& p) try {
+    return conv_over(make_conv_integer(p, tag::nhwc), p.input.data(), p.output.data());
 } catch (const dnnl::error& e) {
     return unsupported(e);
 }
@@ -127,8 +133,10 @@ Peer nwc(ConvProblem& p) try {
     return unsupported(e);
 }
 
-Peer nchw_end_to_end(ConvProblem& p) try {
-    Conv c = make_conv(p, tag::any);
+/// Problem p's conv `c` (layouts tag::any) from and to p's packed NCHW
+/// buffers: the src and dst reorders timed with it.
+template <class P>
+Peer end_to_end(P& p, const Conv& c) {
     const auto& s = p.shape;
     auto user_src = make_memory({1, s.cin, s.hw, s.hw}, tag::nchw, p.input.data());
     auto user_dst = make_memory({1, s.cout, s.out_hw(), s.out_hw()}, tag::nchw, p.output.data());
@@ -137,18 +145,27 @@ Peer nchw_end_to_end(ConvProblem& p) try {
     auto state = std::make_shared<std::tuple<dnnl::reorder, dnnl::convolution_forward, dnnl::reorder, Conv>>(
         dnnl::reorder(user_src, src), dnnl::convolution_forward(c.pd), dnnl::reorder(dst, user_dst), c);
     Peer peer;
-    peer.call = [st = state.get(), user_src, src, dst, user_dst, c]() mutable {
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, c.weights}, {DNNL_ARG_DST, dst}};
+    if (c.bias) args.insert({DNNL_ARG_BIAS, c.bias});
+    peer.call = [st = state.get(), user_src, src, dst, user_dst, args]() mutable {
         std::get<0>(*st).execute(stream(), user_src, src);
-        std::get<1>(*st).execute(stream(), {{DNNL_ARG_SRC, src},
-                                            {DNNL_ARG_WEIGHTS, c.weights},
-                                            {DNNL_ARG_BIAS, c.bias},
-                                            {DNNL_ARG_DST, dst}});
+        std::get<1>(*st).execute(stream(), args);
         std::get<2>(*st).execute(stream(), dst, user_dst);
         stream().wait();
     };
     peer.info = std::string("onednn:") + c.pd.impl_info_str() + " + reorders";
     peer.keep = state;
     return peer;
+}
+
+Peer nchw_end_to_end(ConvProblem& p) try {
+    return end_to_end(p, make_conv(p, tag::any));
+} catch (const dnnl::error& e) {
+    return unsupported(e);
+}
+
+Peer conv_integer_nchw_end_to_end(ConvIntegerProblem& p) try {
+    return end_to_end(p, make_conv_integer(p, tag::any));
 } catch (const dnnl::error& e) {
     return unsupported(e);
 }
@@ -174,8 +191,10 @@ Peer nchw_end_to_end(ConvProblem& p) try {
     for (const ConvShape& c : conv_1d_shapes())
         register_peer_row<ConvProblem>("conv/onednn/u8s8u8/" + c.name(), benchmark::kMillisecond, nwc, c);
     for (const ConvShape& c : conv_integer_shapes())
-        register_peer_row<ConvIntegerProblem>("conv_integer/onednn/u8s8s32/" + c.name(), benchmark::kMillisecond,
-                                              conv_integer_nhwc, c);
+        register_peer_row<ConvIntegerProblem>(std::string("conv_integer/") + (c.nhwc ? "onednn" : "onednn_e2e") +
+                                                  "/u8s8s32/" + c.name(),
+                                              benchmark::kMillisecond,
+                                              c.nhwc ? conv_integer_nhwc : conv_integer_nchw_end_to_end, c);
     return true;
 }();
 
