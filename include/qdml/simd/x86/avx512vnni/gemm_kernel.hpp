@@ -9,6 +9,7 @@
 // (store_rows32, rows16). Compiles to nothing off x86-64.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -330,11 +331,21 @@ template <int NP>
 void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
                                const std::int32_t* init, const std::int32_t (&acc)[NP][8][16]);
 
+/// Whether store8 stores int32 sums directly (int32_out with uniform zero
+/// points and contiguous output rows): the accumulators, started from the
+/// column bias, plus each row's bias, by one masked store per 16 outputs.
+inline bool int32_store(const Epilogue& e) noexcept {
+    return e.int32_out && !(e.var_a || e.var_b || e.out_cs != 1);
+}
+
 /// The accumulators' initial values per panel: in the common case
-/// (packed_store) the column bias, else zeros.
+/// (packed_store), the DirectML store's and the direct int32 store's the
+/// column bias, else zeros.
 inline const std::int32_t* tile8_init(const Epilogue& e, std::size_t p, bool packed) noexcept {
     alignas(64) static constexpr std::int32_t kZero[3 * kPanel] = {};
-    return packed || directml_store(e) ? reinterpret_cast<const std::int32_t*>(e.col_bias.data()) + p * kPanel : kZero;
+    return packed || directml_store(e) || int32_store(e)
+               ? reinterpret_cast<const std::int32_t*>(e.col_bias.data()) + p * kPanel
+               : kZero;
 }
 
 template <int NP>
@@ -383,6 +394,20 @@ void store8(const Epilogue& e, std::size_t m0, std::size_t p, bool packed,
     const std::size_t n0 = p * kPanel;
     if (!packed && directml_store(e)) {  // (the accumulators started from the column bias: tile8_init)
         for (int j = 0; j < NP; ++j) store_rows16_directml(e, m0, 8, n0 + j * kPanel, acc[j][0]);
+        return;
+    }
+    if (int32_store(e)) {  // acc = dot + col_bias (tile8_init) + the row's bias, wrapped: the int32 store
+        __mmask16 mask[NP];
+        for (int j = 0; j < NP; ++j) {
+            const std::size_t n = n0 + j * kPanel, count = n < e.N ? std::min<std::size_t>(16, e.N - n) : 0;
+            mask[j] = static_cast<__mmask16>((1u << count) - 1u);
+        }
+        for (int r = 0; r < 8; ++r) {
+            const __m512i bias = _mm512_set1_epi32(static_cast<int>(e.row(m0 + r).bias));
+            for (int j = 0; j < NP; ++j)
+                _mm512_mask_storeu_epi32(e.element(m0 + r, n0 + j * kPanel), mask[j],
+                                         _mm512_add_epi32(_mm512_load_si512(acc[j][r]), bias));
+        }
         return;
     }
     if (packed && (NP == 1 || store_rows32(e, m0, 8, n0, acc[0][0], acc[1 % NP][0]))) {
