@@ -271,6 +271,13 @@ inline T quantize_linear(float x, float s, std::int32_t zp) noexcept {
     return quantize<T>(x / s, zp);
 }
 
+/// Q(x * r, zp, T), the product rounded on its own (DYNAMIC_QUANTIZE_LINEAR's
+/// directml profile, section 15: r = 1 / s).
+template <class T>
+inline T quantize_multiplied(float x, float r, std::int32_t zp) noexcept {
+    return quantize<T>(no_fuse(x * r), zp);
+}
+
 /// DYNAMIC_QUANTIZE_LINEAR's range (docs/semantics.md section 15): the
 /// input's minimum and maximum widened to include 0 (lo <= 0 <= hi), NaN
 /// elements skipped (every comparison with NaN is false), -0.0 counted as 0.
@@ -321,7 +328,7 @@ struct DynamicQuantizeParams {
 /// One element of DYNAMIC_QUANTIZE_LINEAR (section 15): Q(x / s, z, T) or Q(x * r, z, T).
 template <class T>
 inline T dynamic_quantize(float x, const DynamicQuantizeParams& p) noexcept {
-    return quantize<T>(p.multiply ? no_fuse(x * p.factor) : x / p.factor, p.zp);
+    return p.multiply ? quantize_multiplied<T>(x, p.factor, p.zp) : quantize_linear<T>(x, p.factor, p.zp);
 }
 
 /// Rounds a binary32 result to the float element type T (once, RNE).

@@ -33,10 +33,17 @@ namespace qdml::simd {
 
 namespace detail {
 
-/// The row kernel on ISA tag A (arch.hpp).
-template <class TIn, class TOut, class A>
+/// How a row forms the value Q rounds: x / s (ELEMENT_WISE_QUANTIZE_LINEAR,
+/// and DYNAMIC_QUANTIZE_LINEAR's exact profile) or x * r, the product
+/// rounded on its own (DYNAMIC_QUANTIZE_LINEAR's directml profile, whose r
+/// = 1 / s is per tensor: docs/semantics.md section 15).
+enum class QuantizeBy { Divide, Multiply };
+
+/// The row kernel on ISA tag A (arch.hpp); TScale the scale operand's type
+/// (binary32 for DYNAMIC_QUANTIZE_LINEAR whatever its input).
+template <class TIn, class TOut, class A, class TScale = typename ElementWiseQuantizeLinear<TIn, TOut>::TScale,
+          QuantizeBy By = QuantizeBy::Divide>
 struct QuantizeRow {
-    using TScale = typename ElementWiseQuantizeLinear<TIn, TOut>::TScale;
     bool nan_to_low = true;  ///< a NaN quotient gives the low end (else 0: DirectML's strided form)
     bool stream = false;     ///< non-temporal stores (see streams())
 
@@ -53,10 +60,18 @@ struct QuantizeRow {
             else
                 return kernel::load_float<A>(p);
         };
+        // (Multiply: r and z per tensor, whatever the steps: a plan of one
+        // element gives every operand step 1.)
+        const bool per_tensor = By == QuantizeBy::Multiply || (scale.step == 0 && zp.step == 0);
         const auto one = [=](std::size_t i) QDML_ALWAYS_INLINE {
-            const float xv = quantize_input(*x.at(i)), s = to_float(*scale.at(i));
-            const std::int32_t z = *zp.at(i);
-            out[i] = low ? quantize_linear<TOut>(xv, s, z) : quantize_linear_directml<TOut>(xv, s, z, false);
+            const float xv = quantize_input(*x.at(i));
+            if constexpr (By == QuantizeBy::Multiply) {
+                out[i] = quantize_multiplied<TOut>(xv, to_float(*scale.p), *zp.p);  // (NaN to the low end, as Q)
+            } else {
+                const float s = to_float(*scale.at(i));
+                const std::int32_t z = *zp.at(i);
+                out[i] = low ? quantize_linear<TOut>(xv, s, z) : quantize_linear_directml<TOut>(xv, s, z, false);
+            }
         };
         const auto blocks = [&](const auto& q) QDML_ALWAYS_INLINE {
             row_blocks<W>(
@@ -66,15 +81,19 @@ struct QuantizeRow {
                 },
                 [=](std::size_t i) QDML_ALWAYS_INLINE { kernel::store_int<A>(out + i, q(i)); }, one);
         };
-        if (scale.step == 0 && zp.step == 0) {  // per-tensor (or per-row) scale and zero point: Q's own step
+        if (per_tensor) {  // per-tensor (or per-row) scale and zero point: Q's own step
             const QuantizeParams p = QuantizeParams::make<TOut>(*zp.p);
             const F s(to_float(*scale.p));
             const F nan_value(low ? p.lo : static_cast<float>(-p.zp));
-            blocks([=](std::size_t i) QDML_ALWAYS_INLINE {
-                const F v = O::div(load_x(x.at(i)), s);
-                return quantize_int(O::select(v == v, v, nan_value), p);
-            });
-        } else {
+            if constexpr (By == QuantizeBy::Multiply) {  // Q takes a NaN product to its low end itself
+                blocks([=](std::size_t i) QDML_ALWAYS_INLINE { return quantize_int(O::no_fuse(load_x(x.at(i)) * s), p); });
+            } else {
+                blocks([=](std::size_t i) QDML_ALWAYS_INLINE {
+                    const F v = O::div(load_x(x.at(i)), s);
+                    return quantize_int(O::select(v == v, v, nan_value), p);
+                });
+            }
+        } else if constexpr (By == QuantizeBy::Divide) {  // (x * r is per tensor only)
             const F lo(static_cast<float>(std::numeric_limits<TOut>::min()));
             const F hi(static_cast<float>(std::numeric_limits<TOut>::max()));
             const F zero(0.0f);
@@ -89,13 +108,13 @@ struct QuantizeRow {
 };
 
 /// The rank-free part: every row of the plan (operands: output, input, scale, zero point).
-template <class TIn, class TOut>
+template <class TIn, class TOut, class TScale = typename ElementWiseQuantizeLinear<TIn, TOut>::TScale,
+          QuantizeBy By = QuantizeBy::Divide>
 void quantize_rows(const LoopPlan<4>& plan, const std::array<char*, 4>& base, bool nan_to_low, ElementWiseIsa isa,
                    const Executor& ex = {}) {
-    using TScale = typename ElementWiseQuantizeLinear<TIn, TOut>::TScale;
     const bool stream = streams(plan.elements() * sizeof(TOut));
     run_rows_on<TOut, TIn, TScale, TOut>(isa, plan, base, [&](auto tag) {
-        return QuantizeRow<TIn, TOut, typename decltype(tag)::type>{nan_to_low, stream};
+        return QuantizeRow<TIn, TOut, typename decltype(tag)::type, TScale, By>{nan_to_low, stream};
     }, ex);
     if (stream) kernel::stream_fence();
 }
