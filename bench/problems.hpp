@@ -203,6 +203,42 @@ private:
     }
 };
 
+/// DYNAMIC_QUANTIZE_LINEAR (issue 28): a packed FLOAT32 input of n random
+/// values in [-3, 5), TOut output; `expected` (and the mismatch count) is
+/// the quantized tensor (its scale and zero point follow from the same range).
+template <class TOut>
+struct DynamicQuantizeProblem {
+    Buffer<float> input, scale;
+    Buffer<TOut> zero_point, output, expected;
+    qdml::DynamicQuantizeLinearDesc desc;
+    std::uint32_t n;
+
+    DynamicQuantizeProblem(std::uint32_t count, Layout l) : n(count) {
+        using qdml::data_type_of;
+        const auto in_desc = element_wise_desc(qdml::TensorDataType::Float32, n, l, false);
+        const auto one = [&](qdml::TensorDataType t) {  // one element, the input's rank
+            return l == Layout::packed ? qdml::TensorDesc::make(t, {1}) : qdml::TensorDesc::make(t, {1, 1, 1, 1});
+        };
+        input = buffer_for<float>(in_desc, -3.0, 5.0, 7);
+        scale = buffer_for<float>(one(qdml::TensorDataType::Float32));
+        zero_point = buffer_for<TOut>(one(data_type_of<TOut>));
+        const auto out_desc = element_wise_desc(data_type_of<TOut>, n, l, false);
+        output = buffer_for<TOut>(out_desc);
+        desc.InputTensor = tensor_of(in_desc, input);
+        desc.OutputTensor = tensor_of(out_desc, output);
+        desc.OutputScaleTensor = tensor_of(one(qdml::TensorDataType::Float32), scale);
+        desc.OutputZeroPointTensor = tensor_of(one(data_type_of<TOut>), zero_point);
+        run_reference(desc);
+        expected = output;
+    }
+    /// Every byte read and written once (the input is read twice: its range, then its quantization).
+    double bytes() const {
+        return span_bytes(desc.InputTensor) + span_bytes(desc.OutputTensor) + span_bytes(desc.OutputScaleTensor) +
+               span_bytes(desc.OutputZeroPointTensor);
+    }
+    void counters(benchmark::State& s) const { set_element_wise_counters(s, n, bytes()); }
+};
+
 /// Zero point of a q8 type: the middle of u8, 0 for s8.
 template <class T>
 constexpr T mid_zero_point() {
