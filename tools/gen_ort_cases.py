@@ -1341,6 +1341,10 @@ def gen_dynamic_quantize(g):
     dynamic_quantize_case(g, "ties_scale_1", "range [-51, 204]: s = 1, z = 51, x.5 values round to even", ties)
     dynamic_quantize_case(g, "ties_zero_point", "range [-1.5, 253.5]: s = 1, -m / s = 1.5: z = 2 (even)",
                           np.array([-1.5, 253.5, 0.5, 7.25], f32))
+    # binary32 -m / s = 100.5 exactly (z = 100, even) where the exact -255 m / (M - m) is 100.500001 (101):
+    # the exact profile's zero point is the binary32 steps', not the exactly rounded one (--check-exact explains it)
+    dynamic_quantize_case(g, "zero_point_rounding", "range [-4.29995394, 6.61037683]: binary32 -m / s = 100.5, z = 100; "
+                          "exactly 100.500001", np.array([-4.299953937530518, 6.610376834869385, 0.0, 1.0, -2.0, 3.3], f32))
     dynamic_quantize_case(g, "nan_elements", "NaN elements: skipped in the range, quantized to 0",
                           np.array([np.nan, -3.0, 1.0, np.nan, 12.0, 0.25], f32))
     dynamic_quantize_case(g, "positive_infinity", "+inf: s = inf, every output 0 and z = 0",
