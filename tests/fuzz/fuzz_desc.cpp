@@ -142,7 +142,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FuzzedDataProvider p(data, size);
     Builder b(p);
     const auto F = TensorDataType::Float32;
-    const int which = p.ConsumeIntegralInRange(0, 9);
+    const int which = p.ConsumeIntegralInRange(0, 10);
     switch (which) {
         case 0: {
             const auto r = b.rank(1, 8);
@@ -293,6 +293,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const auto out = b.q8();
             qdml::ElementWiseQuantizeLinearDesc d{b.tensor(in, r, s), b.tensor(scale, r, s), b.maybe(out, r, s),
                                                   b.tensor(out, r, s)};
+            attempt(d);
+            break;
+        }
+        case 10: {  // DYNAMIC_QUANTIZE_LINEAR: FLOAT32/FLOAT16 in, three outputs; scale and zero point mostly one element
+            const auto r = b.rank(1, 8);
+            const auto s = b.sizes(r);
+            const std::vector<std::uint32_t> one(r, 1);
+            const auto out = b.q8();
+            qdml::DynamicQuantizeLinearDesc d{b.tensor(p.ConsumeBool() ? TensorDataType::Float16 : F, r, s),
+                                              b.tensor(out, r, s), b.tensor(F, r, one), b.tensor(out, r, one)};
             attempt(d);
             break;
         }

@@ -1,6 +1,6 @@
 // libFuzzer target: the differential test of the fast paths. The fuzzer
-// picks an operator (dequantize, quantized add, clip, quantize, matmul,
-// integer matmul), its types, a
+// picks an operator (dequantize, quantized add, clip, quantize, dynamic
+// quantize, matmul, integer matmul), its types, a
 // shape of 1-8 dimensions with sizes around the vector widths, each
 // operand's layout (dimension order, padding, stride-0 broadcast, base
 // misalignment), in-place clip, parameters and values (extremes, NaN,
@@ -233,6 +233,12 @@ void differential(Builder& b, const Desc& d, qdml::Fidelity f = qdml::RunOptions
     c.OutputTensor = b.copy(d.OutputTensor);
     if constexpr (std::is_same_v<Desc, qdml::ElementWiseClipDesc> || std::is_same_v<Desc, qdml::ElementWiseClip1Desc>)
         if (d.InputTensor.Data == d.OutputTensor.Data) s.InputTensor = s.OutputTensor, c.InputTensor = c.OutputTensor;
+    constexpr bool kDynamic = std::is_same_v<Desc, qdml::DynamicQuantizeLinearDesc>;
+    if constexpr (kDynamic)  // its other two outputs
+        for (Desc* x : {&s, &c}) {
+            x->OutputScaleTensor = b.copy(d.OutputScaleTensor);
+            x->OutputZeroPointTensor = b.copy(d.OutputZeroPointTensor);
+        }
     // Each of the two fast runs on an ISA cap the input picks (every path the
     // CPU runs is reachable: a cap above the CPU's best selects its best).
     const auto cap = [&] { return qdml::RunOptions{qdml::Implementation::Simd, qdml::FeatureLevel::Latest,
@@ -243,6 +249,12 @@ void differential(Builder& b, const Desc& d, qdml::Fidelity f = qdml::RunOptions
     compiled.execute(c);
     require_same(d.OutputTensor, s.OutputTensor, "the SIMD path (run)");
     require_same(d.OutputTensor, c.OutputTensor, "the compiled form (compile, execute)");
+    if constexpr (kDynamic) {
+        require_same(d.OutputScaleTensor, s.OutputScaleTensor, "OutputScaleTensor of the SIMD path (run)");
+        require_same(d.OutputScaleTensor, c.OutputScaleTensor, "OutputScaleTensor of the compiled form");
+        require_same(d.OutputZeroPointTensor, s.OutputZeroPointTensor, "OutputZeroPointTensor of the SIMD path (run)");
+        require_same(d.OutputZeroPointTensor, c.OutputZeroPointTensor, "OutputZeroPointTensor of the compiled form");
+    }
 }
 
 constexpr DT kDequantizeInputs[] = {DT::Int8, DT::UInt8, DT::Int16, DT::UInt16, DT::Int32, DT::UInt32};
@@ -255,7 +267,7 @@ constexpr DT kClipTypes[] = {DT::Float32, DT::Float16, DT::Int8,   DT::UInt8, DT
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider p(data, size);
     Builder b(p);
-    const int which = p.ConsumeIntegralInRange(0, 7);
+    const int which = p.ConsumeIntegralInRange(0, 8);
     switch (which) {
         case 0: {
             const auto rank = b.pick(1, 8);
@@ -340,6 +352,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (b.chance(75)) d.BZeroPointTensor = b.tensor(tb, b_cols ? col : std::vector<std::uint32_t>(rank, 1), {});
             if (b.chance(60)) d.BiasTensor = b.tensor(tf, so, true);
             d.OutputTensor = b.tensor(tf, so, false);
+            differential(b, d, qdml::Fidelity::Exact);
+            differential(b, d, qdml::Fidelity::DirectML);
+            break;
+        }
+        case 8: {  // DYNAMIC_QUANTIZE_LINEAR, both profiles: FLOAT32/FLOAT16 in any layout, three outputs
+            const auto rank = b.pick(1, 8);
+            const auto s = b.sizes(rank);
+            const DT out = b.q8();
+            qdml::DynamicQuantizeLinearDesc d;
+            d.InputTensor = b.tensor(b.chance(50) ? DT::Float16 : DT::Float32, s, true);
+            d.OutputTensor = b.tensor(out, s, false);
+            d.OutputScaleTensor = b.one(DT::Float32, rank);
+            d.OutputZeroPointTensor = b.one(out, rank);
             differential(b, d, qdml::Fidelity::Exact);
             differential(b, d, qdml::Fidelity::DirectML);
             break;
