@@ -224,6 +224,44 @@ TEST_CASE("threads: the task grid depends on the shapes only, never on the pool"
     }
 }
 
+TEST_CASE("threads: DYNAMIC_QUANTIZE_LINEAR's two passes, the same tasks and bytes on every pool", "[threads]") {
+    // {33, 130, 250} FLOAT32 (4.3 MB) read transposed (the range pass reads it
+    // in memory order, the quantize pass through the tile form) into UINT8.
+    Rng r(qtest::case_seed(264));
+    const std::vector<std::uint32_t> sizes{33, 130, 250};
+    std::vector<float> x(33 * 130 * 250);
+    for (auto& v : x) v = r.between(-3.0f, 7.0f);
+    x[12345] = -9.5f;  // the minimum, in a task of its own
+    std::vector<std::uint8_t> y(x.size());
+    float scale = 0;
+    std::uint8_t zp = 0;
+    qdml::DynamicQuantizeLinearDesc d;
+    d.InputTensor = {qtest::make_desc(DT::Float32, sizes, {130 * 250, 1, 130}), x.data()};
+    d.OutputTensor = {qtest::make_desc(DT::UInt8, sizes), y.data()};
+    d.OutputScaleTensor = {qtest::make_desc(DT::Float32, {1, 1, 1}), &scale};
+    d.OutputZeroPointTensor = {qtest::make_desc(DT::UInt8, {1, 1, 1}), &zp};
+    const auto grids = grids_on_pools(d);
+    REQUIRE(grids[0].size() == 2);  // the range, then the quantize step
+    CHECK(grids[0][0] > 1);
+    for (const auto& g : grids) CHECK(g == grids[0]);
+    qdml::run(d, {qdml::Implementation::Reference});
+    const auto expected = y;
+    const float expected_scale = scale;
+    const std::uint8_t expected_zp = zp;
+    for (const auto& [name, ex] : every_executor()) {
+        INFO("executor " << name);
+        std::fill(y.begin(), y.end(), 0xA5);
+        scale = 0;
+        zp = 0;
+        qdml::RunOptions o;
+        o.executor = ex;
+        qdml::run(d, o);
+        CHECK(y == expected);
+        CHECK(scale == expected_scale);
+        CHECK(zp == expected_zp);
+    }
+}
+
 TEST_CASE("threads: a call below two tasks' grain never touches the pool", "[threads]") {
     Rng r(qtest::case_seed(262));
     Matmul small(r, 1, 32, 64, 32);  // 65536 multiply-adds: under 2 * kTaskMacs

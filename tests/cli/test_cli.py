@@ -632,7 +632,7 @@ def several_outputs_check_exact_explains_every_difference(tmp):
     # (101); the outputs quantized about it differ by one, explained only by the checker's binary32
     # zero-point step (not near a tie)
     assert ("exact", "OutputZeroPointTensor", "near-tie") in reasons, reasons
-    assert ("exact", "OutputTensor", "binary32-rounding") in reasons, reasons
+    assert ("exact", None, "binary32-rounding") in reasons, reasons  # (OutputTensor lines name no member)
 
 
 @test
