@@ -24,6 +24,8 @@ ONNX operator -> DirectML operator:
     DynamicQuantizeLinear           DYNAMIC_QUANTIZE_LINEAR            tolerance 0 (exact profile; three outputs)
     com.microsoft QLinearAveragePool  QUANTIZED_LINEAR_AVERAGE_POOLING  tolerance 0 (y_zero_point 0: ORT adds
                                     a zero point before rounding, docs/semantics.md section 17; others are probes)
+    QuantizeLinear-21 (int4, uint4, blocked)    QUANTIZE       tolerance 0 (docs/semantics.md section 18)
+    DequantizeLinear-21 (int4, uint4, blocked)  DEQUANTIZE     tolerance 0
 
 Every case is also computed with a numpy transcription of docs/semantics.md (binary32
 operations in the spec's order, ties to even). A tolerance-0 case on which
@@ -45,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
-from onnx import helper, numpy_helper
+from onnx import TensorProto, helper, numpy_helper
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "ort"
@@ -1494,6 +1496,140 @@ def gen_average_pooling(g):
 
 # ---------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------
+# QuantizeLinear / DequantizeLinear of opset 21 (int4, uint4, blocks) -> QUANTIZE / DEQUANTIZE
+
+Q4 = {"INT4": (np.int8, -8, 7, 22), "UINT4": (np.uint8, 0, 15, 21)}  # numpy storage, range, TensorProto value
+
+
+def qdq_type(t):
+    """(DML name, numpy storage type, lo, hi, TensorProto value) of a quantized type: "INT4", "UINT4", i8, u8."""
+    if t in Q4:
+        st, lo, hi, tp = Q4[t]
+        return t, st, lo, hi, tp
+    info = np.iinfo(t)
+    return DML_TYPE[np.dtype(t)], t, int(info.min), int(info.max), helper.np_dtype_to_tensor_dtype(np.dtype(t))
+
+
+def run_ort_qdq(op, x, scale, zp, t, attrs):
+    """QuantizeLinear (x float32 -> t) or DequantizeLinear (x of t -> float32) with `scale` and `zp` as
+    initializers; a 4-bit x or zero point is an initializer of the 4-bit type (ONNX Runtime's Python
+    API has no 4-bit arrays), a 4-bit output is cast to int8/uint8 in the graph."""
+    name, st, lo, hi, tp = qdq_type(t)
+    inits = [numpy_helper.from_array(np.asarray(scale, f32), "s")]
+    if zp is not None:
+        inits.append(helper.make_tensor("z", tp, list(np.shape(zp)), np.asarray(zp).ravel().tolist()))
+    inputs, feeds = [], {}
+    if op == "QuantizeLinear":
+        inputs.append(helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape))
+        feeds["x"] = x
+    else:
+        inits.append(helper.make_tensor("x", tp, list(x.shape), x.ravel().tolist()))
+    if op == "QuantizeLinear" and zp is None:
+        attrs = dict(attrs, output_dtype=tp)  # without a zero point ONNX's output is uint8 unless told
+    nodes = [helper.make_node(op, ["x", "s"] + (["z"] if zp is not None else []), ["y"], **attrs)]
+    out_tp = TensorProto.FLOAT if op == "DequantizeLinear" else tp
+    if op == "QuantizeLinear" and name in Q4:
+        nodes.append(helper.make_node("Cast", ["y"], ["y8"], to=helper.np_dtype_to_tensor_dtype(np.dtype(st))))
+        out_name, out_tp = "y8", helper.np_dtype_to_tensor_dtype(np.dtype(st))
+    else:
+        out_name = "y"
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info(out_name, out_tp, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 10
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+
+
+def qdq_case(g, op, name, desc, x, scale, zp, t, axis=None, block=0):
+    """One ONNX QuantizeLinear/DequantizeLinear as QUANTIZE/DEQUANTIZE: scale and zero point of the
+    input's rank (per tensor: all 1; per axis: the axis' size; blocked: the axis' size / block), the
+    zero point always given (ONNX's default is 0 for every type, DirectML's SCALE is not: 8 and 128
+    for the unsigned ones), so the case is SCALE_ZERO_POINT."""
+    name_t, st, lo, hi, _ = qdq_type(t)
+    scale = np.asarray(scale, f32)
+    zpv = np.zeros(scale.shape, st) if zp is None else np.asarray(zp, st)
+    attrs = {} if axis is None else {"axis": axis}
+    if block:
+        attrs["block_size"] = block
+    out = run_ort_qdq(op, x, scale, zp, t, attrs)
+    # DML's view of the scale: the input's rank
+    if scale.ndim == x.ndim:
+        sshape = scale.shape
+    else:
+        sshape = [1] * x.ndim
+        if scale.ndim == 1:
+            sshape[axis % x.ndim] = scale.size
+    S = scale.reshape(sshape)
+    Z = zpv.reshape(sshape).astype(np.int64)
+    rep = [x.shape[d] // sshape[d] for d in range(x.ndim)]
+    Sb, Zb = S, Z
+    for d, r in enumerate(rep):
+        Sb, Zb = np.repeat(Sb, r, axis=d), np.repeat(Zb, r, axis=d)
+    if op == "QuantizeLinear":
+        with np.errstate(all="ignore"):
+            v = (x / Sb).astype(f32)
+        q = np.where(np.isnan(v), lo, np.clip(np.rint(np.clip(v, lo - Zb, hi - Zb)) + Zb, lo, hi))
+        spec = q.astype(st)
+    else:
+        spec = ((x.astype(np.int64) - Zb).astype(f32) * Sb).astype(f32)
+    c = Case("quantize4" if op == "QuantizeLinear" else "dequantize4", name,
+             "QUANTIZE" if op == "QuantizeLinear" else "DEQUANTIZE", desc)
+    if op == "QuantizeLinear":
+        c.tensor("InputTensor", f32, x.shape, x)
+    else:
+        c.tensor("InputTensor", st, x.shape, x)
+        c.tensors["InputTensor"]["type"] = name_t
+    c.tensor("ScaleTensor", f32, sshape, S)
+    c.tensor("ZeroPointTensor", st, sshape, zpv.reshape(sshape))
+    c.tensors["ZeroPointTensor"]["type"] = name_t
+    qts = [c.tensors.pop("ScaleTensor"), c.tensors.pop("ZeroPointTensor")]
+    c.tensors["QuantizationTensors"] = qts
+    c.tensor("OutputTensor", st if op == "QuantizeLinear" else f32, x.shape)
+    if op == "QuantizeLinear":
+        c.tensors["OutputTensor"]["type"] = name_t
+    c.params = {"QuantizationType": "SCALE_ZERO_POINT"}
+    g.accept(c, out, spec, 0)
+
+
+def gen_quantize4(g):
+    for t in ("INT4", "UINT4", i8, u8):
+        name_t, st, lo, hi, _ = qdq_type(t)
+        n = name_t.lower()
+        r = rng_for("q4_" + n)
+        span = hi - lo
+        x = (r.uniform(lo - 3 - span / 2, hi + 3 - span / 2, (4, 32)) * 0.25).astype(f32)
+        qdq_case(g, "QuantizeLinear", f"per_tensor_{n}", "per-tensor scale 0.25 and zero point", x, f32(0.25),
+                 st(r.integers(lo, hi + 1)), t)
+        qdq_case(g, "QuantizeLinear", f"per_axis0_{n}", "scale and zero point per axis 0 of {4,32}", x,
+                 r.uniform(0.1, 0.5, 4).astype(f32), r.integers(lo, hi + 1, 4).astype(st), t, axis=0)
+        for blk in (8, 16):
+            qdq_case(g, "QuantizeLinear", f"blocked_axis1_b{blk}_{n}", f"blocks of {blk} along axis 1 "
+                     f"(scale and zero point {{4,{32 // blk}}})", x, r.uniform(0.1, 0.5, (4, 32 // blk)).astype(f32),
+                     r.integers(lo, hi + 1, (4, 32 // blk)).astype(st), t, axis=1, block=blk)
+        qdq_case(g, "QuantizeLinear", f"blocked_axis0_b2_{n}", "blocks of 2 along axis 0", x,
+                 r.uniform(0.1, 0.5, (2, 32)).astype(f32), r.integers(lo, hi + 1, (2, 32)).astype(st), t, axis=0,
+                 block=2)
+        qdq_case(g, "QuantizeLinear", f"no_zero_point_{n}", "no zero point (ONNX: 0; written as a zero point 0)",
+                 x, f32(0.5), None, t)
+        k = np.arange(lo - 2, hi + 2, dtype=np.float64)
+        ties = np.concatenate([(k + 0.5) * 0.3, np.array([np.nan, np.inf, -np.inf, 0.0, -0.0])]).astype(f32)
+        qdq_case(g, "QuantizeLinear", f"ties_specials_{n}", "(k + 1/2) * 0.3 over 0.3: near ties; NaN, +-inf, -0",
+                 ties, f32(0.3), st(0 if lo < 0 else 3), t)
+        q = r.integers(lo, hi + 1, (4, 32)).astype(st)
+        qdq_case(g, "DequantizeLinear", f"per_tensor_{n}", "per-tensor scale and zero point", q, f32(0.37),
+                 st(r.integers(lo, hi + 1)), t)
+        qdq_case(g, "DequantizeLinear", f"blocked_axis1_b16_{n}", "blocks of 16 along axis 1", q,
+                 r.uniform(0.01, 3, (4, 2)).astype(f32), r.integers(lo, hi + 1, (4, 2)).astype(st), t, axis=1,
+                 block=16)
+        qdq_case(g, "DequantizeLinear", f"per_axis1_{n}", "per axis 1, no zero point", q,
+                 r.uniform(0.01, 3, 32).astype(f32), None, t, axis=1)
+        allv = np.arange(lo, hi + 1).astype(st)
+        qdq_case(g, "DequantizeLinear", f"every_value_{n}", "every value of the type, scale 0.1, zero point 1",
+                 allv, f32(0.1), st(1), t)
+
+
 def generate_with(root, *gens):
     """Runs each gen(g) on one Generator, then rewrites `root` with its cases."""
     np.seterr(all="ignore")  # overflow to inf and inf * 0 are deliberate in some cases
@@ -1511,7 +1647,7 @@ def generate_with(root, *gens):
 def generate(root):
     return generate_with(root, gen_matmul, gen_conv, gen_dequantize, gen_quantize, gen_add, gen_clip, gen_matmul_integer,
                          gen_clip1, gen_conv_integer, gen_matmul_integer_to_float, gen_dynamic_quantize,
-                         gen_average_pooling)
+                         gen_average_pooling, gen_quantize4)
 
 
 def diff_trees(new, old):
