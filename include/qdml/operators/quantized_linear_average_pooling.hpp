@@ -188,12 +188,14 @@ inline void validate(const QuantizedLinearAveragePoolingDesc& d, FeatureLevel le
         v.same_type("OutputZeroPointTensor", *d.OutputZeroPointTensor, "OutputTensor", d.OutputTensor);
 
     const std::uint32_t rank = spatial + 2;
-    for (const auto& [m, t] : {std::pair<const char*, const Tensor*>{"InputTensor", &d.InputTensor},
-                               std::pair<const char*, const Tensor*>{"OutputTensor", &d.OutputTensor}})
-        v.require(t->Desc.DimensionCount == rank, m, [&] {
+    for (const auto& member : {std::pair<const char*, const Tensor*>{"InputTensor", &d.InputTensor},
+                               std::pair<const char*, const Tensor*>{"OutputTensor", &d.OutputTensor}}) {
+        const Tensor* t = member.second;  // (a structured binding cannot be captured in C++17: clang refuses it)
+        v.require(t->Desc.DimensionCount == rank, member.first, [&] {
             return detail::cat("DimensionCount ", t->Desc.DimensionCount, " must be DimensionCount (", spatial,
                                " spatial) + 2 = ", rank);
         });
+    }
     for (std::uint32_t i = 0; i < spatial; ++i) {
         v.require(d.Strides[i] >= 1, "Strides", [&] { return detail::cat("Strides[", i, "] is 0; must be >= 1"); });
         v.require(d.WindowSize[i] >= 1, "WindowSize",
