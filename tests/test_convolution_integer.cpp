@@ -23,14 +23,7 @@ using namespace qtest;
 using Out = std::vector<long long>;
 using Pair = std::array<std::uint32_t, 2>;
 
-/// A zero-point tensor: sizes, raw buffer values, optional strides.
-struct Param {
-    Dims sizes;
-    Values values;
-    Dims strides{};
-};
 Param per_tensor(double v, std::size_t dims = 4) { return {Dims(dims, 1u), {v}}; }
-Param per_channel(const Values& v) { return {{1, static_cast<std::uint32_t>(v.size()), 1, 1}, v}; }
 
 /// Builder: one integer convolution. Input and Filter values are in logical
 /// (row-major) order, written through their strides; buffer gaps hold 99.

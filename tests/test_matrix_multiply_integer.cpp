@@ -17,12 +17,6 @@ namespace {
 using namespace qtest;
 using Out = std::vector<long long>;
 
-/// A zero-point tensor: sizes, raw buffer values, optional strides.
-struct Param {
-    Dims sizes;
-    Values values;
-    Dims strides{};
-};
 Param per_tensor(double v, std::size_t dims = 2) { return {Dims(dims, 1u), {v}}; }
 
 /// Builder: one integer matmul; a/b are raw buffer values.

@@ -23,11 +23,6 @@ using namespace qtest;
 using qdml::Fidelity;
 using qdml::float16;
 
-struct Param {
-    Dims sizes;
-    Values values;
-    Dims strides{};
-};
 Param per_tensor(double v, std::size_t dims = 2) { return {Dims(dims, 1u), {v}}; }
 
 /// Builder: one MATRIX_MULTIPLY_INTEGER_TO_FLOAT with FLOAT32 scales, bias and output.

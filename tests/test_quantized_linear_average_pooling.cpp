@@ -28,14 +28,7 @@ using namespace qtest;
 using Out = std::vector<long long>;
 using Triple = std::array<std::uint32_t, 3>;
 
-/// A scale or zero-point tensor: sizes, raw buffer values, optional strides.
-struct Param {
-    Dims sizes;
-    Values values;
-    Dims strides{};
-};
 Param one(double v, std::size_t dims = 4) { return {Dims(dims, 1u), {v}}; }
-Param per_channel(const Values& v) { return {{1, static_cast<std::uint32_t>(v.size()), 1, 1}, v}; }
 
 /// Builder: one pooling. Input values are in logical (row-major) order,
 /// written through its strides; buffer gaps hold 99.

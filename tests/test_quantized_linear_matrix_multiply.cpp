@@ -19,12 +19,7 @@ namespace {
 using namespace qtest;
 using Out = std::vector<long long>;
 
-/// A scale or zero-point tensor: sizes, raw buffer values, optional strides.
-struct Param {
-    Dims sizes;
-    Values values;
-    Dims strides{};
-};
+/// A per-tensor scale or zero point (qtest::Param).
 Param per_tensor(double v, std::size_t dims = 2) { return {Dims(dims, 1u), {v}}; }
 
 /// Builder: one matmul; a/b are raw buffer values.

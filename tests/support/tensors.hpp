@@ -34,6 +34,16 @@ using DT = qdml::TensorDataType;
 using Dims = std::vector<std::uint32_t>;
 using Values = std::vector<double>;
 
+/// A scale, zero-point or bias tensor of a test desc: sizes, raw buffer
+/// values, optional strides.
+struct Param {
+    Dims sizes;
+    Values values;
+    Dims strides{};
+};
+/// One value per channel of an NCHW tensor: Sizes {1, C, 1, 1}.
+inline Param per_channel(const Values& v) { return {{1, static_cast<std::uint32_t>(v.size()), 1, 1}, v}; }
+
 /// A desc with the minimum TotalTensorSizeInBytes (strides empty = packed).
 inline TensorDesc desc(DT t, const Dims& sizes, const Dims& strides = {}) { return make_desc(t, sizes, strides); }
 
