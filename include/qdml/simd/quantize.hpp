@@ -187,15 +187,6 @@ std::optional<Plan4<TFloat>> plan_4bit(const qdml::detail::QuantizationViews<TFl
                          inner_block_plan<TFloat>(s, st)};
 }
 
-/// The zero points of a 4-bit desc one a byte, packed over the scale's sizes
-/// (kImpliedZeroPoint's address when the desc has none).
-template <class TFloat, class TQ>
-const byte_of_t<TQ>* unpacked_zero_points(const qdml::detail::QuantizationViews<TFloat, TQ>& q, std::vector<byte_of_t<TQ>>& buf) {
-    if (!q.ZeroPointTensor) return &kImpliedZeroPoint<TQ>;
-    for_each_index(q.ScaleTensor.sizes, [&](const Sizes8& b) { buf.push_back(static_cast<byte_of_t<TQ>>((*q.ZeroPointTensor)[b])); });
-    return buf.data();
-}
-
 /// A nibble's value as a byte: as is (UINT4) or sign-extended (INT4).
 template <bool Signed>
 QDML_ALWAYS_INLINE inline std::uint8_t nibble_value(unsigned v) noexcept {
@@ -280,6 +271,23 @@ QDML_ALWAYS_INLINE inline void pack_nibbles(const std::uint8_t* src, std::uint8_
     if (j < count) dst[pairs] = static_cast<std::uint8_t>((dst[pairs] & 0xF0u) | (src[j] & 0x0Fu));
 }
 
+/// The zero points of a 4-bit desc one a byte, packed over the scale's sizes
+/// (kImpliedZeroPoint's address when the desc has none).
+template <class TFloat, class TQ>
+const byte_of_t<TQ>* unpacked_zero_points(const qdml::detail::QuantizationViews<TFloat, TQ>& q, std::vector<byte_of_t<TQ>>& buf) {
+    if (!q.ZeroPointTensor) return &kImpliedZeroPoint<TQ>;
+    const auto& z = *q.ZeroPointTensor;
+    if (is_packed(z.sizes, z.strides)) {  // (the common form: one pass of unpack_nibbles)
+        std::uint64_t count = 1;
+        for (const auto size : z.sizes) count *= size;
+        buf.resize(static_cast<std::size_t>(count));
+        unpack_nibbles<std::is_signed_v<byte_of_t<TQ>>>(z.data, 0, buf.size(), reinterpret_cast<std::uint8_t*>(buf.data()));
+        return buf.data();
+    }
+    for_each_index(q.ScaleTensor.sizes, [&](const Sizes8& b) { buf.push_back(static_cast<byte_of_t<TQ>>(z[b])); });
+    return buf.data();
+}
+
 /// Elements a 4-bit row kernel takes at a time (a streamed row's minimum, kStreamRowBytes).
 template <class TFloat>
 inline constexpr std::size_t kNibbleChunk = kStreamRowBytes / sizeof(TFloat);
@@ -359,8 +367,9 @@ struct DequantizeBlockRow {
         for (std::size_t c0 = 0; c0 < total; c0 += C) {
             const std::size_t c1 = total - c0 < C ? total : c0 + C;
             unpack_nibbles<std::is_signed_v<B>>(in, e + c0, c1 - c0, reinterpret_cast<std::uint8_t*>(buf));
-            for (std::size_t j = c0; j < c1;) {  // the segment [j, end) of block k
-                const std::size_t k = j / block, end = std::min(c1, (k + 1) * block);
+            std::size_t k = c0 / block;  // (one division a chunk)
+            for (std::size_t j = c0; j < c1; ++k) {  // the segment [j, end) of block k
+                const std::size_t end = std::min(c1, (k + 1) * block);
                 const float s = to_float(*reinterpret_cast<const TOut*>(scale + static_cast<std::int64_t>(k) * scale_step));
                 const B z = *reinterpret_cast<const B*>(zp + static_cast<std::int64_t>(k) * zp_step);
                 const F vscale(s), vzp(static_cast<float>(z));
@@ -399,8 +408,9 @@ struct QuantizeBlockRow {
         const QuantizeRow<TIn, B, A, TIn, QuantizeBy::Divide, TQ> row{true, false};
         for (std::size_t c0 = 0; c0 < total; c0 += C) {
             const std::size_t c1 = total - c0 < C ? total : c0 + C;
-            for (std::size_t j = c0; j < c1;) {
-                const std::size_t k = j / block, end = std::min(c1, (k + 1) * block);
+            std::size_t k = c0 / block;
+            for (std::size_t j = c0; j < c1; ++k) {
+                const std::size_t end = std::min(c1, (k + 1) * block);
                 const auto* s = reinterpret_cast<const TIn*>(scale + static_cast<std::int64_t>(k) * scale_step);
                 const auto* z = reinterpret_cast<const B*>(zp + static_cast<std::int64_t>(k) * zp_step);
                 row(buf + (j - c0), RowIn<TIn>{x + j, 1}, RowIn<TIn>{s, 0}, RowIn<B>{z, 0}, end - j);
