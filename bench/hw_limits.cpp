@@ -2,6 +2,8 @@
 // kernels they bound:
 //   hw/stream/u8_f32/16777216  read 2^24 u8, write 2^24 f32 (widened and
 //                              converted, nothing else), fastest stores;
+//   hw/stream/f32_u8/16777216  read 2^24 f32, write 2^24 u8 (rounded and
+//                              narrowed, nothing else), fastest stores;
 //   hw/stream3/i8/16777216     read two 2^24-byte streams, write their byte
 //                              sum (the quantized add's traffic), fastest stores;
 //   hw/copy/u8/16777216        memcpy of 2^24 bytes;
@@ -269,6 +271,80 @@ void hw_stream(benchmark::State& state, unsigned threads) {
                });
 }
 
+// ---- stream: f32 -> u8 -------------------------------------------------------
+
+using StreamDownFn = void (*)(const float*, std::uint8_t*, std::size_t);
+
+#if !QDML_BENCH_X86
+void stream_down_scalar(const float* in, std::uint8_t* out, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(static_cast<int>(in[i]));
+}
+#else
+template <bool NonTemporal>
+__attribute__((target("sse2"))) void stream_down_sse2(const float* in, std::uint8_t* out, std::size_t n) {
+    for (std::size_t i = 0; i < n; i += 16) {
+        __m128i v[4];
+        for (int j = 0; j < 4; ++j) v[j] = _mm_cvtps_epi32(_mm_load_ps(in + i + 4 * j));
+        const __m128i b = _mm_packus_epi16(_mm_packs_epi32(v[0], v[1]), _mm_packs_epi32(v[2], v[3]));
+        if constexpr (NonTemporal) _mm_stream_si128(reinterpret_cast<__m128i*>(out + i), b);
+        else _mm_store_si128(reinterpret_cast<__m128i*>(out + i), b);
+    }
+    _mm_sfence();
+}
+
+template <bool NonTemporal>
+__attribute__((target("avx2"))) void stream_down_avx2(const float* in, std::uint8_t* out, std::size_t n) {
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (std::size_t i = 0; i < n; i += 32) {
+        __m256i v[4];
+        for (int j = 0; j < 4; ++j) v[j] = _mm256_cvtps_epi32(_mm256_load_ps(in + i + 8 * j));
+        const __m256i b = _mm256_permutevar8x32_epi32(
+            _mm256_packus_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3])), order);
+        if constexpr (NonTemporal) _mm256_stream_si256(reinterpret_cast<__m256i*>(out + i), b);
+        else _mm256_store_si256(reinterpret_cast<__m256i*>(out + i), b);
+    }
+    _mm_sfence();
+}
+
+template <bool NonTemporal>
+__attribute__((target("avx512f,avx512bw"))) void stream_down_avx512(const float* in, std::uint8_t* out, std::size_t n) {
+    for (std::size_t i = 0; i < n; i += 64) {
+        __m512i b = _mm512_setzero_si512();
+        b = _mm512_inserti32x4(b, _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(_mm512_load_ps(in + i))), 0);
+        b = _mm512_inserti32x4(b, _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(_mm512_load_ps(in + i + 16))), 1);
+        b = _mm512_inserti32x4(b, _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(_mm512_load_ps(in + i + 32))), 2);
+        b = _mm512_inserti32x4(b, _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(_mm512_load_ps(in + i + 48))), 3);
+        if constexpr (NonTemporal) _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i), b);
+        else _mm512_store_si512(out + i, b);
+    }
+    _mm_sfence();
+}
+#endif
+
+/// hw/stream/f32_u8/16777216: read 2^24 floats, write 2^24 bytes (each
+/// rounded and narrowed, nothing else: QUANTIZE_LINEAR's traffic), the
+/// widest vectors, normal or non-temporal stores.
+void hw_stream_down(benchmark::State& state) {
+    const std::size_t n = kStreamBytes;
+    Buffer<float> in = random_buffer<float>(n, 0.0, 255.0, 16);
+    Buffer<std::uint8_t> out(n);
+    std::vector<std::pair<const char*, StreamDownFn>> kernels;
+#if QDML_BENCH_X86
+    if (cpu().avx512bw)
+        kernels = {{"avx512 stores", stream_down_avx512<false>}, {"avx512 non-temporal stores", stream_down_avx512<true>}};
+    else if (cpu().avx2)
+        kernels = {{"avx2 stores", stream_down_avx2<false>}, {"avx2 non-temporal stores", stream_down_avx2<true>}};
+    else
+        kernels = {{"sse2 stores", stream_down_sse2<false>}, {"sse2 non-temporal stores", stream_down_sse2<true>}};
+#else
+    kernels = {{"scalar stores", stream_down_scalar}};
+#endif
+    stream_row(state, kernels, n, 0, static_cast<double>(n * (sizeof(float) + 1)),
+               [&](StreamDownFn fn, std::size_t begin, std::size_t count) {
+                   fn(in.data() + begin, out.data() + begin, count);
+               });
+}
+
 // ---- stream3: two byte streams in, one out -------------------------------------
 
 using Stream3Fn = void (*)(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t);
@@ -461,6 +537,7 @@ void hw_dot_threads(benchmark::State& state, double (*kernel)(std::int64_t), boo
 [[maybe_unused]] const bool registered = [] {
     add_row("hw/stream/u8_f32/16777216", [](benchmark::State& s) { hw_stream(s, 0); });
     add_row("hw/stream3/i8/16777216", [](benchmark::State& s) { hw_stream3(s, 0); });
+    add_row("hw/stream/f32_u8/16777216", hw_stream_down);
     for (const unsigned threads : thread_counts()) {
         add_row("hw/stream/u8_f32/16777216" + threads_suffix(threads),
                 [threads](benchmark::State& s) { hw_stream(s, threads); });

@@ -264,7 +264,10 @@ TEST_CASE("QUANTIZE through qdml::dml::execute and qdml::compile", "[quantize][d
     Op<qdml::QuantizeDesc> op({desc(DT::Float32, {8}), x}, qdml::QuantizationType::Scale, {desc(DT::Float32, {2}), s},
                               std::nullopt, {desc(DT::UInt4, {8}), out.data()});
     const auto c = qdml::compile(op.d);
-    CHECK_THAT(qdml::describe(op.d), Catch::Contains("scalar"));
+    CHECK_THAT(qdml::describe(op.d), Catch::Contains("element-wise"));  // (packed: the vector path)
+    Op<qdml::QuantizeDesc> strided({desc(DT::Float32, {4}), x}, qdml::QuantizationType::Scale, {desc(DT::Float32, {1}), s},
+                                   std::nullopt, {desc(DT::UInt4, {4}, {2}), out.data()});
+    CHECK_THAT(qdml::describe(strided.d), Catch::Contains("scalar"));  // (a strided 4-bit tensor: the reference's loop)
     Bytes out2(4, 0);
     op.d.OutputTensor.Data = out2.data();
     c.execute(op.d);

@@ -6,11 +6,16 @@
 //     adding OutputZP - (AScale*AZP + BScale*BZP)/OutputScale: oneDNN's binary
 //     has no zero points, this is the same affine map in its own float order;
 //   clip/onednn/{f32,i8,f16}: eltwise_clip (rows skipped where oneDNN has no
-//     implementation for the type).
+//     implementation for the type);
+//   quantize_linear/onednn/f32_i8: reorder f32 -> s8 with an output scale of
+//     1 / Scale and a destination zero point: x * (1/s) + zp rounded to
+//     nearest even and saturated, where qdml divides (x / s): the mismatch
+//     count shows the near-ties the reciprocal rounds the other way.
 // dequantize_linear i8_f32 and quantized_linear_add i8 at 16777216, clip f32
 // at 65536 and 16777216, also at /threads:N (issue 26, BENCH.md "Threads"):
 // the same with oneDNN's OpenMP at N threads (onednn::on_threads).
 #include "../problems.hpp"
+#include "../quantize_problems.hpp"
 #include "onednn_common.hpp"
 
 namespace qdml_bench {
@@ -18,18 +23,25 @@ namespace {
 
 using namespace onednn;
 
-template <class TIn>
-Peer dequantize(DequantizeProblem<TIn, float>& p) try {
+/// A 1-D reorder of problem p's input to its output with an output scale
+/// and a zero point on `zp_arg` (DNNL_ARG_SRC or DNNL_ARG_DST).
+template <class P>
+Peer reorder(P& p, float scale, int zp_arg) try {
     const memory::dims dims{static_cast<memory::dim>(p.n)};
     dnnl::primitive_attr attr;
-    attr.set_output_scales(0, {p.scale[0]});
-    attr.set_zero_points(DNNL_ARG_SRC, 0, {static_cast<std::int32_t>(p.zero_point[0])});
+    attr.set_output_scales(0, {scale});
+    attr.set_zero_points(zp_arg, 0, {static_cast<std::int32_t>(p.zero_point[0])});
     auto src = make_memory(dims, tag::a, p.input.data());
     auto dst = make_memory(dims, tag::a, p.output.data());
     dnnl::reorder::primitive_desc pd(engine(), src.get_desc(), engine(), dst.get_desc(), attr);
     return peer_of(dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, pd.impl_info_str());
 } catch (const dnnl::error& e) {
     return unsupported(e);
+}
+
+template <class TIn>
+Peer dequantize(DequantizeProblem<TIn, float>& p) {
+    return reorder(p, p.scale[0], DNNL_ARG_SRC);
 }
 
 template <class T>
@@ -72,12 +84,19 @@ Peer clip(ClipProblem<T>& p) try {
     return unsupported(e);
 }
 
+Peer quantize(QuantizeLinearProblem<std::int8_t>& p) {
+    return reorder(p, 1.0f / p.scale[0], DNNL_ARG_DST);
+}
+
 template <class TIn>
 void dequantize_rows(const std::string& types, std::uint32_t n) {
     register_element_wise_peer<DequantizeProblem<TIn, float>>("dequantize_linear", "onednn", types, n, Layout::packed,
                                                               dequantize<TIn>);
 }
 [[maybe_unused]] const bool registered = [] {
+    for (std::uint32_t n : {65536u, 16777216u})
+        register_element_wise_peer<QuantizeLinearProblem<std::int8_t>>("quantize_linear", "onednn", "f32_i8", n,
+                                                                       Layout::packed, quantize);
     register_element_wise_peers(
         "onednn", dequantize<std::int8_t>, dequantize<std::uint8_t>, [](auto& p, Layout l) { return add(p, l); },
         [](auto& p) { return clip(p); });

@@ -3,7 +3,10 @@
 //   dequantize_linear/xnnpack/{i8,u8}_f32: convert_nc_qs8_f32 / qu8_f32;
 //   quantized_linear_add/xnnpack/{i8,u8}: add_nd_qs8 / add_nd_qu8 (also the
 //     broadcast row: B {1,1,32,32} over {1,64,32,32});
-//   clip/xnnpack/{f32,i8,f16}: clamp_nc_f32 / clamp_nc_s8 / clamp_nc_f16.
+//   clip/xnnpack/{f32,i8,f16}: clamp_nc_f32 / clamp_nc_s8 / clamp_nc_f16;
+//   quantize_linear/xnnpack/f32_i8: convert_nc_f32_qs8 (x * (1/s), rounded
+//     to nearest even, + zp, saturated; qdml divides: the mismatch count
+//     shows the near-ties the reciprocal rounds the other way).
 // Same scales and zero points as qdml's problem; XNNPACK requantizes its
 // own way (the mismatch count shows where).
 // dequantize_linear i8_f32 and quantized_linear_add i8 at 16777216, clip f32
@@ -13,6 +16,7 @@
 // and merges the dimensions of same-shape operands into one: a 1-D add of
 // 2^24 is one task, whatever the pool.)
 #include "../problems.hpp"
+#include "../quantize_problems.hpp"
 #include "xnnpack_common.hpp"
 
 namespace qdml_bench {
@@ -36,6 +40,16 @@ Peer dequantize(DequantizeProblem<TIn, float>& p, unsigned threads = 1) {
         }
     }
     return peer_of(c, s, op, s8 ? "convert_nc_qs8_f32" : "convert_nc_qu8_f32", pool);
+}
+
+Peer quantize(QuantizeLinearProblem<std::int8_t>& p) {
+    xnn_operator_t op = nullptr;
+    xnn_status c = xnn_status_uninitialized, s = xnn_status_uninitialized;
+    if (xnnpack::initialized()) {
+        c = xnn_create_convert_nc_f32_qs8(p.n, p.n, p.n, p.scale[0], p.zero_point[0], -128, 127, 0, &op);
+        if (op) s = xnn_setup_convert_nc_f32_qs8(op, 1, p.input.data(), p.output.data(), nullptr);
+    }
+    return peer_of(c, s, op, "convert_nc_f32_qs8", nullptr);
 }
 
 /// The shapes XNNPACK broadcasts like qdml's problem.
@@ -95,6 +109,9 @@ Peer clip(ClipProblem<T>& p, unsigned threads = 1) {
 }
 
 [[maybe_unused]] const bool registered = [] {
+    for (std::uint32_t n : {65536u, 16777216u})
+        register_element_wise_peer<QuantizeLinearProblem<std::int8_t>>("quantize_linear", "xnnpack", "f32_i8", n,
+                                                                       Layout::packed, quantize);
     register_element_wise_peers(
         "xnnpack", [](auto& p) { return dequantize(p); }, [](auto& p) { return dequantize(p); },
         [](auto& p, Layout l) { return add(p, l); }, [](auto& p) { return clip(p); });

@@ -40,9 +40,11 @@ namespace detail {
 enum class QuantizeBy { Divide, Multiply };
 
 /// The row kernel on ISA tag A (arch.hpp); TScale the scale operand's type
-/// (binary32 for DYNAMIC_QUANTIZE_LINEAR whatever its input).
+/// (binary32 for DYNAMIC_QUANTIZE_LINEAR whatever its input); TRange the
+/// type whose range Q saturates to (QUANTIZE's INT4/UINT4 into an 8-bit
+/// TOut, one value a byte: simd/quantize.hpp packs them).
 template <class TIn, class TOut, class A, class TScale = typename ElementWiseQuantizeLinear<TIn, TOut>::TScale,
-          QuantizeBy By = QuantizeBy::Divide>
+          QuantizeBy By = QuantizeBy::Divide, class TRange = TOut>
 struct QuantizeRow {
     bool nan_to_low = true;  ///< a NaN quotient gives the low end (else 0: DirectML's strided form)
     bool stream = false;     ///< non-temporal stores (see streams())
@@ -70,7 +72,10 @@ struct QuantizeRow {
             } else {
                 const float s = to_float(*scale.at(i));
                 const std::int32_t z = *zp.at(i);
-                out[i] = low ? quantize_linear<TOut>(xv, s, z) : quantize_linear_directml<TOut>(xv, s, z, false);
+                if constexpr (std::is_same_v<TRange, TOut>)
+                    out[i] = low ? quantize_linear<TOut>(xv, s, z) : quantize_linear_directml<TOut>(xv, s, z, false);
+                else  // (QUANTIZE: NaN to the low end always)
+                    out[i] = static_cast<TOut>(quantize_value<TRange>(xv / s, z));
             }
         };
         const auto blocks = [&](const auto& q) QDML_ALWAYS_INLINE {
@@ -82,7 +87,7 @@ struct QuantizeRow {
                 [=](std::size_t i) QDML_ALWAYS_INLINE { kernel::store_int<A>(out + i, q(i)); }, one);
         };
         if (per_tensor) {  // per-tensor (or per-row) scale and zero point: Q's own step
-            const QuantizeParams p = QuantizeParams::make<TOut>(*zp.p);
+            const QuantizeParams p = QuantizeParams::make<TRange>(*zp.p);
             const F s(to_float(*scale.p));
             const F nan_value(low ? p.lo : static_cast<float>(-p.zp));
             if constexpr (By == QuantizeBy::Multiply) {  // Q takes a NaN product to its low end itself
@@ -94,8 +99,8 @@ struct QuantizeRow {
                 });
             }
         } else if constexpr (By == QuantizeBy::Divide) {  // (x * r is per tensor only)
-            const F lo(static_cast<float>(std::numeric_limits<TOut>::min()));
-            const F hi(static_cast<float>(std::numeric_limits<TOut>::max()));
+            const F lo(static_cast<float>(value_range<TRange>::lo));
+            const F hi(static_cast<float>(value_range<TRange>::hi));
             const F zero(0.0f);
             blocks([=](std::size_t i) QDML_ALWAYS_INLINE {
                 const F v = O::div(load_x(x.at(i)), kernel::load_float<A>(scale.at(i)));

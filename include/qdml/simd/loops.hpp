@@ -314,6 +314,12 @@ inline bool interleaved(std::int64_t row_stride, std::int64_t outer_stride, std:
     return !output || (row_stride > 0 && static_cast<std::uint64_t>(row_stride) >= rows * elem);
 }
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+// (out_tile is read only where tr[0], after the row kernel has written it
+// through its pointer, which g++ 12 cannot follow: QUANTIZE's 4-bit rows)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /// `rows` (<= kTileRows) rows of n elements that start os[k] bytes apart,
 /// the interleaved operands (`tr`) transposed through tiles Chunk elements
 /// wide at a time, the others as run_row_impl brings them.
@@ -359,6 +365,9 @@ void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std:
                                                      static_cast<std::size_t>(st[0]), rows, count, isa);
     }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 }  // namespace detail
 
 namespace detail {
