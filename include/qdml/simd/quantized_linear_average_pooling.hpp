@@ -8,7 +8,10 @@
 // operations in the reference's order (no FMA, true divisions); the lanes are
 //   - channels (Form::Channels): Input and Output with channel stride 1
 //     (NHWC memory through DML strides): every lane of an output position
-//     has the same taps and count, the parameters per lane;
+//     has the same taps and count, the parameters per lane; each task first
+//     computes the products fp32(X - InputZP) * InputScale of the input rows
+//     its windows read, once per element (the same binary32 value for every
+//     window that reads it), then adds them window by window;
 //   - output columns (Form::Columns): pooling stride 1 along the last
 //     dimension, Input and Output with column stride 1 (packed NCHW): the
 //     columns whose taps all lie inside the input along that dimension, the
@@ -23,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "qdml/core/executor.hpp"
@@ -90,17 +94,25 @@ QDML_ALWAYS_INLINE inline auto pool_finish(const V& sum, const V& count, const V
 /// taps at x[off[k] + j] (k < taps, in window order), count `count`, the
 /// parameters of lane j at index j * per_lane of the PoolLanes arrays; on
 /// ISA tag A, in vectors of W lanes (four at a time first), the last lanes
-/// one by one with the same steps over float.
+/// one by one with the same steps over float. The taps are input elements
+/// (TX = T), or (TX = float) their products fp32(X - InputZP) * InputScale
+/// already, PoolProductsRow's, the same binary32 values.
 template <class T, class A>
 struct PoolRow {
-    QDML_ALWAYS_INLINE void operator()(T* out, const T* x, const std::int64_t* off, std::size_t taps, float count,
+    template <class TX>
+    QDML_ALWAYS_INLINE void operator()(T* out, const TX* x, const std::int64_t* off, std::size_t taps, float count,
                                        const PoolLanes* pl, std::size_t lanes, std::size_t per_lane) const noexcept {
         using F = kernel::fbatch<A>;
         constexpr std::size_t W = F::size;
+        constexpr bool kProducts = std::is_same_v<TX, float>;
         const PoolLanes p = *pl;
         const F vcount(count);
         const auto param = [per_lane](const float* a, std::size_t j) QDML_ALWAYS_INLINE {
             return per_lane ? kernel::load_float<A>(a + j) : F(a[0]);
+        };
+        const auto tap = [](const F& sum, const TX* q, const F& zp, const F& s) QDML_ALWAYS_INLINE {
+            if constexpr (kProducts) return F(sum + kernel::load_float<A>(q));
+            else return pool_tap(sum, kernel::load_float<A>(q), zp, s);
         };
         const auto finish = [&](std::size_t j, const F& sum) QDML_ALWAYS_INLINE {
             return pool_finish(sum, vcount, param(p.y_scale, j), param(p.y_zp, j), param(p.lo_z, j),
@@ -108,17 +120,20 @@ struct PoolRow {
         };
         std::size_t j = 0;
         for (; j + 4 * W <= lanes; j += 4 * W) {
-            const F zp0 = param(p.x_zp, j), zp1 = param(p.x_zp, j + W), zp2 = param(p.x_zp, j + 2 * W),
-                    zp3 = param(p.x_zp, j + 3 * W);
-            const F s0 = param(p.x_scale, j), s1 = param(p.x_scale, j + W), s2 = param(p.x_scale, j + 2 * W),
-                    s3 = param(p.x_scale, j + 3 * W);
+            F zp0(0.0f), zp1(0.0f), zp2(0.0f), zp3(0.0f), s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
+            if constexpr (!kProducts) {
+                zp0 = param(p.x_zp, j), zp1 = param(p.x_zp, j + W), zp2 = param(p.x_zp, j + 2 * W),
+                zp3 = param(p.x_zp, j + 3 * W);
+                s0 = param(p.x_scale, j), s1 = param(p.x_scale, j + W), s2 = param(p.x_scale, j + 2 * W),
+                s3 = param(p.x_scale, j + 3 * W);
+            }
             F sum0(0.0f), sum1(0.0f), sum2(0.0f), sum3(0.0f);
             for (std::size_t k = 0; k < taps; ++k) {
-                const T* q = x + off[k] + static_cast<std::ptrdiff_t>(j);
-                sum0 = pool_tap(sum0, kernel::load_float<A>(q), zp0, s0);
-                sum1 = pool_tap(sum1, kernel::load_float<A>(q + W), zp1, s1);
-                sum2 = pool_tap(sum2, kernel::load_float<A>(q + 2 * W), zp2, s2);
-                sum3 = pool_tap(sum3, kernel::load_float<A>(q + 3 * W), zp3, s3);
+                const TX* q = x + off[k] + static_cast<std::ptrdiff_t>(j);
+                sum0 = tap(sum0, q, zp0, s0);
+                sum1 = tap(sum1, q + W, zp1, s1);
+                sum2 = tap(sum2, q + 2 * W, zp2, s2);
+                sum3 = tap(sum3, q + 3 * W, zp3, s3);
             }
             kernel::store_int<A>(out + j, finish(j, sum0));
             kernel::store_int<A>(out + j + W, finish(j + W, sum1));
@@ -126,31 +141,57 @@ struct PoolRow {
             kernel::store_int<A>(out + j + 3 * W, finish(j + 3 * W, sum3));
         }
         for (; j + W <= lanes; j += W) {
-            const F zp = param(p.x_zp, j), s = param(p.x_scale, j);
+            F zp(0.0f), s(0.0f);
+            if constexpr (!kProducts) zp = param(p.x_zp, j), s = param(p.x_scale, j);
             F sum(0.0f);
-            for (std::size_t k = 0; k < taps; ++k)
-                sum = pool_tap(sum, kernel::load_float<A>(x + off[k] + static_cast<std::ptrdiff_t>(j)), zp, s);
+            for (std::size_t k = 0; k < taps; ++k) sum = tap(sum, x + off[k] + static_cast<std::ptrdiff_t>(j), zp, s);
             kernel::store_int<A>(out + j, finish(j, sum));
         }
         for (; j < lanes; ++j) {  // the last lanes: the same steps over float
             const std::size_t i = j * per_lane;
             float sum = 0.0f;
-            for (std::size_t k = 0; k < taps; ++k)
-                sum = pool_tap(sum, static_cast<float>(x[off[k] + static_cast<std::ptrdiff_t>(j)]), p.x_zp[i],
-                               p.x_scale[i]);
+            for (std::size_t k = 0; k < taps; ++k) {
+                const TX v = x[off[k] + static_cast<std::ptrdiff_t>(j)];
+                if constexpr (kProducts) sum = sum + v;
+                else sum = pool_tap(sum, static_cast<float>(v), p.x_zp[i], p.x_scale[i]);
+            }
             out[j] = static_cast<T>(
                 pool_finish(sum, count, p.y_scale[i], p.y_zp[i], p.lo_z[i], p.hi_z[i], p.nan_z[i]));
         }
     }
 };
 
+/// out[j] = fp32(x[j] - InputZP) * InputScale for `lanes` channels (the
+/// parameters of channel j at index j): each input element's product once,
+/// which every window that reads it then adds (PoolRow with TX = float).
+template <class T, class A>
+struct PoolProductsRow {
+    QDML_ALWAYS_INLINE void operator()(float* out, const T* x, const PoolLanes* pl, std::size_t lanes) const noexcept {
+        using F = kernel::fbatch<A>;
+        constexpr std::size_t W = F::size;
+        const PoolLanes p = *pl;
+        std::size_t j = 0;
+        for (; j + W <= lanes; j += W)
+            kernel::store_vec<A>(out + j, dequantize_step(F(kernel::load_float<A>(x + j) - kernel::load_float<A>(p.x_zp + j)),
+                                                          kernel::load_float<A>(p.x_scale + j)));
+        for (; j < lanes; ++j) out[j] = dequantize_step(static_cast<float>(x[j]) - p.x_zp[j], p.x_scale[j]);
+    }
+};
+
+/// Where pool_taps' offsets point: position p of spatial dimension k at
+/// (p - base[k]) * stride[k] elements.
+struct TapMemory {
+    std::int64_t stride[3];
+    std::int64_t base[3];
+};
+
 /// The taps of one output position along the three spatial dimensions:
-/// the input offsets (elements) of those inside the input, in window
-/// order, and their number; `dims` limits it to the first dimensions (the
-/// others' taps taken as one at offset 0).
+/// the offsets in `m` of those inside the input, in window order, and
+/// their number; `dims` limits it to the first dimensions (the others'
+/// taps taken as one at offset 0).
 template <class T>
 std::size_t pool_taps(const QuantizedLinearAveragePooling<T>& op, const std::array<std::uint32_t, 3>& o, int dims,
-                      std::int64_t* off) noexcept {
+                      const TapMemory& m, std::int64_t* off) noexcept {
     const auto& X = op.InputTensor;
     std::uint32_t w[3], first[3], last[3];  // the taps t with p inside: [first, last)
     for (int k = 0; k < 3; ++k) {
@@ -174,16 +215,20 @@ std::size_t pool_taps(const QuantizedLinearAveragePooling<T>& op, const std::arr
                 std::int64_t e = 0;
                 for (int k = 0; k < dims; ++k)
                     e += (std::int64_t{o[k]} * op.Strides[k] + std::int64_t{t[k]} * op.Dilations[k] -
-                          op.StartPadding[k]) *
-                         static_cast<std::int64_t>(X.strides[2 + k]);
+                          op.StartPadding[k] - m.base[k]) *
+                         m.stride[k];
                 off[n++] = e;
             }
     return n;
 }
 
-/// Runs the operator with row kernel `row` (PoolRow on the chosen ISA).
-template <class T, class Row>
-void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Executor& ex, const Row& row) {
+/// Runs the operator with row kernels `row` (PoolRow on the chosen ISA) and
+/// `dq` (PoolProductsRow: Form::Channels dequantizes each task's input rows
+/// once into a buffer of products, channels innermost, which its windows
+/// then add).
+template <class T, class Row, class Dq>
+void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Executor& ex, const Row& row,
+              const Dq& dq) {
     const auto& X = op.InputTensor;
     const auto& Y = op.OutputTensor;
     const std::uint32_t N = Y.sizes[0], C = Y.sizes[1], oD = Y.sizes[2], oH = Y.sizes[3], oW = Y.sizes[4];
@@ -228,19 +273,49 @@ void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Exec
         return base + (n * view.strides[0] + c * view.strides[1] + z * view.strides[2] + y * view.strides[3] +
                        xx * view.strides[4]);
     };
+    const TapMemory in_memory{{static_cast<std::int64_t>(X.strides[2]), static_cast<std::int64_t>(X.strides[3]),
+                               static_cast<std::int64_t>(X.strides[4])},
+                              {0, 0, 0}};
+    // The input positions [lo, hi) of dimension k that outputs [o0, o1) read (empty: lo >= hi).
+    const auto span = [&](int k, std::uint32_t o0, std::uint32_t o1, std::int64_t& lo, std::int64_t& hi) {
+        lo = std::max<std::int64_t>(0, std::int64_t{o0} * op.Strides[k] - op.StartPadding[k]);
+        hi = std::min<std::int64_t>(X.sizes[2 + k], std::int64_t{o1 - 1} * op.Strides[k] +
+                                                        std::int64_t{op.WindowSize[k] - 1} * op.Dilations[k] -
+                                                        op.StartPadding[k] + 1);
+    };
     const auto task = [&](std::size_t k) {
         std::vector<std::int64_t> off(std::max<std::size_t>(max_taps, 1)), cols(off.size());
+        std::vector<float> products;  // Form::Channels: the products of the segment's input rows
         const std::uint64_t r1 = std::min(rows, (k + 1) * per);
         for (std::uint64_t r = k * per; r < r1; ++r) {
             const std::uint32_t y = static_cast<std::uint32_t>(r % oH), z = static_cast<std::uint32_t>(r / oH % oD);
             const std::uint64_t c = r / oH / oD % rows_c, n = r / oH / oD / rows_c;
             if (form == PoolForm::Channels) {
+                // A segment: this task's rows of image n and output depth z, [y, y1).
+                const std::uint32_t y1 = static_cast<std::uint32_t>(std::min<std::uint64_t>(oH, y + (r1 - r)));
+                r += y1 - y - 1;
                 const PoolLanes pl = lanes_of(0);
-                for (std::uint32_t ox = 0; ox < oW; ++ox) {
-                    const std::size_t taps = pool_taps(op, {z, y, ox}, 3, off.data());
-                    row(elem(Y.data, Y, n, 0, z, y, ox), elem(X.data, X, n, 0, 0, 0, 0), off.data(), taps,
-                        count_of(taps), &pl, std::size_t{C}, std::size_t{1});
+                std::int64_t z0, z1, ya, yb;
+                span(0, z, z + 1, z0, z1);
+                span(1, y, y1, ya, yb);
+                const std::uint32_t Wd = X.sizes[4];
+                const std::int64_t sy = std::int64_t{Wd} * C;
+                const TapMemory m{{(yb - ya) * sy, sy, std::int64_t{C}}, {z0, ya, 0}};
+                if (z1 > z0 && yb > ya) {
+                    products.resize(static_cast<std::size_t>((z1 - z0) * (yb - ya) * sy));
+                    for (std::int64_t iz = z0; iz < z1; ++iz)
+                        for (std::int64_t iy = ya; iy < yb; ++iy)
+                            for (std::uint32_t ix = 0; ix < Wd; ++ix)
+                                dq(products.data() + (iz - z0) * m.stride[0] + (iy - ya) * sy + std::int64_t{ix} * C,
+                                   elem(X.data, X, n, 0, static_cast<std::uint64_t>(iz), static_cast<std::uint64_t>(iy), ix),
+                                   &pl, std::size_t{C});
                 }
+                for (std::uint32_t oy = y; oy < y1; ++oy)
+                    for (std::uint32_t ox = 0; ox < oW; ++ox) {
+                        const std::size_t taps = pool_taps(op, {z, oy, ox}, 3, m, off.data());
+                        row(elem(Y.data, Y, n, 0, z, oy, ox), static_cast<const float*>(products.data()), off.data(),
+                            taps, count_of(taps), &pl, std::size_t{C}, std::size_t{1});
+                    }
                 continue;
             }
             const PoolLanes pl = lanes_of(static_cast<std::uint32_t>(c));
@@ -253,7 +328,7 @@ void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Exec
                 hi = b > lo ? static_cast<std::uint32_t>(b) : lo;
             }
             if (hi > lo) {  // the taps along z and y, then x's, relative to column lo's first tap
-                const std::size_t zy = pool_taps(op, {z, y, 0}, 2, off.data());
+                const std::size_t zy = pool_taps(op, {z, y, 0}, 2, in_memory, off.data());
                 const std::size_t taps = zy * op.WindowSize[2];  // every one inside the input: at most max_taps
                 for (std::size_t t = 0; t < zy; ++t)
                     for (std::uint32_t tx = 0; tx < op.WindowSize[2]; ++tx)
@@ -265,7 +340,7 @@ void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Exec
             for (std::uint32_t ox = 0; ox < oW; ++ox) {  // the other columns, one by one
                 if (ox == lo) ox = hi;
                 if (ox >= oW) break;
-                const std::size_t taps = pool_taps(op, {z, y, ox}, 3, off.data());
+                const std::size_t taps = pool_taps(op, {z, y, ox}, 3, in_memory, off.data());
                 row(elem(Y.data, Y, n, c, z, y, ox), xc, off.data(), taps, count_of(taps), &pl, std::size_t{1},
                     std::size_t{0});
             }
@@ -290,17 +365,19 @@ void quantized_linear_average_pooling(const QuantizedLinearAveragePooling<T>& op
 #if QDML_X86
         if (isa == ElementWiseIsa::Avx512) {
             using A = x86::avx512bw::ElementWise;
-            detail::pool_run(op, o.fidelity, o.executor, on_arch<A>(detail::PoolRow<T, A>{}));
+            detail::pool_run(op, o.fidelity, o.executor, on_arch<A>(detail::PoolRow<T, A>{}),
+                             on_arch<A>(detail::PoolProductsRow<T, A>{}));
             return;
         }
         if (isa == ElementWiseIsa::Avx2) {
             using A = x86::avx2::ElementWise;
-            detail::pool_run(op, o.fidelity, o.executor, on_arch<A>(detail::PoolRow<T, A>{}));
+            detail::pool_run(op, o.fidelity, o.executor, on_arch<A>(detail::PoolRow<T, A>{}),
+                             on_arch<A>(detail::PoolProductsRow<T, A>{}));
             return;
         }
 #endif
         (void)isa;
-        detail::pool_run(op, o.fidelity, o.executor, detail::PoolRow<T, Arch>{});
+        detail::pool_run(op, o.fidelity, o.executor, detail::PoolRow<T, Arch>{}, detail::PoolProductsRow<T, Arch>{});
     }
 }
 
