@@ -310,12 +310,38 @@ void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Exec
                                    elem(X.data, X, n, 0, static_cast<std::uint64_t>(iz), static_cast<std::uint64_t>(iy), ix),
                                    &pl, std::size_t{C});
                 }
-                for (std::uint32_t oy = y; oy < y1; ++oy)
+                // A position whose every tap lies inside the input reads the whole window:
+                // its taps' offsets from the first tap's, in window order (`whole`), once.
+                std::size_t whole_taps = 0;
+                for (std::uint32_t t0 = 0; t0 < op.WindowSize[0] && window <= max_taps; ++t0)
+                    for (std::uint32_t t1 = 0; t1 < op.WindowSize[1]; ++t1)
+                        for (std::uint32_t t2 = 0; t2 < op.WindowSize[2]; ++t2)
+                            cols[whole_taps++] = std::int64_t{t0} * op.Dilations[0] * m.stride[0] +
+                                                 std::int64_t{t1} * op.Dilations[1] * m.stride[1] +
+                                                 std::int64_t{t2} * op.Dilations[2] * m.stride[2];
+                const auto inside = [&](int k, std::uint32_t o) {  // every tap of output o inside along k
+                    const std::int64_t first = std::int64_t{o} * op.Strides[k] - op.StartPadding[k];
+                    return first >= 0 && first + std::int64_t{op.WindowSize[k] - 1} * op.Dilations[k] < X.sizes[2 + k];
+                };
+                const bool z_inside = inside(0, z);
+                for (std::uint32_t oy = y; oy < y1; ++oy) {
+                    const bool zy_inside = whole_taps == window && z_inside && inside(1, oy);
                     for (std::uint32_t ox = 0; ox < oW; ++ox) {
+                        T* const o = elem(Y.data, Y, n, 0, z, oy, ox);
+                        if (zy_inside && inside(2, ox)) {
+                            const std::int64_t first =
+                                (std::int64_t{z} * op.Strides[0] - op.StartPadding[0] - m.base[0]) * m.stride[0] +
+                                (std::int64_t{oy} * op.Strides[1] - op.StartPadding[1] - m.base[1]) * m.stride[1] +
+                                (std::int64_t{ox} * op.Strides[2] - op.StartPadding[2]) * m.stride[2];
+                            row(o, static_cast<const float*>(products.data() + first), cols.data(), whole_taps,
+                                count_of(whole_taps), &pl, std::size_t{C}, std::size_t{1});
+                            continue;
+                        }
                         const std::size_t taps = pool_taps(op, {z, oy, ox}, 3, m, off.data());
-                        row(elem(Y.data, Y, n, 0, z, oy, ox), static_cast<const float*>(products.data()), off.data(),
-                            taps, count_of(taps), &pl, std::size_t{C}, std::size_t{1});
+                        row(o, static_cast<const float*>(products.data()), off.data(), taps, count_of(taps), &pl,
+                            std::size_t{C}, std::size_t{1});
                     }
+                }
                 continue;
             }
             const PoolLanes pl = lanes_of(static_cast<std::uint32_t>(c));
