@@ -72,10 +72,12 @@ void one_case(Rng& r, std::uint64_t seed) {
     std::vector<std::uint32_t> in{N, C}, out{N, C};
     qdml::QuantizedLinearAveragePoolingDesc d;
     d.DimensionCount = spatial;
-    const std::uint32_t max_size = spatial == 3 ? 7 : (C > 17 ? 14 : 40);
+    // About 2% of the cases are large (40K to 1M output elements): many tasks, on the pools too (docs/threads.md).
+    const bool big = r.chance(2);
+    const std::uint32_t max_size = big ? (spatial == 3 ? 24 : 130) : spatial == 3 ? 7 : (C > 17 ? 14 : 40);
     std::ostringstream geo;
     for (std::uint32_t k = 0; k < spatial; ++k) {
-        const std::uint32_t I = static_cast<std::uint32_t>(r.range(1, max_size));
+        const std::uint32_t I = static_cast<std::uint32_t>(r.range(big ? max_size / 2 : 1, max_size));
         std::uint32_t w = static_cast<std::uint32_t>(r.chance(10) ? r.range(1, 7) : r.range(1, 4));
         const std::uint32_t dil = static_cast<std::uint32_t>(r.chance(70) ? 1 : r.range(2, 3));
         const std::uint32_t st = static_cast<std::uint32_t>(r.chance(60) ? 1 : r.range(2, 3));
@@ -154,7 +156,7 @@ void one_case(Rng& r, std::uint64_t seed) {
     describe_options.fidelity = fidelity;
     std::ostringstream ctx;
     ctx << "seed " << seed << "; fidelity " << qdml::to_string(fidelity) << "; IncludePadding " << d.IncludePadding
-        << ";" << geo.str() << "; input " << l_in << ", output " << l_out << ";" << params << "\n"
+        << (big ? "; large" : "") << ";" << geo.str() << "; input " << l_in << ", output " << l_out << ";" << params << "\n"
         << qdml::describe(d, describe_options) << "\n"
         << describe("InputTensor", d.InputTensor) << describe("OutputTensor", d.OutputTensor);
     compare(pool, d.OutputTensor, s.OutputTensor, "path " + path_s + "; " + ctx.str());
