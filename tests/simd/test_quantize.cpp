@@ -221,7 +221,7 @@ void large_case(Rng& r, std::uint64_t seed, bool quantize, DT q, const std::vect
 
 TEST_CASE("SIMD QUANTIZE equals the reference: FLOAT32 and FLOAT16 to INT8, UINT8, INT4 and UINT4, random layouts and blocks",
           "[simd][quantize4]") {
-    for_each_case(31, 12000, [](Rng& r, std::uint64_t seed) {
+    for_each_case(31, 8000, [](Rng& r, std::uint64_t seed) {
         const DT q = kQuantized[r.range(0, 3)];
         if (r.chance(50))
             one_case<true, float>(r, seed, q);
@@ -232,7 +232,7 @@ TEST_CASE("SIMD QUANTIZE equals the reference: FLOAT32 and FLOAT16 to INT8, UINT
 
 TEST_CASE("SIMD DEQUANTIZE equals the reference: INT8, UINT8, INT4 and UINT4 to FLOAT32 and FLOAT16, random layouts and blocks",
           "[simd][quantize4]") {
-    for_each_case(37, 12000, [](Rng& r, std::uint64_t seed) {
+    for_each_case(37, 8000, [](Rng& r, std::uint64_t seed) {
         const DT q = kQuantized[r.range(0, 3)];
         if (r.chance(50))
             one_case<false, float>(r, seed, q);
