@@ -572,36 +572,99 @@ def _check_members(op, tensors, params):
             raise Error(f"{op}: params.{p}: not a parameter of {op} ({', '.join(param_names) or 'it has none'})")
 
 
-def write_case(path, operator, tensors, params=None, expected=None):
+def _case_outputs(op, t, outs, params, types):
+    """The output arrays of a case (their values are never written): each
+    given array as it is, a dtype or type name or None as the operator
+    function would allocate it."""
+    res = {}
+    if op == "DYNAMIC_QUANTIZE_LINEAR":
+        x = t["InputTensor"]
+        for m, default in (("OutputTensor", np.uint8), ("OutputScaleTensor", np.float32),
+                           ("OutputZeroPointTensor", None)):
+            given = outs.get(m)
+            if not isinstance(given, np.ndarray):
+                dtype = np.dtype(given) if given is not None else (
+                    np.dtype(default) if default is not None else res["OutputTensor"].dtype)
+                given = np.empty(x.shape if m == "OutputTensor" else (1,) * x.ndim, dtype)
+            res[m] = _array(op, m, given)
+        return res
+    out = outs.get("OutputTensor")
+    if not isinstance(out, np.ndarray):
+        if op in ("QUANTIZE", "DEQUANTIZE"):
+            x, qts = t["InputTensor"], t["QuantizationTensors"]
+            if op == "QUANTIZE":
+                name = types.get("OutputTensor")
+                dtype = (np.dtype(_QUANTIZED_TYPES[name]) if name else np.dtype(out) if out is not None
+                         else qts[1].dtype if len(qts) > 1 else None)
+            else:
+                dtype = np.dtype(out) if out is not None else qts[0].dtype
+            shape = x.shape
+        else:
+            shape, dtype = _output_layout(op, t, params)
+            dtype = np.dtype(out) if out is not None else dtype
+        if dtype is None:
+            raise Error(f"{op}: OutputTensor: give its dtype (there is no zero point to take it from)")
+        out = np.empty(shape, dtype)
+    res["OutputTensor"] = _array(op, "OutputTensor", out)
+    return res
+
+
+def write_case(path, operator, tensors, params=None, expected=None, types=None):
     """Writes a case file: `operator` is a DML operator name (or this module's
-    function name); `tensors` maps DML member names to arrays, the output's
-    dtype, shape and strides taken from tensors["OutputTensor"] if given
-    (its values are ignored), else as the operator function would allocate
-    it; `params` by DML name; `expected` an array (bit-exact), a dict
-    {"data": array, "tolerance": t}, or {"error": True}. Buffers of up to 16
-    elements are written inline ("values"), larger ones to
+    function name); `tensors` maps DML member names to arrays, each output's
+    dtype, shape and strides taken from its entry if given as an array (its
+    values are ignored) or its dtype if given as one, else as the operator
+    function would allocate it; `params` by DML name; `expected` an array
+    (bit-exact), a dict {"data": array, "tolerance": t}, or {"error": True};
+    for an operator with several outputs (DYNAMIC_QUANTIZE_LINEAR) a dict
+    keyed by output member, each an array or {"data": ..., "tolerance": ...}.
+    QUANTIZE and DEQUANTIZE take tensors["QuantizationTensors"] = [scale] or
+    [scale, zero_point] (fewer dimensions than the input: leading 1s, as
+    quantize() reads them; QuantizationType defaults by the count), and
+    `types` names 4-bit tensors: {"OutputTensor": "INT4"} (QUANTIZE) or
+    {"InputTensor": "UINT4"} (DEQUANTIZE), each an int8 or uint8 array one
+    element an entry (the zero point takes the same type). Buffers of up to
+    16 elements are written inline ("values"), larger ones to
     `<case stem>.<member>.npy` next to the JSON; strided and broadcast views
     keep their strides, and the element-wise operators' scales and zero
     points are broadcast as the operator functions do (so the case means
     what the call means). Returns `path`."""
     op = operator.upper()
     params = _params(**(params or {}))
-    _check_members(op, tensors, params)
-    if op in ("QUANTIZE", "DEQUANTIZE"):
-        raise Error(f"{op}: write_case does not write its QuantizationTensors list or 4-bit tensors yet "
-                    "(write its case.json by hand: docs/case-format.md)")
-    if sum(kind == "output" for _, kind in _qdml.operators()[op][0]) > 1:
-        raise Error(f"{op}: write_case writes operators of one output; {op} has several "
-                    "(write its case.json by hand: docs/case-format.md, 'expected' keyed by output member)")
-    t = _inputs(op, {m: a for m, a in tensors.items() if m != "OutputTensor"})
-    out = tensors.get("OutputTensor")
-    if out is None or not isinstance(out, np.ndarray):
-        shape, dtype = _output_layout(op, t, params)
-        dtype = np.dtype(out) if out is not None else dtype
-        if dtype is None:
-            raise Error(f"{op}: OutputTensor: give its dtype (there is no OutputZeroPointTensor to take it from)")
-        out = np.empty(shape, dtype)
-    out = _array(op, "OutputTensor", out)
+    types = dict(types or {})
+    if op in ("QUANTIZE", "DEQUANTIZE") and "QuantizationTensors" in tensors:  # the list, as the functions take it
+        qts = tensors["QuantizationTensors"]
+        qts = list(qts) if isinstance(qts, (list, tuple)) else [qts]
+        named = {m: a for m, a in tensors.items() if m != "QuantizationTensors"}
+        named.update({f"QuantizationTensors[{k}]": a for k, a in enumerate(qts)})
+        _check_members(op, named, params)
+    else:
+        _check_members(op, tensors, params)
+    members = _qdml.operators()[op][0]
+    output_members = [m for m, kind in members if kind == "output"]
+    qdq = op in ("QUANTIZE", "DEQUANTIZE")
+    for m, name in types.items():
+        if m not in dict(members) or m.startswith("QuantizationTensors"):
+            raise Error(f"{op}: types: {m} is not a tensor member of {op}")
+        if not qdq or name not in ("INT4", "UINT4") or m != ("OutputTensor" if op == "QUANTIZE" else "InputTensor"):
+            raise Error(f"{op}: types: {m}: {name!r}: only QUANTIZE's OutputTensor and DEQUANTIZE's InputTensor "
+                        "take a type name, 'INT4' or 'UINT4' (other tensors' types are their dtypes)")
+    if qdq:
+        qts = tensors["QuantizationTensors"]
+        qts = list(qts) if isinstance(qts, (list, tuple)) else [qts]
+        if not 1 <= len(qts) <= 2:
+            raise Error(f"{op}: QuantizationTensors: give [scale] or [scale, zero_point], got {len(qts)} tensors")
+        x = _array(op, "InputTensor", tensors["InputTensor"])
+        qts = [_array(op, f"QuantizationTensors[{k}]", a) for k, a in enumerate(qts)]
+        qts = [a.reshape((1,) * (x.ndim - a.ndim) + a.shape) if a.ndim < x.ndim else a for a in qts]
+        params.setdefault("QuantizationType", "SCALE_ZERO_POINT" if len(qts) == 2 else "SCALE")
+        t = {"InputTensor": x, "QuantizationTensors": qts}
+    else:
+        t = _inputs(op, {m: a for m, a in tensors.items() if m not in output_members})
+    outs = _case_outputs(op, t, {m: tensors.get(m) for m in output_members}, params, types)
+    nibble = next(iter(types.values()), None)  # the 4-bit type of the quantized side, if any
+    quantized = {"OutputTensor", "QuantizationTensors[1]"} if op == "QUANTIZE" else {"InputTensor",
+                                                                                     "QuantizationTensors[1]"}
     directory, stem = os.path.dirname(path), os.path.splitext(os.path.basename(path))[0]
 
     def npy(name, a):
@@ -609,30 +672,61 @@ def write_case(path, operator, tensors, params=None, expected=None):
         np.save(os.path.join(directory, file), a)
         return file
 
-    case_tensors = {}
-    for m, a in t.items():
+    def type_name(m, a):
+        if nibble is not None and m in quantized:
+            if a.dtype != np.dtype(_QUANTIZED_TYPES[nibble]):
+                raise Error(f"{op}: {m}: a {nibble} tensor is a {np.dtype(_QUANTIZED_TYPES[nibble]).name} array "
+                            f"(one element an entry), got {a.dtype.name}")
+            lo, hi = (-8, 7) if nibble == "INT4" else (0, 15)
+            if m != "OutputTensor" and a.size and (a.min() < lo or a.max() > hi):
+                raise Error(f"{op}: {m}: {nibble} values lie in {lo}..{hi}")
+            return nibble
+        return _TYPES[a.dtype]
+
+    def input_entry(m, a, file_name):
         buf, strides = _buffer(op, m, a)
-        entry = {"type": _TYPES[a.dtype], "sizes": list(a.shape)}
+        entry = {"type": type_name(m, a), "sizes": list(a.shape)}
         if strides is not None:
             entry["strides"] = strides
         if buf.size <= _INLINE_MAX:
             entry["values"] = _json_value(buf.tolist())
         else:
-            entry["data"] = npy(m, buf)
-        case_tensors[m] = entry
-    o = {"type": _TYPES[out.dtype], "sizes": list(out.shape)}
-    _, strides = _buffer(op, "OutputTensor", out)
-    if strides is not None:
-        o["strides"] = strides
-    case_tensors["OutputTensor"] = o
+            entry["data"] = npy(file_name, buf)
+        return entry
+
+    case_tensors = {}
+    for m, a in t.items():
+        if m == "QuantizationTensors":
+            case_tensors[m] = [input_entry(f"QuantizationTensors[{k}]", q, f"QuantizationTensors{k}")
+                               for k, q in enumerate(a)]
+        else:
+            case_tensors[m] = input_entry(m, a, m)
+    for m, a in outs.items():
+        o = {"type": type_name(m, a), "sizes": list(a.shape)}
+        _, strides = _buffer(op, m, a)
+        if strides is not None:
+            o["strides"] = strides
+        case_tensors[m] = o
     case = {"operator": op, "tensors": case_tensors, "params": params}
+
+    def expected_entry(m, e, file_name):
+        data, tol = (e["data"], e.get("tolerance", 0)) if isinstance(e, dict) else (e, 0)
+        data = np.ascontiguousarray(_array(op, f"expected {m}", data))
+        if data.dtype != outs[m].dtype or data.size != outs[m].size:
+            raise Error(f"{op}: expected {m}: {data.dtype.name} with {data.size} elements, the output is "
+                        f"{outs[m].dtype.name} with {outs[m].size}")
+        return {"data": npy(file_name, data), "tolerance": _json_value(tol)}
+
     if expected is not None:
         if isinstance(expected, dict) and expected.get("error"):
             case["expected"] = {"error": True}
+        elif len(output_members) > 1:
+            if not isinstance(expected, dict) or set(expected) != set(output_members):
+                raise Error(f"{op}: expected: a dict keyed by every output member ({', '.join(output_members)}), "
+                            "or {'error': True}")
+            case["expected"] = {m: expected_entry(m, expected[m], f"expected.{m}") for m in output_members}
         else:
-            data, tol = (expected["data"], expected.get("tolerance", 0)) if isinstance(expected, dict) else (expected, 0)
-            data = np.ascontiguousarray(_array(op, "expected", data))
-            case["expected"] = {"data": npy("expected", data), "tolerance": _json_value(tol)}
+            case["expected"] = expected_entry("OutputTensor", expected, "expected")
     with open(path, "w") as f:
         f.write(_format_case(case))
     return path

@@ -521,8 +521,6 @@ def test_dynamic_quantize_linear_edge_cases_and_refusals():
         qdml.dynamic_quantize_linear(InputTensor=np.zeros(3, np.float32), OutputScaleTensor=np.zeros(2, np.float32))
     with pytest.raises(qdml.Error, match=r"^DYNAMIC_QUANTIZE_LINEAR: operator: requires DML_FEATURE_LEVEL 4.0"):
         qdml.dynamic_quantize_linear(InputTensor=np.zeros(3, np.float32), feature_level="3.1")
-    with pytest.raises(qdml.Error, match=r"^DYNAMIC_QUANTIZE_LINEAR: write_case writes operators of one output"):
-        qdml.write_case("/nonexistent/c.json", "DYNAMIC_QUANTIZE_LINEAR", {"InputTensor": np.zeros(3, np.float32)})
 
 
 def test_convolution_integer_hand_computed():
@@ -911,5 +909,77 @@ def test_quantize_dequantize_refusals():
         qdml.quantize(InputTensor=x, QuantizationTensors=[np.float32(1)], OutputType="INT8", QuantizationType="NONE")
     with pytest.raises(qdml.Error, match=r"^DEQUANTIZE: operator: requires DML_FEATURE_LEVEL 6.3"):
         qdml.dequantize(InputTensor=np.zeros(2, np.int8), QuantizationTensors=[np.float32(1)], feature_level="6.2")
-    with pytest.raises(qdml.Error, match=r"^QUANTIZE: write_case does not write"):
-        qdml.write_case("/nonexistent/c.json", "QUANTIZE", {"InputTensor": x})
+
+
+def test_write_case_several_outputs(tmp_path):
+    # Range [0, 255] (0 and 255 among the values): scale 1 in both profiles (255 * fp32(1/255)
+    # rounds to 1), zero point 0, so the output is numpy's rint (ties to even), saturated.
+    x = np.array([0, 255, 2.5, 3.5, 100.4, 100.6, 7.5, 8.5, 0.5, 1.5, 254.5, 12, 13.25, 14.75, 200, 201.5,
+                  64.5, 65.5, 128.5, 129.5], np.float32).reshape(4, 5)
+    want = (np.rint(x).astype(np.uint8), np.ones((1, 1), np.float32), np.zeros((1, 1), np.uint8))
+    out_view = np.zeros((5, 4), np.uint8).T  # the output transposed through its strides
+    path = qdml.write_case(str(tmp_path / "dq.json"), "DYNAMIC_QUANTIZE_LINEAR",
+                           {"InputTensor": x, "OutputTensor": out_view},
+                           expected={"OutputTensor": want[0], "OutputScaleTensor": want[1],
+                                     "OutputZeroPointTensor": {"data": want[2], "tolerance": 0}})
+    case = json.loads(pathlib.Path(path).read_text())
+    assert case["tensors"]["OutputTensor"] == {"type": "UINT8", "sizes": [4, 5], "strides": [1, 4]}
+    assert case["tensors"]["OutputScaleTensor"] == {"type": "FLOAT32", "sizes": [1, 1]}
+    assert case["tensors"]["OutputZeroPointTensor"] == {"type": "UINT8", "sizes": [1, 1]}
+    assert set(case["expected"]) == {"OutputTensor", "OutputScaleTensor", "OutputZeroPointTensor"}
+    for impl in qdml.IMPLEMENTATIONS:
+        for g, w in zip(qdml.run_case(path, impl=impl), want):
+            same_bits(g, w)
+    subprocess.run([cli(), "check", path], check=True, stdout=subprocess.DEVNULL)
+    # a wrong expected zero point fails the check
+    bad = qdml.write_case(str(tmp_path / "bad.json"), "DYNAMIC_QUANTIZE_LINEAR", {"InputTensor": x},
+                          expected={"OutputTensor": want[0], "OutputScaleTensor": want[1],
+                                    "OutputZeroPointTensor": np.ones((1, 1), np.uint8)})
+    assert subprocess.run([cli(), "check", bad], stdout=subprocess.DEVNULL).returncode != 0
+    with pytest.raises(qdml.Error, match=r"^DYNAMIC_QUANTIZE_LINEAR: expected: a dict keyed by every output member"):
+        qdml.write_case(str(tmp_path / "c.json"), "DYNAMIC_QUANTIZE_LINEAR", {"InputTensor": x}, expected=want[0])
+    with pytest.raises(qdml.Error, match=r"^DYNAMIC_QUANTIZE_LINEAR: expected OutputScaleTensor: float64"):
+        qdml.write_case(str(tmp_path / "c.json"), "DYNAMIC_QUANTIZE_LINEAR", {"InputTensor": x},
+                        expected={"OutputTensor": want[0], "OutputScaleTensor": np.ones((1, 1)),
+                                  "OutputZeroPointTensor": want[2]})
+
+
+def test_write_case_quantization_tensors_and_4bit(tmp_path):
+    # The hand-computed UINT4 example above: scale [1, 0.5] in two blocks of four, SCALE (zero point 8).
+    x = np.array([0.5, 1.5, 2.5, -2.5, 100, -100, 7, 3], np.float32)
+    s = np.array([1, 0.5], np.float32)
+    q = np.array([8, 10, 10, 6, 15, 0, 15, 14], np.uint8)
+    path = qdml.write_case(str(tmp_path / "q.json"), "QUANTIZE", {"InputTensor": x, "QuantizationTensors": [s]},
+                           types={"OutputTensor": "UINT4"}, expected=q)
+    case = json.loads(pathlib.Path(path).read_text())
+    assert case["params"] == {"QuantizationType": "SCALE"}
+    assert case["tensors"]["QuantizationTensors"] == [{"type": "FLOAT32", "sizes": [2], "values": [1.0, 0.5]}]
+    assert case["tensors"]["OutputTensor"] == {"type": "UINT4", "sizes": [8]}
+    for impl in qdml.IMPLEMENTATIONS:
+        same_bits(qdml.run_case(path, impl=impl), q)
+    subprocess.run([cli(), "check", path], check=True, stdout=subprocess.DEVNULL)
+    # DEQUANTIZE of a 20-element INT4 input (a .npy file) with a zero point of 2D blocks (fewer dimensions
+    # than the input: leading 1s): (q - zp) * s by hand, blocks of two columns.
+    qi = np.tile(np.array([-8, 7, 0, 1, 3], np.int8), 8).reshape(2, 4, 5)[:, :, :4]  # (2, 4, 4), strided
+    scale, zp = np.array([[0.5, 2]], np.float32), np.array([[1, -2]], np.int8)
+    want = (qi.astype(np.float32) - np.repeat(zp, 2, axis=1)) * np.repeat(scale, 2, axis=1)
+    path = qdml.write_case(str(tmp_path / "d.json"), "DEQUANTIZE",
+                           {"InputTensor": qi, "QuantizationTensors": [scale, zp]},
+                           types={"InputTensor": "INT4"}, expected=want)
+    case = json.loads(pathlib.Path(path).read_text())
+    assert case["params"] == {"QuantizationType": "SCALE_ZERO_POINT"}
+    assert case["tensors"]["InputTensor"]["type"] == "INT4" and case["tensors"]["InputTensor"]["strides"] == [20, 5, 1]
+    assert [t["type"] for t in case["tensors"]["QuantizationTensors"]] == ["FLOAT32", "INT4"]
+    assert case["tensors"]["QuantizationTensors"][1]["sizes"] == [1, 1, 2]
+    for impl in qdml.IMPLEMENTATIONS:
+        same_bits(qdml.run_case(path, impl=impl), want)
+    subprocess.run([cli(), "check", path], check=True, stdout=subprocess.DEVNULL)
+    with pytest.raises(qdml.Error, match=r"^DEQUANTIZE: InputTensor: INT4 values lie in -8\.\.7"):
+        qdml.write_case(str(tmp_path / "c.json"), "DEQUANTIZE",
+                        {"InputTensor": np.full(4, 9, np.int8), "QuantizationTensors": [np.float32(1)]},
+                        types={"InputTensor": "INT4"})
+    with pytest.raises(qdml.Error, match=r"^QUANTIZE: types: InputTensor: 'INT4': only QUANTIZE's OutputTensor"):
+        qdml.write_case(str(tmp_path / "c.json"), "QUANTIZE", {"InputTensor": x, "QuantizationTensors": [s]},
+                        types={"InputTensor": "INT4"})
+    with pytest.raises(qdml.Error, match=r"^QUANTIZE: OutputTensor: give its dtype"):
+        qdml.write_case(str(tmp_path / "c.json"), "QUANTIZE", {"InputTensor": x, "QuantizationTensors": [s]})
