@@ -48,7 +48,7 @@ Q8 = (u8, i8)
 Q4 = {"INT4": i8, "UINT4": u8}  # the 4-bit types (FL 6.3), by name: numpy has none
 Q4_RANGE = {"INT4": (-8, 7), "UINT4": (0, 15)}
 TYPE_NAME = {np.dtype(f32): "FLOAT32", np.dtype(i8): "INT8", np.dtype(u8): "UINT8", np.dtype(i32): "INT32",
-             np.dtype(u32): "UINT32", np.dtype(i64): "INT64", np.dtype(u64): "UINT64"}
+             np.dtype(u32): "UINT32", np.dtype(i64): "INT64", np.dtype(u64): "UINT64", np.dtype(np.float16): "FLOAT16"}
 SHORT = {np.dtype(i8): "i8", np.dtype(u8): "u8", np.dtype(i32): "i32", np.dtype(u32): "u32", np.dtype(i64): "i64",
          np.dtype(u64): "u64", np.dtype(f32): "f32"}
 
@@ -1690,10 +1690,45 @@ def gen_qdq(op):
     return cases
 
 
+def gen_dynamic_quantize():
+    """DYNAMIC_QUANTIZE_LINEAR's cases: probe_dynamic_quantize.py's sets (specials, random ranges,
+    zero-point and product near-ties, layouts, refusals), smaller where the probe's are large."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import probe_dynamic_quantize as probe
+    found = {}
+    probe.special_and_random(found)
+    probe.product_ties(found, count=12, n=1024)
+    probe.zero_point_ties(found, n=512)
+    probe.layouts_and_refusals(found)
+    np_type = {"FLOAT32": f32, "FLOAT16": np.float16, "INT8": i8, "UINT8": u8, "INT32": i32}
+    what = {"zeros": "all zeros", "const_pos": "all equal, positive", "const_neg": "all equal, negative",
+            "nan": "a NaN among the values (skipped by the range)", "nan_first": "a NaN first",
+            "allnan": "all NaN", "posinf": "+inf among the values", "neginf": "-inf among the values",
+            "bothinf": "+-inf among the values", "allpos": "all positive (the range widened to 0)",
+            "allneg": "all negative (the range widened to 0)", "negzero": "all -0", "tiny": "subnormal range",
+            "huge": "a range that overflows binary32 (3e38 - -3e38)", "ties": "quotients at k + 0.5",
+            "random": "a random range", "big": "4096 normal values, 3-D", "zp": "a range whose zero point "
+            "candidates (operation orders) disagree", "inv": "1/s differs from 255/range, quotients near k + 0.5",
+            "refuse": "refused by DirectML's validation", "layout": "strided layout", "dims8": "8 dimensions",
+            "dims4": "4 dimensions"}
+    cases = []
+    for name, (x, t) in found.items():
+        if t["InputTensor"]["type"] == "FLOAT16":
+            continue  # this device refuses every FLOAT16 tensor (tools/directml/README.md): not DirectML's verdict
+        key = next((k for k in sorted(what, key=len, reverse=True) if name.startswith(k)), None)
+        desc = f"{what.get(key, name)} ({name}; tools/directml/probe_dynamic_quantize.py)"
+        c = Case("dynamic_quantize_linear", name, "DYNAMIC_QUANTIZE_LINEAR", desc)
+        for m, e in t.items():
+            buf = x if m == "InputTensor" else None
+            c.tensor(m, np_type[e["type"]], e["sizes"], buf, e.get("strides"))
+        cases.append(c)
+    return cases
+
+
 GENERATORS = {"fl63_quantize": lambda: gen_qdq("QUANTIZE"), "fl63_dequantize": lambda: gen_qdq("DEQUANTIZE"),
               "dequantize": gen_dequantize, "quantize": gen_quantize, "add": gen_add, "matmul": gen_matmul, "matmul_integer": gen_matmul_integer,
               "conv": gen_conv, "conv_integer": gen_conv_integer, "clip": gen_clip, "clip1": gen_clip1,
-              "average_pooling": gen_average_pooling,
+              "average_pooling": gen_average_pooling, "dynamic_quantize_linear": gen_dynamic_quantize,
               "matmul_integer_to_float": gen_matmul_integer_to_float}
 
 
@@ -1725,6 +1760,9 @@ def run_dml(cases, stage):
         rc = int((d / "dml.rc").read_text().strip())
         err = (d / "dml.err").read_text().strip()
         out = np.load(d / "dml.npy") if rc == 0 else None
+        extra = sorted(d.glob("dml.*Tensor.npy"))  # the other outputs of an operator with several
+        if out is not None and extra:
+            out = {"OutputTensor": out, **{f.name[4:-4]: np.load(f) for f in extra}}
         res[c.rel] = (rc, out, err)
     return res
 
@@ -1788,7 +1826,12 @@ def main():
             if op_dir in ops and (args.out / op_dir).exists() and op_dir not in counts:
                 shutil.rmtree(args.out / op_dir)
             counts.setdefault(op_dir, [0, 0])
-            if rc == 0:
+            if rc == 0 and isinstance(out, dict):  # several outputs: expected keyed by member
+                expected = {m: {"data": f"expected.{m}.npy", "tolerance": 0} for m in out}
+                c.write(args.out, {**expected, "fidelity": "directml"},
+                        [(f"expected.{m}.npy", o) for m, o in out.items()])
+                counts[op_dir][0] += 1
+            elif rc == 0:
                 c.write(args.out, {"data": "expected.npy", "tolerance": 0, "fidelity": "directml"},
                         [("expected.npy", out)])
                 counts[op_dir][0] += 1

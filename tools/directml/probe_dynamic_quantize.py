@@ -72,12 +72,11 @@ def special_and_random(cases):
             packed(cases, f"big_{t}_{k}", x, ot, [4, 16, 64])
 
 
-def product_ties(cases):
+def product_ties(cases, count=40, n=16384):
     """x * r near k + 0.5 (r = 1 / s, s DirectML's scale)."""
     rng = np.random.default_rng(2)
-    for k in range(40):
+    for k in range(count):
         ot = "UINT8" if k % 2 == 0 else "INT8"
-        n = 16384
         mn = f32(-rng.uniform(0, 100) * 10 ** rng.uniform(-3, 3)) if k % 4 < 3 else f32(0)
         mx = f32(rng.uniform(0, 100) * 10 ** rng.uniform(-3, 3))
         s = f32(f32(mx - mn) * f32(1 / 255.0))
@@ -93,7 +92,7 @@ def product_ties(cases):
         packed(cases, f"ties_{k}", x, ot)
 
 
-def zero_point_ties(cases):
+def zero_point_ties(cases, n=4096):
     """Ranges whose zero point candidates disagree, and reciprocals 1/s != 255/range."""
     rng = np.random.default_rng(3)
     found = 0
@@ -123,7 +122,6 @@ def zero_point_ties(cases):
         inv = f32(f32(1) / s)
         if inv == f32(f32(255) / r):
             continue
-        n = 4096
         x = rng.uniform(mn, mx, n).astype(f32)
         x[0] = mn
         x[1] = mx
