@@ -22,8 +22,10 @@ KNOWN = {"xsimd/": "xsimd"}
 # <sys/syscall.h>, <unistd.h> (Linux, for the AMX tile permission).
 # qdml/core/fp_env.hpp reads and sets the floating-point control register:
 # <xmmintrin.h> (x86-64's MXCSR), <intrin.h> (MSVC on ARM64: FPCR).
-PLATFORM = {"DirectML.h", "arm_neon.h", "cpuid.h", "immintrin.h", "intrin.h", "sys/syscall.h", "unistd.h",
-            "xmmintrin.h"}
+# qdml/simd/quantize.hpp packs and unpacks 4-bit tensors with SSE2
+# (<emmintrin.h>, every x86-64 compiler's) or NEON (<arm_neon.h>).
+PLATFORM = {"DirectML.h", "arm_neon.h", "cpuid.h", "emmintrin.h", "immintrin.h", "intrin.h", "sys/syscall.h",
+            "unistd.h", "xmmintrin.h"}
 
 
 # The executor adapters (qdml/exec/*.hpp) are opt-in: each includes its
