@@ -428,23 +428,28 @@ def _quantized_type(op, member, given, dtype):
     return given
 
 
+def _quantization_tensors(op, given, x=None):
+    """QUANTIZE/DEQUANTIZE's QuantizationTensors as a list of one or two
+    ([scale] or [scale, zero_point]); with the input `x`, as arrays, each of
+    fewer dimensions right-aligned (leading sizes 1)."""
+    qts = list(given) if isinstance(given, (list, tuple)) else [given]
+    if not 1 <= len(qts) <= 2:
+        raise Error(f"{op}: QuantizationTensors: give [scale] or [scale, zero_point], got {len(qts)} tensors")
+    if x is None:
+        return qts
+    qts = [_array(op, f"QuantizationTensors[{k}]", a) for k, a in enumerate(qts)]
+    return [a.reshape((1,) * (x.ndim - a.ndim) + a.shape) if a.ndim < x.ndim else a for a in qts]
+
+
 def _qdq(op, InputTensor, QuantizationTensors, QuantizationType, OutputTensor, qtype_name, impl, feature_level,
          fidelity, threads):
     quantize = op == "QUANTIZE"
     x = _array(op, "InputTensor", InputTensor)
-    qts = list(QuantizationTensors) if isinstance(QuantizationTensors, (list, tuple)) else [QuantizationTensors]
-    if not 1 <= len(qts) <= 2:
-        raise Error(f"{op}: QuantizationTensors: give [scale] or [scale, zero_point], got {len(qts)} tensors")
+    qts = _quantization_tensors(op, QuantizationTensors, x)
     if QuantizationType is None:
         QuantizationType = "SCALE_ZERO_POINT" if len(qts) == 2 else "SCALE"
     params = {"QuantizationType": QuantizationType}
-    t = {}
-    for k, a in enumerate(qts):
-        m = f"QuantizationTensors[{k}]"
-        a = _array(op, m, a)
-        if a.ndim < x.ndim:  # fewer dimensions: right-aligned, leading sizes 1
-            a = a.reshape((1,) * (x.ndim - a.ndim) + a.shape)
-        t[m] = a
+    t = {f"QuantizationTensors[{k}]": a for k, a in enumerate(qts)}
     zp = t.get("QuantizationTensors[1]")
     if quantize:
         out_dtype = OutputTensor.dtype if isinstance(OutputTensor, np.ndarray) else (
@@ -633,8 +638,7 @@ def write_case(path, operator, tensors, params=None, expected=None, types=None):
     params = _params(**(params or {}))
     types = dict(types or {})
     if op in ("QUANTIZE", "DEQUANTIZE") and "QuantizationTensors" in tensors:  # the list, as the functions take it
-        qts = tensors["QuantizationTensors"]
-        qts = list(qts) if isinstance(qts, (list, tuple)) else [qts]
+        qts = _quantization_tensors(op, tensors["QuantizationTensors"])
         named = {m: a for m, a in tensors.items() if m != "QuantizationTensors"}
         named.update({f"QuantizationTensors[{k}]": a for k, a in enumerate(qts)})
         _check_members(op, named, params)
@@ -650,13 +654,8 @@ def write_case(path, operator, tensors, params=None, expected=None, types=None):
             raise Error(f"{op}: types: {m}: {name!r}: only QUANTIZE's OutputTensor and DEQUANTIZE's InputTensor "
                         "take a type name, 'INT4' or 'UINT4' (other tensors' types are their dtypes)")
     if qdq:
-        qts = tensors["QuantizationTensors"]
-        qts = list(qts) if isinstance(qts, (list, tuple)) else [qts]
-        if not 1 <= len(qts) <= 2:
-            raise Error(f"{op}: QuantizationTensors: give [scale] or [scale, zero_point], got {len(qts)} tensors")
         x = _array(op, "InputTensor", tensors["InputTensor"])
-        qts = [_array(op, f"QuantizationTensors[{k}]", a) for k, a in enumerate(qts)]
-        qts = [a.reshape((1,) * (x.ndim - a.ndim) + a.shape) if a.ndim < x.ndim else a for a in qts]
+        qts = _quantization_tensors(op, tensors["QuantizationTensors"], x)
         params.setdefault("QuantizationType", "SCALE_ZERO_POINT" if len(qts) == 2 else "SCALE")
         t = {"InputTensor": x, "QuantizationTensors": qts}
     else:
