@@ -1,5 +1,6 @@
 // libFuzzer target: desc validation followed by execution on small buffers.
-// The fuzzer picks an operator, every tensor's type, sizes, strides,
+// The fuzzer picks an operator (QUANTIZED_LINEAR_AVERAGE_POOLING, QUANTIZE
+// and DEQUANTIZE with 4-bit tensors among them), every tensor's type, sizes, strides,
 // TotalTensorSizeInBytes, alignment and bound buffer size, and the
 // operator's parameters. Each buffer is its own heap block of exactly
 // DataSizeInBytes bytes, so AddressSanitizer reports any access validation
@@ -142,7 +143,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FuzzedDataProvider p(data, size);
     Builder b(p);
     const auto F = TensorDataType::Float32;
-    const int which = p.ConsumeIntegralInRange(0, 10);
+    const int which = p.ConsumeIntegralInRange(0, 13);
     switch (which) {
         case 0: {
             const auto r = b.rank(1, 8);
@@ -304,6 +305,74 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             qdml::DynamicQuantizeLinearDesc d{b.tensor(p.ConsumeBool() ? TensorDataType::Float16 : F, r, s),
                                               b.tensor(out, r, s), b.tensor(F, r, one), b.tensor(out, r, one)};
             attempt(d);
+            break;
+        }
+        case 11: {  // QUANTIZED_LINEAR_AVERAGE_POOLING: 1-4 spatial dimensions asked, windows, strides and dilations of 0 at times
+            const std::uint32_t spatial = b.small(0, 7) == 0 ? b.small(0, 4) : b.small(2, 3);
+            const std::uint32_t r = spatial + 2, c = b.small(1, 3);
+            qdml::QuantizedLinearAveragePoolingDesc d;
+            d.DimensionCount = spatial;
+            std::vector<std::uint32_t> in{b.small(1, 2), c}, out{in[0], c};
+            for (std::uint32_t k = 0; k < 3; ++k) {
+                d.WindowSize[k] = b.small(0, 7) == 0 ? 0 : b.small(1, 3);
+                d.Strides[k] = b.small(0, 7) == 0 ? 0 : b.small(1, 3);
+                d.Dilations[k] = b.small(0, 7) == 0 ? 0 : b.small(1, 2);
+                d.StartPadding[k] = b.small(0, 2);
+                d.EndPadding[k] = b.small(0, 2);
+                if (k >= spatial) continue;
+                const std::uint32_t i = b.small(1, 6), w = d.WindowSize[k] ? d.WindowSize[k] : 1;
+                const std::uint32_t ext = 1 + (w - 1) * (d.Dilations[k] ? d.Dilations[k] : 1);
+                const std::uint32_t padded = i + d.StartPadding[k] + d.EndPadding[k];
+                in.push_back(i);
+                out.push_back(padded >= ext ? 1 + (padded - ext) / (d.Strides[k] ? d.Strides[k] : 1) : 1);
+            }
+            d.IncludePadding = p.ConsumeBool();
+            const auto t = b.q8();
+            // Parameters: one element, per channel ({1,C,1,1}), or of fewer dimensions ({1,C}).
+            const auto param = [&](TensorDataType pt) {
+                const std::uint32_t pr = b.small(0, 3) == 0 ? b.rank(1, r) : r;
+                std::vector<std::uint32_t> s(pr, 1);
+                if (pr >= 2 && p.ConsumeBool()) s[1] = c;
+                return b.tensor(pt, pr, s);
+            };
+            d.InputTensor = b.tensor(t, r, in);
+            d.InputScaleTensor = param(F);
+            if (p.ConsumeBool()) d.InputZeroPointTensor = param(t);
+            d.OutputScaleTensor = param(F);
+            if (p.ConsumeBool()) d.OutputZeroPointTensor = param(t);
+            d.OutputTensor = b.tensor(t, r, out);
+            attempt(d);
+            break;
+        }
+        case 12:
+        case 13: {  // QUANTIZE (12) and DEQUANTIZE (13): FLOAT32/FLOAT16 and INT8/UINT8/INT4/UINT4, blockwise parameters
+            constexpr TensorDataType q[] = {TensorDataType::Int8, TensorDataType::UInt8, TensorDataType::Int4,
+                                            TensorDataType::UInt4};
+            const auto r = b.rank(1, 4);
+            const auto s = b.sizes(r);
+            const auto real = p.ConsumeBool() ? TensorDataType::Float16 : F;
+            const auto qt = b.small(0, 7) == 0 ? p.PickValueInArray(kTypes) : p.PickValueInArray(q);
+            std::vector<std::uint32_t> ps(r);  // per tensor, per element or blockwise along each dimension
+            for (std::uint32_t k = 0; k < r; ++k) ps[k] = p.ConsumeBool() ? 1 : s[k] % 2 == 0 && p.ConsumeBool() ? s[k] / 2 : s[k];
+            const std::uint32_t pr = b.small(0, 7) == 0 ? b.rank(1, 4) : r;
+            const auto kind = static_cast<qdml::QuantizationType>(b.small(0, 7) == 0 ? b.small(0, 3) : b.small(1, 2));
+            const bool quantize = which == 12;
+            qdml::QuantizationDescBase base;
+            base.InputTensor = b.tensor(quantize ? real : qt, r, s);
+            base.QuantizationType = kind;
+            if (b.small(0, 15) != 0) base.QuantizationTensors[0] = b.tensor(real, pr, ps);
+            if (kind == qdml::QuantizationType::ScaleZeroPoint ? b.small(0, 15) != 0 : b.small(0, 15) == 0)
+                base.QuantizationTensors[1] = b.tensor(qt, pr, ps);
+            base.OutputTensor = b.tensor(quantize ? qt : real, r, s);
+            if (quantize) {
+                qdml::QuantizeDesc d;
+                static_cast<qdml::QuantizationDescBase&>(d) = base;
+                attempt(d);
+            } else {
+                qdml::DequantizeDesc d;
+                static_cast<qdml::QuantizationDescBase&>(d) = base;
+                attempt(d);
+            }
             break;
         }
         case 6: {  // ELEMENT_WISE_CLIP1: typed bounds as any bit pattern, MinMaxDataType mostly the output's

@@ -1,6 +1,7 @@
 // libFuzzer target: the differential test of the fast paths. The fuzzer
 // picks an operator (dequantize, quantized add, clip, quantize, dynamic
-// quantize, matmul, integer matmul), its types, a
+// quantize, matmul, integer matmul, average pooling, QUANTIZE and
+// DEQUANTIZE with 4-bit tensors), its types, a
 // shape of 1-8 dimensions with sizes around the vector widths, each
 // operand's layout (dimension order, padding, stride-0 broadcast, base
 // misalignment), in-place clip, parameters and values (extremes, NaN,
@@ -34,6 +35,10 @@ namespace {
 
 using qdml::Tensor;
 using DT = qdml::TensorDataType;
+
+/// The bytes of one element, 1 for the 4-bit types (handled as bytes here:
+/// the two elements of a byte are compared and copied together).
+std::size_t unit_size(DT t) { return std::max<std::size_t>(1, qdml::element_size(t)); }
 
 class Builder {
 public:
@@ -81,7 +86,7 @@ public:
     /// into it), every element of the block filled.
     Tensor tensor(DT type, const std::vector<std::uint32_t>& sizes, const std::vector<std::uint32_t>& strides) {
         const auto d = qdml::TensorDesc::make(type, sizes, strides);
-        const std::size_t es = qdml::element_size(type);
+        const std::size_t es = unit_size(type);
         const std::size_t misalign = chance(20) ? pick(1, 3) : 0;
         auto& block = blocks_.emplace_back(misalign * es + d.TotalTensorSizeInBytes);
         std::uint8_t* data = block.data() + misalign * es;
@@ -99,7 +104,7 @@ public:
 
     /// A new exact-size block holding a copy of `t`'s bytes, at the same misalignment.
     Tensor copy(const Tensor& t) {
-        const std::size_t es = qdml::element_size(t.Desc.DataType);
+        const std::size_t es = unit_size(t.Desc.DataType);
         const std::size_t misalign = (reinterpret_cast<std::uintptr_t>(t.Data) / es) % 4;
         auto& block = blocks_.emplace_back(misalign * es + t.Desc.TotalTensorSizeInBytes);
         std::memcpy(block.data() + misalign * es, t.Data, t.Desc.TotalTensorSizeInBytes);
@@ -141,6 +146,19 @@ public:
         return special_float();
     }
     void set_float(const Tensor& t, float v) { std::memcpy(t.Data, &v, sizeof v); }
+    /// Every element of a FLOAT32 or FLOAT16 tensor's block set to scale().
+    void set_scales(const Tensor& t) {
+        const auto count = t.Desc.TotalTensorSizeInBytes / unit_size(t.Desc.DataType);
+        for (std::uint64_t i = 0; i < count; ++i) {
+            const float v = scale();
+            if (t.Desc.DataType == DT::Float16) {
+                const std::uint16_t h = qdml::float16(v).bits;
+                std::memcpy(static_cast<std::uint16_t*>(t.Data) + i, &h, sizeof h);
+            } else {
+                std::memcpy(static_cast<float*>(t.Data) + i, &v, sizeof v);
+            }
+        }
+    }
 
 private:
     float special_float() {
@@ -162,7 +180,7 @@ private:
     }
 
     void fill(DT type, std::uint8_t* data, std::uint64_t n) {
-        const std::size_t es = qdml::element_size(type);
+        const std::size_t es = unit_size(type);
         const bool is_float = type == DT::Float32 || type == DT::Float16;
         for (std::uint64_t i = 0; i < n; ++i) {
             std::uint64_t bits = rng_();
@@ -206,7 +224,7 @@ bool is_nan_at(DT t, const std::uint8_t* p) {
 
 /// Aborts unless the two output buffers agree on every byte (NaN = NaN).
 void require_same(const Tensor& ref, const Tensor& got, const char* what) {
-    const std::size_t es = qdml::element_size(ref.Desc.DataType);
+    const std::size_t es = unit_size(ref.Desc.DataType);
     const auto* r = static_cast<const std::uint8_t*>(ref.Data);
     const auto* g = static_cast<const std::uint8_t*>(got.Data);
     for (std::size_t i = 0; i < ref.Desc.TotalTensorSizeInBytes; i += es) {
@@ -267,7 +285,7 @@ constexpr DT kClipTypes[] = {DT::Float32, DT::Float16, DT::Int8,   DT::UInt8, DT
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider p(data, size);
     Builder b(p);
-    const int which = p.ConsumeIntegralInRange(0, 8);
+    const int which = p.ConsumeIntegralInRange(0, 11);
     switch (which) {
         case 0: {
             const auto rank = b.pick(1, 8);
@@ -367,6 +385,83 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             d.OutputZeroPointTensor = b.one(out, rank);
             differential(b, d, qdml::Fidelity::Exact);
             differential(b, d, qdml::Fidelity::DirectML);
+            break;
+        }
+        case 9: {  // QUANTIZED_LINEAR_AVERAGE_POOLING, both profiles: NHWC (channels as lanes), NCHW (columns), any layout
+            static constexpr std::uint32_t kChannels[] = {1, 2, 3, 7, 8, 9, 16, 17, 31, 32, 33, 64, 65};
+            const std::uint32_t spatial = b.pick(2, 3), C = p.PickValueInArray(kChannels);
+            std::vector<std::uint32_t> in{b.pick(1, 2), C}, out{in[0], C};
+            qdml::QuantizedLinearAveragePoolingDesc d;
+            d.DimensionCount = spatial;
+            for (std::uint32_t k = 0; k < spatial; ++k) {
+                const std::uint32_t i = b.pick(1, spatial == 3 ? 6 : 20), dil = b.chance(25) ? b.pick(2, 3) : 1;
+                d.Strides[k] = b.chance(40) ? b.pick(2, 3) : 1;
+                d.StartPadding[k] = b.pick(0, 3);
+                d.EndPadding[k] = b.pick(0, 3);
+                std::uint32_t w = b.pick(1, 4);
+                if (1 + (w - 1) * dil > i + d.StartPadding[k] + d.EndPadding[k]) w = 1;
+                d.WindowSize[k] = w;
+                d.Dilations[k] = dil;
+                in.push_back(i);
+                out.push_back(1 + (i + d.StartPadding[k] + d.EndPadding[k] - (1 + (w - 1) * dil)) / d.Strides[k]);
+            }
+            d.IncludePadding = p.ConsumeBool();
+            const auto nhwc = [](const std::vector<std::uint32_t>& sz) {  // channels innermost
+                std::vector<std::uint32_t> st(sz.size());
+                std::uint32_t acc = sz[1];
+                st[1] = 1;
+                for (std::size_t k = sz.size(); k-- > 2;) st[k] = acc, acc *= sz[k];
+                st[0] = acc;
+                return st;
+            };
+            const int in_form = b.pick(0, 2), out_form = b.chance(70) ? in_form : b.pick(0, 2);  // 0 nchw, 1 nhwc, 2 any
+            const DT t = b.q8();
+            d.InputTensor = b.tensor(t, in, in_form == 1 ? nhwc(in) : in_form == 2 ? b.strides(in, true) : std::vector<std::uint32_t>{});
+            d.OutputTensor = b.tensor(t, out, out_form == 1 ? nhwc(out) : out_form == 2 ? b.strides(out, false) : std::vector<std::uint32_t>{});
+            const auto param = [&](DT pt) {  // one element or per channel
+                std::vector<std::uint32_t> s(spatial + 2, 1);
+                if (b.chance(50)) s[1] = C;
+                return b.tensor(pt, s, std::vector<std::uint32_t>{});
+            };
+            d.InputScaleTensor = param(DT::Float32);
+            d.OutputScaleTensor = param(DT::Float32);
+            for (const Tensor* s : {&d.InputScaleTensor, &d.OutputScaleTensor}) b.set_scales(*s);
+            if (b.chance(75)) d.InputZeroPointTensor = param(t);
+            if (b.chance(75)) d.OutputZeroPointTensor = param(t);
+            differential(b, d, qdml::Fidelity::Exact);
+            differential(b, d, qdml::Fidelity::DirectML);
+            break;
+        }
+        case 10:
+        case 11: {  // QUANTIZE (10) and DEQUANTIZE (11): INT8/UINT8/INT4/UINT4, per tensor, per element or blockwise
+            constexpr DT kQ[] = {DT::Int8, DT::UInt8, DT::Int4, DT::UInt4};
+            const auto rank = b.pick(1, 6);
+            const auto s = b.sizes(rank);
+            const DT real = b.chance(30) ? DT::Float16 : DT::Float32, q = p.PickValueInArray(kQ);
+            std::vector<std::uint32_t> ps(rank);
+            for (std::uint32_t k = 0; k < rank; ++k) {
+                const std::uint32_t v = s[k];
+                ps[k] = b.chance(40) ? 1 : b.chance(50) || v == 1 ? v : v % 2 == 0 ? v / 2 : v % 3 == 0 ? v / 3 : v;
+            }
+            const bool zero_point = b.chance(70);
+            qdml::QuantizationDescBase base;
+            base.QuantizationType = zero_point ? qdml::QuantizationType::ScaleZeroPoint : qdml::QuantizationType::Scale;
+            base.QuantizationTensors[0] = b.tensor(real, ps, true);
+            b.set_scales(*base.QuantizationTensors[0]);
+            if (zero_point) base.QuantizationTensors[1] = b.tensor(q, ps, true);
+            if (which == 10) {
+                qdml::QuantizeDesc d;
+                static_cast<qdml::QuantizationDescBase&>(d) = base;
+                d.InputTensor = b.tensor(real, s, true);
+                d.OutputTensor = b.tensor(q, s, false);
+                differential(b, d);
+            } else {
+                qdml::DequantizeDesc d;
+                static_cast<qdml::QuantizationDescBase&>(d) = base;
+                d.InputTensor = b.tensor(q, s, true);
+                d.OutputTensor = b.tensor(real, s, false);
+                differential(b, d);
+            }
             break;
         }
         case 3: {  // ELEMENT_WISE_QUANTIZE_LINEAR: random scales and zero points, per element or broadcast
