@@ -279,14 +279,12 @@ void run_row_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std::
     const bool direct =
         out_direct && ((st[I + 1] == 0 || st[I + 1] == static_cast<std::int64_t>(sizeof(TIn))) && ...);
     std::tuple<Staging<TIn>...> stage;  // per input: its repeated value or a gathered chunk
-    if (direct) {  // contiguous and repeated operands: the whole row at once
-        kernel(reinterpret_cast<TOut*>(ptrs[0]), prepare_operand(std::get<I>(stage), ptrs, st, I + 1, 0, n)...,
-               static_cast<std::size_t>(n));
-        return;
-    }
     Staging<TOut> out_stage;
-    for (std::uint64_t start = 0; start < n; start += kChunk) {
-        const std::uint64_t count = n - start < kChunk ? n - start : kChunk;
+    // Contiguous and repeated operands (direct): the whole row in one call;
+    // else chunk by chunk. (One call site: the kernel is inlined once here.)
+    const std::uint64_t chunk = direct ? n : kChunk;
+    for (std::uint64_t start = 0; start < n; start += chunk) {
+        const std::uint64_t count = n - start < chunk ? n - start : chunk;
         TOut* out = out_direct ? reinterpret_cast<TOut*>(ptrs[0]) + start : out_stage.v;
         kernel(out, prepare_operand(std::get<I>(stage), ptrs, st, I + 1, start, count)...,
                static_cast<std::size_t>(count));
