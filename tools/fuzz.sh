@@ -3,11 +3,14 @@
 # bounded time, starting from the seed corpora in tests/fuzz/corpus.
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # FUZZ_JOBS=N runs N targets at a time (one core each). CI runs
-# `FUZZ_JOBS=2 tools/fuzz.sh 300 fuzz_desc fuzz_diff` and
-# `FUZZ_JOBS=2 tools/fuzz.sh 150 fuzz_npy fuzz_case`. For a longer run (figures in docs/perf/history.md):
+# `FUZZ_JOBS=2 tools/fuzz.sh 90 fuzz_desc fuzz_diff` and
+# `FUZZ_JOBS=2 tools/fuzz.sh 60 fuzz_npy fuzz_case` (in its ASan build). For a longer run (figures in docs/perf/history.md):
 #   tools/fuzz.sh 600 fuzz_desc
 #   tools/fuzz.sh 900 fuzz_diff_native   # the differential target, -march=native kernels
-# Needs: clang-14, libclang-rt-14-dev (Debian). Exits non-zero when a target
+# UBSan's checks are traps (-fsanitize-trap=undefined, as CI's sanitizer
+# build: a fraction of the compile time): a failed one is a crash (SIGILL)
+# with its stack; replay the input in a build without the flag for UBSan's
+# message. Needs: clang-14, libclang-rt-14-dev (Debian). Exits non-zero when a target
 # ends on a crash, hang (-timeout), leak or sanitizer report (the others run
 # to their time); the failing input is left in build-fuzz/artifacts/ (or
 # $FUZZ_BUILD/artifacts/).
@@ -23,12 +26,12 @@ targets=("$@")
 bd=${FUZZ_BUILD:-build-fuzz}
 if [ ! -d "$bd" ]; then
   CXX=${CXX_FUZZ:-clang++-14} meson setup "$bd" -Dfuzzing=true -Doptimization=1 -Ddebug=false \
-      -Dcpp_args=-gline-tables-only -Db_sanitize=address,undefined -Db_lundef=false
+      -Dcpp_args="-gline-tables-only -fsanitize-trap=undefined" -Db_sanitize=address,undefined -Db_lundef=false
 fi
 meson compile -C "$bd" "${targets[@]/#/tests/fuzz/}"
 mkdir -p "$bd/artifacts"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-export ASAN_OPTIONS=detect_leaks=1
+export ASAN_OPTIONS=detect_leaks=1:handle_sigill=1
 # FUZZ_JOBS targets at a time (default 1), each on one core: CI runs two
 # at once on its 2 cores. Each target's report is printed when it ends.
 jobs=${FUZZ_JOBS:-1}
