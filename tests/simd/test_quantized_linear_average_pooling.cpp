@@ -3,7 +3,8 @@
 // compiled: tests/support/differential.hpp), identical bits required over
 // the whole output buffer. The cases reach each lane form of
 // simd/quantized_linear_average_pooling.hpp: NHWC memory (channels as lanes,
-// channel counts around every vector width, padded channels), packed NCHW
+// channel counts around every vector width, padded channels; a second test
+// with tall inputs for the ring of product rows), packed NCHW
 // (columns as lanes where the pooling stride along the last dimension is 1:
 // the interior columns and the edges), other permutations and paddings (one
 // element at a time); two and three spatial dimensions, windows, strides,
@@ -62,8 +63,10 @@ std::vector<std::uint32_t> pool_strides(Rng& r, const std::vector<std::uint32_t>
     return st;
 }
 
+/// `tall`: NHWC input, tall and narrow (many rows through the channels
+/// form's ring of product rows: wraps, strides past it, dilations).
 template <class T>
-void one_case(Rng& r, std::uint64_t seed) {
+void one_case(Rng& r, std::uint64_t seed, bool tall = false) {
     GuardedPool pool;
     const std::uint32_t spatial = r.chance(25) ? 3 : 2;
     static const std::vector<std::uint32_t> kChannels = {1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100};
@@ -77,10 +80,12 @@ void one_case(Rng& r, std::uint64_t seed) {
     const std::uint32_t max_size = big ? (spatial == 3 ? 24 : 130) : spatial == 3 ? 7 : (C > 17 ? 14 : 40);
     std::ostringstream geo;
     for (std::uint32_t k = 0; k < spatial; ++k) {
-        const std::uint32_t I = static_cast<std::uint32_t>(r.range(big ? max_size / 2 : 1, max_size));
+        const bool rows = tall && k + 2 == spatial;  // the dimension of the ring
+        const std::uint32_t I = static_cast<std::uint32_t>(
+            rows ? r.range(8, 90) : tall ? r.range(1, 6) : r.range(big ? max_size / 2 : 1, max_size));
         std::uint32_t w = static_cast<std::uint32_t>(r.chance(10) ? r.range(1, 7) : r.range(1, 4));
         const std::uint32_t dil = static_cast<std::uint32_t>(r.chance(70) ? 1 : r.range(2, 3));
-        const std::uint32_t st = static_cast<std::uint32_t>(r.chance(60) ? 1 : r.range(2, 3));
+        const std::uint32_t st = static_cast<std::uint32_t>(r.chance(60) ? 1 : r.range(2, rows ? 9 : 3));
         const std::uint32_t p0 = static_cast<std::uint32_t>(r.chance(40) ? 0 : r.range(0, 3 * dil));
         const std::uint32_t p1 = static_cast<std::uint32_t>(r.chance(40) ? 0 : r.range(0, 3 * dil));
         while (w > 1 && 1 + (w - 1) * dil > I + p0 + p1) --w;  // the dilated window within the padded input
@@ -96,7 +101,7 @@ void one_case(Rng& r, std::uint64_t seed) {
     }
     d.IncludePadding = r.chance(50);
     std::string l_in, l_out;
-    const int in_form = r.pick(std::vector<int>{0, 1, 1, 2, 3});
+    const int in_form = tall ? r.pick(std::vector<int>{1, 2}) : r.pick(std::vector<int>{0, 1, 1, 2, 3});
     const int out_form = r.chance(70) ? in_form : static_cast<int>(r.range(0, 3));  // mostly the input's layout
     const auto in_st = pool_strides(r, in, in_form, l_in);
     const auto out_strides = pool_strides(r, out, out_form, l_out);
@@ -172,5 +177,15 @@ TEST_CASE("SIMD average pooling equals the reference: INT8 and UINT8, random win
             one_case<std::int8_t>(r, seed);
         else
             one_case<std::uint8_t>(r, seed);
+    });
+}
+
+TEST_CASE("SIMD average pooling equals the reference: NHWC, many rows (the ring of product rows)",
+          "[simd][average_pooling]") {
+    for_each_case(29, 1500, [](Rng& r, std::uint64_t seed) {
+        if (r.chance(50))
+            one_case<std::int8_t>(r, seed, true);
+        else
+            one_case<std::uint8_t>(r, seed, true);
     });
 }

@@ -8,10 +8,13 @@
 // operations in the reference's order (no FMA, true divisions); the lanes are
 //   - channels (Form::Channels): Input and Output with channel stride 1
 //     (NHWC memory through DML strides): every lane of an output position
-//     has the same taps and count, the parameters per lane; each task first
-//     computes the products fp32(X - InputZP) * InputScale of the input rows
-//     its windows read, once per element (the same binary32 value for every
-//     window that reads it), then adds them window by window;
+//     has the same taps and count, the parameters per lane (broadcast once
+//     when every channel has the same); each task computes the products
+//     fp32(X - InputZP) * InputScale of the input rows its windows read,
+//     once per element (the same binary32 value for every window that reads
+//     it), into a ring of the rows one output row reads, just before the
+//     first output row that reads them, then adds them window by window,
+//     the columns whose taps all lie inside the input along x in one call;
 //   - output columns (Form::Columns): pooling stride 1 along the last
 //     dimension, Input and Output with column stride 1 (packed NCHW): the
 //     columns whose taps all lie inside the input along that dimension, the
@@ -25,6 +28,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -60,13 +65,14 @@ PoolForm pool_form(const QuantizedLinearAveragePooling<T>& op) noexcept {
 }
 
 /// The parameters of each lane, as binary32 (zero points and Q's bounds are
-/// small integers, exact): arrays indexed by channel, read per lane
-/// (Form::Channels) or one channel's, the same in every lane (the others).
+/// small integers, exact), OutputZeroPoint as quantize_int's integer:
+/// arrays indexed by channel, read per lane (Form::Channels, unless every
+/// channel has the same values) or one channel's, the same in every lane.
 struct PoolLanes {
     const float* x_zp;   ///< InputZeroPoint
     const float* x_scale;  ///< InputScale
     const float* y_scale;  ///< OutputScale
-    const float* y_zp;   ///< OutputZeroPoint
+    const std::int32_t* y_zp_magic;  ///< kRoundMagicBits - OutputZeroPoint
     const float* lo_z;   ///< T's low end - OutputZeroPoint (Q's lower clamp)
     const float* hi_z;   ///< T's high end - OutputZeroPoint
     const float* nan_z;  ///< a NaN average's output - OutputZeroPoint (the profile's, section 17)
@@ -79,110 +85,169 @@ QDML_ALWAYS_INLINE inline V pool_tap(const V& sum, const V& x, const V& x_zp, co
 }
 
 /// The end of an element: Q((sum / count) / OutputScale, OutputZP) as int32
-/// lanes, a NaN quotient replaced by the profile's value first (nan_z: T's
-/// low end - zp in the exact profile, which is what Q gives NaN).
-template <class V>
-QDML_ALWAYS_INLINE inline auto pool_finish(const V& sum, const V& count, const V& y_scale, const V& y_zp,
+/// lanes (V = float, I = int32, or A's vectors): the true divisions in this
+/// order; a NaN quotient replaced by the profile's value (nan_z, within
+/// [lo_z, hi_z]: T's low end - zp in the exact profile, what Q gives NaN);
+/// clamp_min_max to [lo_z, hi_z] (kernel::clamp_float on vectors, the same
+/// bits); then quantize_int's rounding, the zero point per lane: |v| <=
+/// 2^16, so the bits of v + 1.5 * 2^23 are kRoundMagicBits + rne(v), and
+/// minus y_zp_magic = kRoundMagicBits - zp they are rne(v) + zp.
+template <class A, class V, class I>
+QDML_ALWAYS_INLINE inline auto pool_finish(const V& sum, const V& count, const V& y_scale, const I& y_zp_magic,
                                            const V& lo_z, const V& hi_z, const V& nan_z) noexcept {
     using O = VecOps<V>;
-    V v = O::div(O::div(sum, count), y_scale);  // true divisions, in this order
+    V v = O::div(O::div(sum, count), y_scale);
     v = O::select(v == v, v, nan_z);
-    return quantize_int_lanes(v, lo_z, hi_z, y_zp);
+    if constexpr (std::is_arithmetic_v<V>)
+        v = clamp_min_max(v, lo_z, hi_z);
+    else
+        v = kernel::clamp_float<A>(v, lo_z, hi_z);
+    return O::bits(O::no_fuse(v + V(kRoundMagic))) - y_zp_magic;
 }
 
-/// `lanes` output elements at out[0..lanes) (stride 1), lane j reading its
-/// taps at x[off[k] + j] (k < taps, in window order), count `count`, the
-/// parameters of lane j at index j * per_lane of the PoolLanes arrays; on
-/// ISA tag A, in vectors of W lanes (four at a time first), the last lanes
-/// one by one with the same steps over float. The taps are input elements
-/// (TX = T), or (TX = float) their products fp32(X - InputZP) * InputScale
-/// already, PoolProductsRow's, the same binary32 values.
+/// `positions` runs of `lanes` output elements, run q at out + q * out_step
+/// (lanes at stride 1), lane j of run q reading its taps at
+/// x[q * x_step + off[k] + j] (k < taps, in window order), count `count`,
+/// the parameters of lane j at index j * per_lane of the PoolLanes arrays
+/// (per_lane 0: the same in every lane, broadcast once); on ISA tag A, in
+/// vectors of W lanes (four at a time first), the last lanes one by one
+/// with the same steps over float. The taps are input elements (TX = T),
+/// or (TX = float) their products fp32(X - InputZP) * InputScale already,
+/// PoolProductsRow's, the same binary32 values.
 template <class T, class A>
 struct PoolRow {
     template <class TX>
-    QDML_ALWAYS_INLINE void operator()(T* out, const TX* x, const std::int64_t* off, std::size_t taps, float count,
+    QDML_ALWAYS_INLINE void operator()(T* out, std::ptrdiff_t out_step, const TX* x, std::ptrdiff_t x_step,
+                                       std::size_t positions, const std::int64_t* off, std::size_t taps, float count,
                                        const PoolLanes* pl, std::size_t lanes, std::size_t per_lane) const noexcept {
+        if (per_lane)
+            run<true>(out, out_step, x, x_step, positions, off, taps, count, *pl, lanes);
+        else
+            run<false>(out, out_step, x, x_step, positions, off, taps, count, *pl, lanes);
+    }
+
+  private:
+    template <bool PerLane, class TX>
+    QDML_ALWAYS_INLINE static void run(T* out, std::ptrdiff_t out_step, const TX* x, std::ptrdiff_t x_step,
+                                       std::size_t positions, const std::int64_t* off, std::size_t taps, float count,
+                                       const PoolLanes& p, std::size_t lanes) noexcept {
         using F = kernel::fbatch<A>;
+        using I = kernel::ibatch<A>;
         constexpr std::size_t W = F::size;
         constexpr bool kProducts = std::is_same_v<TX, float>;
-        const PoolLanes p = *pl;
         const F vcount(count);
-        const auto param = [per_lane](const float* a, std::size_t j) QDML_ALWAYS_INLINE {
-            return per_lane ? kernel::load_float<A>(a + j) : F(a[0]);
+        // The parameters loaded per vector (PerLane), or broadcast here once (in
+        // registers: the output's stores may alias the arrays).
+        const F b_x_zp(p.x_zp[0]), b_x_scale(p.x_scale[0]), b_y_scale(p.y_scale[0]), b_lo_z(p.lo_z[0]),
+            b_hi_z(p.hi_z[0]), b_nan_z(p.nan_z[0]);
+        const I b_y_zp_magic(p.y_zp_magic[0]);
+        const auto param = [](const float* a, std::size_t j, const F& b) QDML_ALWAYS_INLINE {
+            if constexpr (PerLane) return kernel::load_float<A>(a + j);
+            else return b;
         };
         const auto tap = [](const F& sum, const TX* q, const F& zp, const F& s) QDML_ALWAYS_INLINE {
             if constexpr (kProducts) return F(sum + kernel::load_float<A>(q));
             else return pool_tap(sum, kernel::load_float<A>(q), zp, s);
         };
         const auto finish = [&](std::size_t j, const F& sum) QDML_ALWAYS_INLINE {
-            return pool_finish(sum, vcount, param(p.y_scale, j), param(p.y_zp, j), param(p.lo_z, j),
-                               param(p.hi_z, j), param(p.nan_z, j));
+            I zp_magic = b_y_zp_magic;
+            if constexpr (PerLane) zp_magic = kernel::load_batch<A>(p.y_zp_magic + j);
+            return pool_finish<A>(sum, vcount, param(p.y_scale, j, b_y_scale), zp_magic, param(p.lo_z, j, b_lo_z),
+                                  param(p.hi_z, j, b_hi_z), param(p.nan_z, j, b_nan_z));
         };
-        std::size_t j = 0;
-        for (; j + 4 * W <= lanes; j += 4 * W) {
-            F zp0(0.0f), zp1(0.0f), zp2(0.0f), zp3(0.0f), s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
-            if constexpr (!kProducts) {
-                zp0 = param(p.x_zp, j), zp1 = param(p.x_zp, j + W), zp2 = param(p.x_zp, j + 2 * W),
-                zp3 = param(p.x_zp, j + 3 * W);
-                s0 = param(p.x_scale, j), s1 = param(p.x_scale, j + W), s2 = param(p.x_scale, j + 2 * W),
-                s3 = param(p.x_scale, j + 3 * W);
+        for (std::size_t q = 0; q < positions; ++q, out += out_step, x += x_step) {
+            std::size_t j = 0;
+            for (; j + 4 * W <= lanes; j += 4 * W) {
+                F zp0(0.0f), zp1(0.0f), zp2(0.0f), zp3(0.0f), s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
+                if constexpr (!kProducts) {
+                    zp0 = param(p.x_zp, j, b_x_zp), zp1 = param(p.x_zp, j + W, b_x_zp),
+                    zp2 = param(p.x_zp, j + 2 * W, b_x_zp), zp3 = param(p.x_zp, j + 3 * W, b_x_zp);
+                    s0 = param(p.x_scale, j, b_x_scale), s1 = param(p.x_scale, j + W, b_x_scale),
+                    s2 = param(p.x_scale, j + 2 * W, b_x_scale), s3 = param(p.x_scale, j + 3 * W, b_x_scale);
+                }
+                F sum0(0.0f), sum1(0.0f), sum2(0.0f), sum3(0.0f);
+                for (std::size_t k = 0; k < taps; ++k) {
+                    const TX* xk = x + off[k] + static_cast<std::ptrdiff_t>(j);
+                    sum0 = tap(sum0, xk, zp0, s0);
+                    sum1 = tap(sum1, xk + W, zp1, s1);
+                    sum2 = tap(sum2, xk + 2 * W, zp2, s2);
+                    sum3 = tap(sum3, xk + 3 * W, zp3, s3);
+                }
+                kernel::store_int4<A>(out + j, finish(j, sum0), finish(j + W, sum1), finish(j + 2 * W, sum2),
+                                      finish(j + 3 * W, sum3));
             }
-            F sum0(0.0f), sum1(0.0f), sum2(0.0f), sum3(0.0f);
-            for (std::size_t k = 0; k < taps; ++k) {
-                const TX* q = x + off[k] + static_cast<std::ptrdiff_t>(j);
-                sum0 = tap(sum0, q, zp0, s0);
-                sum1 = tap(sum1, q + W, zp1, s1);
-                sum2 = tap(sum2, q + 2 * W, zp2, s2);
-                sum3 = tap(sum3, q + 3 * W, zp3, s3);
+            for (; j + W <= lanes; j += W) {
+                F zp(0.0f), s(0.0f);
+                if constexpr (!kProducts) zp = param(p.x_zp, j, b_x_zp), s = param(p.x_scale, j, b_x_scale);
+                F sum(0.0f);
+                for (std::size_t k = 0; k < taps; ++k)
+                    sum = tap(sum, x + off[k] + static_cast<std::ptrdiff_t>(j), zp, s);
+                kernel::store_int<A>(out + j, finish(j, sum));
             }
-            kernel::store_int<A>(out + j, finish(j, sum0));
-            kernel::store_int<A>(out + j + W, finish(j + W, sum1));
-            kernel::store_int<A>(out + j + 2 * W, finish(j + 2 * W, sum2));
-            kernel::store_int<A>(out + j + 3 * W, finish(j + 3 * W, sum3));
-        }
-        for (; j + W <= lanes; j += W) {
-            F zp(0.0f), s(0.0f);
-            if constexpr (!kProducts) zp = param(p.x_zp, j), s = param(p.x_scale, j);
-            F sum(0.0f);
-            for (std::size_t k = 0; k < taps; ++k) sum = tap(sum, x + off[k] + static_cast<std::ptrdiff_t>(j), zp, s);
-            kernel::store_int<A>(out + j, finish(j, sum));
-        }
-        for (; j < lanes; ++j) {  // the last lanes: the same steps over float
-            const std::size_t i = j * per_lane;
-            float sum = 0.0f;
-            for (std::size_t k = 0; k < taps; ++k) {
-                const TX v = x[off[k] + static_cast<std::ptrdiff_t>(j)];
-                if constexpr (kProducts) sum = sum + v;
-                else sum = pool_tap(sum, static_cast<float>(v), p.x_zp[i], p.x_scale[i]);
+            for (; j < lanes; ++j) {  // the last lanes: the same steps over float
+                const std::size_t i = PerLane ? j : 0;
+                float sum = 0.0f;
+                for (std::size_t k = 0; k < taps; ++k) {
+                    const TX v = x[off[k] + static_cast<std::ptrdiff_t>(j)];
+                    if constexpr (kProducts) sum = sum + v;
+                    else sum = pool_tap(sum, static_cast<float>(v), p.x_zp[i], p.x_scale[i]);
+                }
+                out[j] = static_cast<T>(
+                    pool_finish<A>(sum, count, p.y_scale[i], p.y_zp_magic[i], p.lo_z[i], p.hi_z[i], p.nan_z[i]));
             }
-            out[j] = static_cast<T>(
-                pool_finish(sum, count, p.y_scale[i], p.y_zp[i], p.lo_z[i], p.hi_z[i], p.nan_z[i]));
         }
     }
 };
 
-/// out[j] = fp32(x[j] - InputZP) * InputScale for `lanes` channels (the
-/// parameters of channel j at index j): each input element's product once,
-/// which every window that reads it then adds (PoolRow with TX = float).
+/// The products fp32(x - InputZP) * InputScale of `positions` runs of
+/// `lanes` channels, run q's at x + q * x_step, stored packed (run q at
+/// out + q * lanes); the parameters of channel j at index j * per_lane:
+/// each input element's product once, which every window that reads it
+/// then adds (PoolRow with TX = float).
 template <class T, class A>
 struct PoolProductsRow {
-    QDML_ALWAYS_INLINE void operator()(float* out, const T* x, const PoolLanes* pl, std::size_t lanes) const noexcept {
+    QDML_ALWAYS_INLINE void operator()(float* out, const T* x, std::ptrdiff_t x_step, std::size_t positions,
+                                       const PoolLanes* pl, std::size_t lanes, std::size_t per_lane) const noexcept {
+        if (per_lane) {
+            run<true>(out, x, x_step, positions, *pl, lanes);
+        } else if (x_step == static_cast<std::ptrdiff_t>(lanes)) {  // packed: one run of every element
+            run<false>(out, x, 0, 1, *pl, positions * lanes);
+        } else {
+            run<false>(out, x, x_step, positions, *pl, lanes);
+        }
+    }
+
+  private:
+    template <bool PerLane>
+    QDML_ALWAYS_INLINE static void run(float* out, const T* x, std::ptrdiff_t x_step, std::size_t positions,
+                                       const PoolLanes& p, std::size_t lanes) noexcept {
         using F = kernel::fbatch<A>;
         constexpr std::size_t W = F::size;
-        const PoolLanes p = *pl;
-        std::size_t j = 0;
-        for (; j + W <= lanes; j += W)
-            kernel::store_vec<A>(out + j, dequantize_step(F(kernel::load_float<A>(x + j) - kernel::load_float<A>(p.x_zp + j)),
-                                                          kernel::load_float<A>(p.x_scale + j)));
-        for (; j < lanes; ++j) out[j] = dequantize_step(static_cast<float>(x[j]) - p.x_zp[j], p.x_scale[j]);
+        const F b_x_zp(p.x_zp[0]), b_x_scale(p.x_scale[0]);  // in registers: the stores may alias the arrays
+        const auto param = [](const float* a, std::size_t j, const F& b) QDML_ALWAYS_INLINE {
+            if constexpr (PerLane) return kernel::load_float<A>(a + j);
+            else return b;
+        };
+        for (std::size_t q = 0; q < positions; ++q, out += lanes, x += x_step) {
+            std::size_t j = 0;
+            for (; j + W <= lanes; j += W)
+                kernel::store_vec<A>(out + j, dequantize_step(F(kernel::load_float<A>(x + j) - param(p.x_zp, j, b_x_zp)),
+                                                              param(p.x_scale, j, b_x_scale)));
+            for (; j < lanes; ++j) {
+                const std::size_t i = PerLane ? j : 0;
+                out[j] = dequantize_step(static_cast<float>(x[j]) - p.x_zp[i], p.x_scale[i]);
+            }
+        }
     }
 };
 
 /// Where pool_taps' offsets point: position p of spatial dimension k at
-/// (p - base[k]) * stride[k] elements.
+/// (p - base[k]) * stride[k] elements; with `ring` > 0, positions of
+/// dimension 1 (rows) in a ring of that many: at ((p - base[1]) % ring) * stride[1].
 struct TapMemory {
     std::int64_t stride[3];
     std::int64_t base[3];
+    std::int64_t ring;
 };
 
 /// The taps of one output position along the three spatial dimensions:
@@ -213,19 +278,20 @@ std::size_t pool_taps(const QuantizedLinearAveragePooling<T>& op, const std::arr
             for (std::uint32_t t2 = first[2]; t2 < last[2]; ++t2) {
                 const std::uint32_t t[3] = {t0, t1, t2};
                 std::int64_t e = 0;
-                for (int k = 0; k < dims; ++k)
-                    e += (std::int64_t{o[k]} * op.Strides[k] + std::int64_t{t[k]} * op.Dilations[k] -
-                          op.StartPadding[k] - m.base[k]) *
-                         m.stride[k];
+                for (int k = 0; k < dims; ++k) {
+                    const std::int64_t d = std::int64_t{o[k]} * op.Strides[k] + std::int64_t{t[k]} * op.Dilations[k] -
+                                           op.StartPadding[k] - m.base[k];
+                    e += (k == 1 && m.ring ? d % m.ring : d) * m.stride[k];
+                }
                 off[n++] = e;
             }
     return n;
 }
 
 /// Runs the operator with row kernels `row` (PoolRow on the chosen ISA) and
-/// `dq` (PoolProductsRow: Form::Channels dequantizes each task's input rows
-/// once into a buffer of products, channels innermost, which its windows
-/// then add).
+/// `dq` (PoolProductsRow: Form::Channels dequantizes each input row a task
+/// reads once, into a ring of product rows, channels innermost, which its
+/// windows then add).
 template <class T, class Row, class Dq>
 void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Executor& ex, const Row& row,
               const Dq& dq) {
@@ -235,9 +301,10 @@ void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Exec
     if (std::uint64_t{N} * C * oD * oH * oW == 0) return;
     const PoolForm form = pool_form(op);
     // The parameters of each channel (the views are broadcast to the output: channel c at {0, c, 0, 0, 0}).
-    std::vector<float> prm(7 * std::size_t{C});
-    float* const a[7] = {prm.data(), prm.data() + C, prm.data() + 2 * C, prm.data() + 3 * C,
-                         prm.data() + 4 * C, prm.data() + 5 * C, prm.data() + 6 * C};
+    std::vector<float> prm(6 * std::size_t{C});
+    std::vector<std::int32_t> y_zp_magic(C);
+    float* const a[6] = {prm.data(),         prm.data() + C,     prm.data() + 2 * C,
+                         prm.data() + 3 * C, prm.data() + 4 * C, prm.data() + 5 * C};
     const T nan_directml = reference::detail::average_pooling_nan_directml(op);
     for (std::uint32_t c = 0; c < C; ++c) {
         const std::array<std::uint32_t, 5> i{0, c, 0, 0, 0};
@@ -247,14 +314,22 @@ void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Exec
         a[0][c] = static_cast<float>(x_zp);
         a[1][c] = op.InputScaleTensor[i];
         a[2][c] = op.OutputScaleTensor[i];
-        a[3][c] = static_cast<float>(y_zp);
-        a[4][c] = q.lo;
-        a[5][c] = q.hi;
-        a[6][c] = f == Fidelity::DirectML ? static_cast<float>(std::int32_t{nan_directml} - y_zp) : q.lo;
+        a[3][c] = q.lo;
+        a[4][c] = q.hi;
+        a[5][c] = f == Fidelity::DirectML ? static_cast<float>(std::int32_t{nan_directml} - y_zp) : q.lo;
+        y_zp_magic[c] = kRoundMagicBits - y_zp;
     }
     const auto lanes_of = [&](std::uint32_t c) {
-        return PoolLanes{a[0] + c, a[1] + c, a[2] + c, a[3] + c, a[4] + c, a[5] + c, a[6] + c};
+        return PoolLanes{a[0] + c, a[1] + c, a[2] + c, y_zp_magic.data() + c, a[3] + c, a[4] + c, a[5] + c};
     };
+    // Form::Channels: parameters equal in every channel (per tensor, or per
+    // channel with one value) are read once and broadcast (per_lane 0).
+    std::size_t per_lane = 0;
+    for (std::uint32_t c = 1; c < C && !per_lane; ++c) {
+        if (y_zp_magic[c] != y_zp_magic[0]) per_lane = 1;
+        for (int i = 0; i < 6; ++i)
+            if (std::memcmp(a[i] + c, a[i], sizeof(float)) != 0) per_lane = 1;
+    }
     const std::uint64_t window = std::uint64_t{op.WindowSize[0]} * op.WindowSize[1] * op.WindowSize[2];
     // At most the window's taps and the input's positions (each tap inside is a distinct position).
     const std::size_t max_taps = static_cast<std::size_t>(
@@ -275,7 +350,8 @@ void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Exec
     };
     const TapMemory in_memory{{static_cast<std::int64_t>(X.strides[2]), static_cast<std::int64_t>(X.strides[3]),
                                static_cast<std::int64_t>(X.strides[4])},
-                              {0, 0, 0}};
+                              {0, 0, 0},
+                              0};
     // The input positions [lo, hi) of dimension k that outputs [o0, o1) read (empty: lo >= hi).
     const auto span = [&](int k, std::uint32_t o0, std::uint32_t o1, std::int64_t& lo, std::int64_t& hi) {
         lo = std::max<std::int64_t>(0, std::int64_t{o0} * op.Strides[k] - op.StartPadding[k]);
@@ -284,8 +360,10 @@ void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Exec
                                                         op.StartPadding[k] + 1);
     };
     const auto task = [&](std::size_t k) {
-        std::vector<std::int64_t> off(std::max<std::size_t>(max_taps, 1)), cols(off.size());
-        std::vector<float> products;  // Form::Channels: the products of the segment's input rows
+        std::vector<std::int64_t> off(std::max<std::size_t>(max_taps, 1)), cols(off.size()), rows_off(off.size());
+        // Form::Channels: the products of a segment's input rows (each row written before it is read)
+        std::unique_ptr<float[]> products;
+        std::size_t products_size = 0;
         const std::uint64_t r1 = std::min(rows, (k + 1) * per);
         for (std::uint64_t r = k * per; r < r1; ++r) {
             const std::uint32_t y = static_cast<std::uint32_t>(r % oH), z = static_cast<std::uint32_t>(r / oH % oD);
@@ -300,46 +378,60 @@ void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Exec
                 span(1, y, y1, ya, yb);
                 const std::uint32_t Wd = X.sizes[4];
                 const std::int64_t sy = std::int64_t{Wd} * C;
-                const TapMemory m{{(yb - ya) * sy, sy, std::int64_t{C}}, {z0, ya, 0}};
-                if (z1 > z0 && yb > ya) {
-                    products.resize(static_cast<std::size_t>((z1 - z0) * (yb - ya) * sy));
-                    for (std::int64_t iz = z0; iz < z1; ++iz)
-                        for (std::int64_t iy = ya; iy < yb; ++iy)
-                            for (std::uint32_t ix = 0; ix < Wd; ++ix)
-                                dq(products.data() + (iz - z0) * m.stride[0] + (iy - ya) * sy + std::int64_t{ix} * C,
-                                   elem(X.data, X, n, 0, static_cast<std::uint64_t>(iz), static_cast<std::uint64_t>(iy), ix),
-                                   &pl, std::size_t{C});
-                }
-                // A position whose every tap lies inside the input reads the whole window:
-                // its taps' offsets from the first tap's, in window order (`whole`), once.
-                std::size_t whole_taps = 0;
-                for (std::uint32_t t0 = 0; t0 < op.WindowSize[0] && window <= max_taps; ++t0)
-                    for (std::uint32_t t1 = 0; t1 < op.WindowSize[1]; ++t1)
-                        for (std::uint32_t t2 = 0; t2 < op.WindowSize[2]; ++t2)
-                            cols[whole_taps++] = std::int64_t{t0} * op.Dilations[0] * m.stride[0] +
-                                                 std::int64_t{t1} * op.Dilations[1] * m.stride[1] +
-                                                 std::int64_t{t2} * op.Dilations[2] * m.stride[2];
+                // The products of the input rows: per plane [z0, z1), a ring of the rows one output row
+                // reads (input row iy in slot (iy - ya) % ring), each computed once, just before the first
+                // output row that reads it, so that it is read while it is in the cache.
+                const std::int64_t reach = std::int64_t{op.WindowSize[1] - 1} * op.Dilations[1];  // first to last row of a window
+                const std::int64_t ring = std::max<std::int64_t>(1, std::min(yb - ya, reach + 1));
+                const TapMemory m{{ring * sy, sy, std::int64_t{C}}, {z0, ya, 0}, ring};
+                const std::size_t size = z1 > z0 && yb > ya ? static_cast<std::size_t>((z1 - z0) * ring * sy) : 0;
+                if (size > products_size) products.reset(new float[size]), products_size = size;
+                std::int64_t done = ya;  // the rows [.., done) computed
+                const auto products_of = [&](std::int64_t from, std::int64_t to) {  // rows [from, to) (and on)
+                    for (done = std::max(done, from); done < std::min(to, yb); ++done)
+                        for (std::int64_t iz = z0; iz < z1; ++iz)
+                            dq(products.get() + (iz - z0) * m.stride[0] + (done - ya) % ring * sy,
+                               elem(X.data, X, n, 0, static_cast<std::uint64_t>(iz), static_cast<std::uint64_t>(done), 0),
+                               static_cast<std::ptrdiff_t>(X.strides[4]), std::size_t{Wd}, &pl, std::size_t{C},
+                               per_lane);
+                };
                 const auto inside = [&](int k, std::uint32_t o) {  // every tap of output o inside along k
                     const std::int64_t first = std::int64_t{o} * op.Strides[k] - op.StartPadding[k];
                     return first >= 0 && first + std::int64_t{op.WindowSize[k] - 1} * op.Dilations[k] < X.sizes[2 + k];
                 };
-                const bool z_inside = inside(0, z);
+                // The columns [xa, xb) with every tap inside along x (a range: both bounds are monotonic in ox).
+                std::uint32_t xa = 0;
+                while (xa < oW && !inside(2, xa)) ++xa;
+                std::uint32_t xb = xa;
+                while (xb < oW && inside(2, xb)) ++xb;
+                const std::int64_t sx = std::int64_t{op.Strides[2]}, dx = std::int64_t{op.Dilations[2]};
                 for (std::uint32_t oy = y; oy < y1; ++oy) {
-                    const bool zy_inside = whole_taps == window && z_inside && inside(1, oy);
-                    for (std::uint32_t ox = 0; ox < oW; ++ox) {
-                        T* const o = elem(Y.data, Y, n, 0, z, oy, ox);
-                        if (zy_inside && inside(2, ox)) {
-                            const std::int64_t first =
-                                (std::int64_t{z} * op.Strides[0] - op.StartPadding[0] - m.base[0]) * m.stride[0] +
-                                (std::int64_t{oy} * op.Strides[1] - op.StartPadding[1] - m.base[1]) * m.stride[1] +
-                                (std::int64_t{ox} * op.Strides[2] - op.StartPadding[2]) * m.stride[2];
-                            row(o, static_cast<const float*>(products.data() + first), cols.data(), whole_taps,
-                                count_of(whole_taps), &pl, std::size_t{C}, std::size_t{1});
-                            continue;
-                        }
-                        const std::size_t taps = pool_taps(op, {z, oy, ox}, 3, m, off.data());
-                        row(o, static_cast<const float*>(products.data()), off.data(), taps, count_of(taps), &pl,
-                            std::size_t{C}, std::size_t{1});
+                    const std::int64_t iy = std::int64_t{oy} * op.Strides[1] - op.StartPadding[1];  // the window's first row
+                    products_of(iy, iy + reach + 1);
+                    // The taps along z and y inside the input, in window order: their rows' offsets.
+                    const std::size_t zy = pool_taps(op, {z, oy, 0}, 2, m, rows_off.data());
+                    if (xb > xa) {  // the columns with every tap inside along x, in one call: offsets from the first tap's
+                        std::size_t taps = 0;
+                        for (std::size_t t = 0; t < zy; ++t)
+                            for (std::uint32_t tx = 0; tx < op.WindowSize[2]; ++tx)
+                                cols[taps++] = rows_off[t] + tx * dx * C;
+                        const float* const x0 = zy ? products.get() + (xa * sx - op.StartPadding[2]) * C : products.get();
+                        row(elem(Y.data, Y, n, 0, z, oy, xa), static_cast<std::ptrdiff_t>(Y.strides[4]), x0,
+                            static_cast<std::ptrdiff_t>(zy ? sx * C : 0), std::size_t{xb - xa}, cols.data(), taps,
+                            count_of(taps), &pl, std::size_t{C}, per_lane);
+                    }
+                    for (std::uint32_t ox = 0; ox < oW; ++ox) {  // the others one by one
+                        if (ox == xa) ox = xb;
+                        if (ox >= oW) break;
+                        std::size_t taps = 0;
+                        for (std::size_t t = 0; t < zy; ++t)
+                            for (std::uint32_t tx = 0; tx < op.WindowSize[2]; ++tx) {
+                                const std::int64_t px = ox * sx + tx * dx - op.StartPadding[2];
+                                if (px >= 0 && px < Wd) off[taps++] = rows_off[t] + px * C;
+                            }
+                        row(elem(Y.data, Y, n, 0, z, oy, ox), std::ptrdiff_t{0}, static_cast<const float*>(products.get()),
+                            std::ptrdiff_t{0}, std::size_t{1}, off.data(), taps, count_of(taps), &pl, std::size_t{C},
+                            per_lane);
                     }
                 }
                 continue;
@@ -360,15 +452,15 @@ void pool_run(const QuantizedLinearAveragePooling<T>& op, Fidelity f, const Exec
                     for (std::uint32_t tx = 0; tx < op.WindowSize[2]; ++tx)
                         cols[t * op.WindowSize[2] + tx] = off[t] + std::int64_t{tx} * op.Dilations[2];
                 const T* x0 = xc + (std::int64_t{lo} - op.StartPadding[2]);
-                row(elem(Y.data, Y, n, c, z, y, lo), x0, cols.data(), taps, count_of(taps), &pl,
-                    std::size_t{hi - lo}, std::size_t{0});
+                row(elem(Y.data, Y, n, c, z, y, lo), std::ptrdiff_t{0}, x0, std::ptrdiff_t{0}, std::size_t{1},
+                    cols.data(), taps, count_of(taps), &pl, std::size_t{hi - lo}, std::size_t{0});
             }
             for (std::uint32_t ox = 0; ox < oW; ++ox) {  // the other columns, one by one
                 if (ox == lo) ox = hi;
                 if (ox >= oW) break;
                 const std::size_t taps = pool_taps(op, {z, y, ox}, 3, in_memory, off.data());
-                row(elem(Y.data, Y, n, c, z, y, ox), xc, off.data(), taps, count_of(taps), &pl, std::size_t{1},
-                    std::size_t{0});
+                row(elem(Y.data, Y, n, c, z, y, ox), std::ptrdiff_t{0}, xc, std::ptrdiff_t{0}, std::size_t{1},
+                    off.data(), taps, count_of(taps), &pl, std::size_t{1}, std::size_t{0});
             }
         }
     };
