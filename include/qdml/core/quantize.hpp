@@ -126,6 +126,17 @@ struct QuantizeParams {
 inline constexpr float kRoundMagic = 12582912.0f;
 inline constexpr std::int32_t kRoundMagicBits = 0x4B400000;
 
+/// Q's step 2 on a v already clamped to [lo - zp, hi - zp] (|v| <= 2^16):
+/// rne(v) + zp as int32, the zero point given as the integer
+/// kRoundMagicBits - zp (`zp_magic`: a scalar, or per lane), since the bits
+/// of v + 1.5 * 2^23 are kRoundMagicBits + rne(v). (A caller whose clamp is
+/// its own, e.g. min/max where NaN is already gone, ends with this.)
+template <class V, class I>
+QDML_ALWAYS_INLINE inline auto quantize_round_clamped(const V& v, const I& zp_magic) noexcept {
+    using O = VecOps<V>;
+    return O::bits(O::no_fuse(v + V(kRoundMagic))) - zp_magic;
+}
+
 /// Q(v, zp, T) of docs/semantics.md section 2 as an int32 (always within T's range),
 /// over V = float or a vector (operands by reference: a vector of a target
 /// region passed by value to these generic functions would make GCC note
@@ -139,8 +150,7 @@ QDML_ALWAYS_INLINE inline auto quantize_int(const V& x, const QuantizeParams& q)
     const V lo(q.lo), hi(q.hi);
     V v = O::select(x >= lo, x, lo);  // !(x >= lo), NaN included, -> lo
     v = O::select(v > hi, hi, v);
-    const V t = O::no_fuse(v + V(kRoundMagic));
-    return O::bits(t) - typename O::Int(kRoundMagicBits - q.zp);
+    return quantize_round_clamped(v, typename O::Int(kRoundMagicBits - q.zp));
 }
 
 /// quantize_int with a zero point per lane (`zp`, exact integers as float;

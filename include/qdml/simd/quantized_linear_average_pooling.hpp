@@ -89,9 +89,8 @@ QDML_ALWAYS_INLINE inline V pool_tap(const V& sum, const V& x, const V& x_zp, co
 /// order; a NaN quotient replaced by the profile's value (nan_z, within
 /// [lo_z, hi_z]: T's low end - zp in the exact profile, what Q gives NaN);
 /// clamp_min_max to [lo_z, hi_z] (kernel::clamp_float on vectors, the same
-/// bits); then quantize_int's rounding, the zero point per lane: |v| <=
-/// 2^16, so the bits of v + 1.5 * 2^23 are kRoundMagicBits + rne(v), and
-/// minus y_zp_magic = kRoundMagicBits - zp they are rne(v) + zp.
+/// bits); then Q's rounding, core's quantize_round_clamped, with the zero
+/// point per lane as y_zp_magic = kRoundMagicBits - zp.
 template <class A, class V, class I>
 QDML_ALWAYS_INLINE inline auto pool_finish(const V& sum, const V& count, const V& y_scale, const I& y_zp_magic,
                                            const V& lo_z, const V& hi_z, const V& nan_z) noexcept {
@@ -102,7 +101,7 @@ QDML_ALWAYS_INLINE inline auto pool_finish(const V& sum, const V& count, const V
         v = clamp_min_max(v, lo_z, hi_z);
     else
         v = kernel::clamp_float<A>(v, lo_z, hi_z);
-    return O::bits(O::no_fuse(v + V(kRoundMagic))) - y_zp_magic;
+    return quantize_round_clamped(v, y_zp_magic);
 }
 
 /// `positions` runs of `lanes` output elements, run q at out + q * out_step
