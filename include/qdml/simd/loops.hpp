@@ -368,33 +368,76 @@ void run_tile_impl(const std::array<char*, 1 + sizeof...(TIn)>& ptrs, const std:
 #endif
 }  // namespace detail
 
-namespace detail {
-/// `f()` through the row kernel's region where it has one (x86 Rows::region:
-/// the tile loop compiled for the kernel's target, as in a -march=native
-/// build, rather than for the build's baseline around a kernel call per row).
-template <class Kernel, class F>
-auto in_kernel_region(const Kernel& kernel, F& f, int) -> decltype(kernel.region(f), void()) {
-    kernel.region(f);
-}
-template <class Kernel, class F>
-void in_kernel_region(const Kernel&, F& f, long) {
-    f();
-}
-}  // namespace detail
 
-/// Every row of `plan` (operand 0 the output, of TOut; then inputs of
-/// TIn...) through `kernel(out, ins..., n)` as run_row_impl runs a row, from
-/// the operands' bases. Where an operand is interleaved across the rows of
-/// an outer dimension (an NHWC tensor walked as NCHW: each row's elements C
-/// apart, the channels' rows adjacent), rows along it go kTileRows at a time
-/// and that operand is transposed into (out of) a tile of their chunks
-/// rather than gathered one element per cache line row by row (the
-/// transposition on `isa`, a GEMM path the CPU runs: Avx2 or Generic).
-/// Given a pool (`executor`) and at least kMinThreadedBytes of output, the
-/// rows run as tasks (row_tasks); `kernel` is then called concurrently.
-template <class TOut, class... TIn, class Kernel>
-void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 1 + sizeof...(TIn)>& base, Kernel&& kernel,
-              simd::Isa isa = simd::Isa::Generic, const Executor& executor = {}) {
+namespace detail {
+/// A row kernel behind two function pointers, so that the loop nest around
+/// it (run_rows_erased: the plan's odometer, the staging of strided and
+/// repeated operands, the threaded tasks) is compiled once per operand type
+/// signature rather than once per kernel: `row` is one kernel call on a row
+/// (run_row_impl's), `tile` a tile of rows (run_tile_impl, in the kernel's
+/// region where it has one). A call through them costs a few nanoseconds a
+/// row or chunk, what a -Dnative=false build always paid for the region's
+/// kernels.
+template <class TOut, class... TIn>
+struct RowKernelRef {
+    static constexpr std::size_t K = 1 + sizeof...(TIn);
+    void* kernel;
+    void (*row)(void* kernel, TOut* out, RowIn<TIn>... in, std::size_t n);
+    void (*tile)(const RowKernelRef& self, const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st,
+                 const std::array<std::int64_t, K>& os, const std::array<bool, K>& tr, std::size_t rows, std::uint64_t n,
+                 simd::Isa isa);
+    void operator()(TOut* out, RowIn<TIn>... in, std::size_t n) const { row(kernel, out, in..., n); }
+};
+
+/// Whether the row kernel has a region (x86 Rows::region: the tile loop
+/// compiled for the kernel's target, as in a -march=native build, rather
+/// than for the build's baseline around a kernel call per row).
+template <class Kernel, class F>
+constexpr auto has_region(int) -> decltype(std::declval<const Kernel&>().region(std::declval<F&>()), true) {
+    return true;
+}
+template <class Kernel, class F>
+constexpr bool has_region(long) {
+    return false;
+}
+
+/// One row through a kernel: a region's row() (compiled for it, out of
+/// line), else the kernel inlined here.
+template <class Kernel, bool Region, class TOut, class... TIn>
+void row_thunk(void* kernel, TOut* out, RowIn<TIn>... in, std::size_t n) {
+    if constexpr (Region)
+        static_cast<Kernel*>(kernel)->row(out, in..., n);
+    else
+        (*static_cast<Kernel*>(kernel))(out, in..., n);
+}
+
+/// A tile of rows through a kernel with a region (Rows::region): the tile
+/// loop compiled in it, the kernel inlined.
+template <class Kernel, class TOut, class... TIn>
+void tile_thunk(const RowKernelRef<TOut, TIn...>& self, const std::array<char*, 1 + sizeof...(TIn)>& ptrs,
+                const std::array<std::int64_t, 1 + sizeof...(TIn)>& st, const std::array<std::int64_t, 1 + sizeof...(TIn)>& os,
+                const std::array<bool, 1 + sizeof...(TIn)>& tr, std::size_t rows, std::uint64_t n, simd::Isa isa) {
+    Kernel& k = *static_cast<Kernel*>(self.kernel);
+    const auto one_tile = [&] {
+        run_tile_impl<TOut, TIn...>(ptrs, st, os, tr, rows, n, std::index_sequence_for<TIn...>{}, k, isa);
+    };
+    k.region(one_tile);
+}
+
+/// A tile of rows through any other kernel (the portable path's): the tile
+/// loop compiled once per operand types, the kernel called per row and chunk.
+template <class TOut, class... TIn>
+void tile_erased(const RowKernelRef<TOut, TIn...>& self, const std::array<char*, 1 + sizeof...(TIn)>& ptrs,
+                 const std::array<std::int64_t, 1 + sizeof...(TIn)>& st, const std::array<std::int64_t, 1 + sizeof...(TIn)>& os,
+                 const std::array<bool, 1 + sizeof...(TIn)>& tr, std::size_t rows, std::uint64_t n, simd::Isa isa) {
+    run_tile_impl<TOut, TIn...>(ptrs, st, os, tr, rows, n, std::index_sequence_for<TIn...>{}, self, isa);
+}
+
+
+/// run_rows' loop nest over an erased kernel.
+template <class TOut, class... TIn>
+void run_rows_erased(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 1 + sizeof...(TIn)>& base,
+                     const RowKernelRef<TOut, TIn...>& kernel, simd::Isa isa, const Executor& executor) {
     constexpr std::size_t K = 1 + sizeof...(TIn);
     constexpr std::array<std::size_t, K> elem{sizeof(TOut), sizeof(TIn)...};
     // The innermost outer dimension along which an operand is interleaved
@@ -430,11 +473,7 @@ void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 
         std::array<char*, K> tile_ptrs;
         for (std::size_t k = 0; k < K; ++k) tile_ptrs[k] = ptrs[k] + static_cast<std::int64_t>(r0) * os[k];
         const auto rows = static_cast<std::size_t>(R - r0 < kTileRows ? R - r0 : kTileRows);
-        const auto one_tile = [&] {
-            detail::run_tile_impl<TOut, TIn...>(tile_ptrs, q.row_stride, os, tr, rows, count,
-                                                std::index_sequence_for<TIn...>{}, kernel, isa);
-        };
-        detail::in_kernel_region(kernel, one_tile, 0);
+        kernel.tile(kernel, tile_ptrs, q.row_stride, os, tr, rows, count, isa);
     };
     if (!executor.calling_thread_only() && plan.elements() * sizeof(TOut) >= kMinThreadedBytes) {
         // As tasks (core/executor.hpp): units are the walked rows (the tile
@@ -471,6 +510,34 @@ void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 
     for_each_row(plan, base, [&](const std::array<char*, K>& ptrs, const std::array<std::int64_t, K>& st, std::uint64_t m) {
         detail::run_row_impl<TOut, TIn...>(ptrs, st, m, std::index_sequence_for<TIn...>{}, kernel);
     });
+}
+}  // namespace detail
+
+/// Every row of `plan` (operand 0 the output, of TOut; then inputs of
+/// TIn...) through `kernel(out, ins..., n)` as run_row_impl runs a row, from
+/// the operands' bases. Where an operand is interleaved across the rows of
+/// an outer dimension (an NHWC tensor walked as NCHW: each row's elements C
+/// apart, the channels' rows adjacent), rows along it go kTileRows at a time
+/// and that operand is transposed into (out of) a tile of their chunks
+/// rather than gathered one element per cache line row by row (the
+/// transposition on `isa`, a GEMM path the CPU runs: Avx2 or Generic).
+/// Given a pool (`executor`) and at least kMinThreadedBytes of output, the
+/// rows run as tasks (row_tasks); `kernel` is then called concurrently.
+/// (The loop nest is compiled per operand types, the kernel reached through
+/// RowKernelRef.)
+template <class TOut, class... TIn, class Kernel>
+void run_rows(const LoopPlan<1 + sizeof...(TIn)>& plan, const std::array<char*, 1 + sizeof...(TIn)>& base, Kernel&& kernel,
+              simd::Isa isa = simd::Isa::Generic, const Executor& executor = {}) {
+    using Kn = std::remove_reference_t<Kernel>;
+    using Ref = detail::RowKernelRef<TOut, TIn...>;
+    const auto nothing = [] {};
+    constexpr bool region = detail::has_region<Kn, decltype(nothing)>(0);
+    Ref ref{const_cast<void*>(static_cast<const void*>(&kernel)), &detail::row_thunk<Kn, region, TOut, TIn...>, nullptr};
+    if constexpr (region)
+        ref.tile = &detail::tile_thunk<Kn, TOut, TIn...>;
+    else
+        ref.tile = &detail::tile_erased<TOut, TIn...>;
+    detail::run_rows_erased<TOut, TIn...>(plan, base, ref, isa, executor);
 }
 
 }  // namespace qdml::simd

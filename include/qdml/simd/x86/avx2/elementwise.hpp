@@ -259,6 +259,12 @@ struct Rows {
     QDML_FLATTEN void operator()(Args... args) const {
         kernel(args...);
     }
+    /// One row as loops.hpp's row_thunk calls it: the kernel compiled for
+    /// this region once, out of line (region() inlines it into the tile loop).
+    template <class... Args>
+    QDML_NOINLINE QDML_FLATTEN void row(Args... args) const {
+        kernel(args...);
+    }
     /// `f()`, everything it calls inlined and compiled for this region: a
     /// whole tile of rows (loops.hpp, run_tile_impl: the transpositions, the
     /// staging and this kernel) in one call, as a -march build compiles it.
