@@ -28,13 +28,14 @@ namespace {
 
 using Desc = qdml::QuantizedLinearConvolutionDesc;
 
-/// The stateless typed call in profile `f`, after validation.
+/// The stateless call in profile `f`: qdml::run (validation, then the typed
+/// qdml::simd::quantized_linear_convolution through the compiled-once dispatch: the
+/// code the runner ships, not a second instantiation of it here).
 Runner<Desc> simd_conv(qdml::Fidelity f) {
     return [f](const Desc& d) {
-        qdml::validate(d, qdml::FeatureLevel::Latest, f);
-        qdml::visit_typed(d, [f](const auto& op) {
-            qdml::simd::quantized_linear_convolution(op, qdml::simd::GemmOptions{qdml::simd::Isa::Best, f});
-        });
+        qdml::RunOptions o;
+        o.fidelity = f;
+        qdml::run(d, o);
     };
 }
 

@@ -30,13 +30,14 @@ namespace {
 
 using Desc = qdml::QuantizedLinearMatrixMultiplyDesc;
 
-/// The stateless typed call in profile `f`, after validation.
+/// The stateless call in profile `f`: qdml::run (validation, then the typed
+/// qdml::simd::quantized_linear_matrix_multiply through the compiled-once dispatch: the
+/// code the runner ships, not a second instantiation of it here).
 Runner<Desc> simd_matmul(qdml::Fidelity f) {
     return [f](const Desc& d) {
-        qdml::validate(d, qdml::FeatureLevel::Latest, f);
-        qdml::visit_typed(d, [f](const auto& op) {
-            qdml::simd::quantized_linear_matrix_multiply(op, qdml::simd::GemmOptions{qdml::simd::Isa::Best, f});
-        });
+        qdml::RunOptions o;
+        o.fidelity = f;
+        qdml::run(d, o);
     };
 }
 
