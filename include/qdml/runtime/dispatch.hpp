@@ -242,3 +242,20 @@ QDML_DETAIL_INTEGER_MATMUL_INSTANCES(extern)
 /// Makes the int32 driver in this translation unit, for the programs built
 /// with QDML_EXTERN_INTEGER_MATMUL: write it once in the whole program.
 #define QDML_INSTANTIATE_INTEGER_MATMUL() QDML_DETAIL_INTEGER_MATMUL_INSTANCES()
+
+// The GEMM engine's x86 tiles (the micro-kernels with their epilogues:
+// AVX-512 VNNI's, AVX-VNNI's and AVX2's), which every GEMM operator's
+// dispatch calls (matrix multiplications and convolutions, with the same
+// tiles), are made once the same way: with QDML_EXTERN_GEMM_KERNELS defined
+// in all of a program's translation units they are declared as made
+// elsewhere (x86/*/gemm_kernel.hpp), and one translation unit writes
+// QDML_INSTANTIATE_GEMM_KERNELS() (qdml's own programs: in
+// src/dispatch_gemm_kernels.cpp). Each GEMM operator's dispatch compiled
+// them again before (g++ 12 -O3: MATRIX_MULTIPLY_INTEGER_TO_FLOAT's dispatch
+// 105.6 -> 66.7 s with them declared; docs/perf/history.md#ci).
+#if QDML_X86
+#define QDML_INSTANTIATE_GEMM_KERNELS() \
+    QDML_DETAIL_AVX512VNNI_TILES() QDML_DETAIL_AVXVNNI_TILES() QDML_DETAIL_AVX2_TILES()
+#else
+#define QDML_INSTANTIATE_GEMM_KERNELS()
+#endif

@@ -275,3 +275,10 @@ inline void scatter_int32(const Epilogue& e, std::size_t m, std::size_t n0, cons
 }
 
 }  // namespace qdml::simd::gemm
+
+/// The parameters of every ISA's tile<...>(a, b, e, m0, p), spelled for the
+/// explicit instantiations that compile them once (x86/*/gemm_kernel.hpp,
+/// QDML_EXTERN_GEMM_KERNELS: runtime/dispatch.hpp).
+#define QDML_DETAIL_GEMM_TILE_PARAMS                                                                  \
+    const qdml::simd::gemm::PackedLeft&, const qdml::simd::gemm::PackedRight&, const qdml::simd::gemm::Epilogue&, \
+        std::size_t, std::size_t

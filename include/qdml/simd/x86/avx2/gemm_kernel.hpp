@@ -169,6 +169,20 @@ struct DotWide {
     }
 };
 
+}  // namespace qdml::simd::gemm::avx2
+// The tiles, compiled once in a program that says so (as avx512vnni's).
+#define QDML_DETAIL_AVX2_TILE(EXT, DOT, MR) \
+    EXT template void qdml::simd::gemm::ymm::tile<qdml::simd::gemm::avx2::DOT, MR>(QDML_DETAIL_GEMM_TILE_PARAMS);
+#define QDML_DETAIL_AVX2_TILES(EXT)                                                                           \
+    QDML_DETAIL_AVX2_TILE(EXT, Dot, 1) QDML_DETAIL_AVX2_TILE(EXT, Dot, 2) QDML_DETAIL_AVX2_TILE(EXT, Dot, 3)             \
+    QDML_DETAIL_AVX2_TILE(EXT, Dot, 4) QDML_DETAIL_AVX2_TILE(EXT, DotWide, 1) QDML_DETAIL_AVX2_TILE(EXT, DotWide, 2) \
+    QDML_DETAIL_AVX2_TILE(EXT, DotWide, 3) QDML_DETAIL_AVX2_TILE(EXT, DotWide, 4)
+static_assert(qdml::simd::gemm::avx2::kRows == 4, "QDML_DETAIL_AVX2_TILES lists the tiles of these sizes");
+#if defined(QDML_EXTERN_GEMM_KERNELS)
+QDML_DETAIL_AVX2_TILES(extern)
+#endif
+namespace qdml::simd::gemm::avx2 {
+
 /// Rows m0..m0+mr-1 (mr <= kRows) times panel p.
 inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
                   std::size_t p) {

@@ -524,6 +524,32 @@ void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::siz
     }
 }
 
+}  // namespace qdml::simd::gemm::avx512vnni
+// The tiles, compiled once in a program that says so (QDML_EXTERN_GEMM_KERNELS
+// and QDML_INSTANTIATE_GEMM_KERNELS: runtime/dispatch.hpp): every GEMM
+// operator's dispatch calls the same ones.
+#define QDML_DETAIL_AVX512VNNI_TILE(EXT, MR, NP) \
+    EXT template void qdml::simd::gemm::avx512vnni::tile<MR, NP>(QDML_DETAIL_GEMM_TILE_PARAMS);
+#define QDML_DETAIL_AVX512VNNI_TILE8(EXT, NP)                                                   \
+    EXT template void qdml::simd::gemm::avx512vnni::tile8<NP>(QDML_DETAIL_GEMM_TILE_PARAMS);    \
+    EXT template void qdml::simd::gemm::avx512vnni::tile8_runs<NP>(                             \
+        const std::uint8_t*, std::size_t, const qdml::simd::gemm::avx512vnni::KRun*, std::size_t, \
+        const qdml::simd::gemm::PackedRight&, const qdml::simd::gemm::Epilogue&, std::size_t, std::size_t);
+#define QDML_DETAIL_AVX512VNNI_ROWS(EXT, MR) \
+    QDML_DETAIL_AVX512VNNI_TILE(EXT, MR, 1) QDML_DETAIL_AVX512VNNI_TILE(EXT, MR, 2) QDML_DETAIL_AVX512VNNI_TILE(EXT, MR, 3)
+#define QDML_DETAIL_AVX512VNNI_TILES(EXT)                                                                          \
+    QDML_DETAIL_AVX512VNNI_ROWS(EXT, 1) QDML_DETAIL_AVX512VNNI_ROWS(EXT, 2) QDML_DETAIL_AVX512VNNI_ROWS(EXT, 3)      \
+    QDML_DETAIL_AVX512VNNI_ROWS(EXT, 4) QDML_DETAIL_AVX512VNNI_ROWS(EXT, 5) QDML_DETAIL_AVX512VNNI_ROWS(EXT, 6)      \
+    QDML_DETAIL_AVX512VNNI_ROWS(EXT, 7) QDML_DETAIL_AVX512VNNI_ROWS(EXT, 8) QDML_DETAIL_AVX512VNNI_TILE(EXT, 1, 4)   \
+    QDML_DETAIL_AVX512VNNI_TILE8(EXT, 1) QDML_DETAIL_AVX512VNNI_TILE8(EXT, 2) QDML_DETAIL_AVX512VNNI_TILE8(EXT, 3)
+static_assert(qdml::simd::gemm::avx512vnni::kRows == 8 && qdml::simd::gemm::avx512vnni::kPanels == 3 &&
+                  qdml::simd::gemm::avx512vnni::kRowPanels == 4,
+              "QDML_DETAIL_AVX512VNNI_TILES lists the tiles of these sizes");
+#if defined(QDML_EXTERN_GEMM_KERNELS)
+QDML_DETAIL_AVX512VNNI_TILES(extern)
+#endif
+namespace qdml::simd::gemm::avx512vnni {
+
 /// Rows m0..m0+mr-1 (mr <= kRows) times panels p..p+np-1 (np <= kPanels;
 /// kRowPanels for one row).
 inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,

@@ -93,6 +93,25 @@ struct DotT {
 
 using Dot = DotT<false>;
 
+}  // namespace qdml::simd::gemm::avxvnni
+// The tiles, compiled once in a program that says so (as avx512vnni's), in
+// the skeleton's namespace that tiles() below calls.
+#if QDML_INLINE_ASM || !defined(QDML_HAS_REGIONS)
+#define QDML_DETAIL_AVXVNNI_TILE(EXT, MR) \
+    EXT template void qdml::simd::gemm::ymm::tile<qdml::simd::gemm::avxvnni::Dot, MR>(QDML_DETAIL_GEMM_TILE_PARAMS);
+#else
+#define QDML_DETAIL_AVXVNNI_TILE(EXT, MR) \
+    EXT template void qdml::simd::gemm::avxvnni::ymm::tile<qdml::simd::gemm::avxvnni::Dot, MR>(QDML_DETAIL_GEMM_TILE_PARAMS);
+#endif
+#define QDML_DETAIL_AVXVNNI_TILES(EXT)                                                                    \
+    QDML_DETAIL_AVXVNNI_TILE(EXT, 1) QDML_DETAIL_AVXVNNI_TILE(EXT, 2) QDML_DETAIL_AVXVNNI_TILE(EXT, 3) \
+    QDML_DETAIL_AVXVNNI_TILE(EXT, 4) QDML_DETAIL_AVXVNNI_TILE(EXT, 5) QDML_DETAIL_AVXVNNI_TILE(EXT, 6)
+static_assert(qdml::simd::gemm::avxvnni::kRows == 6, "QDML_DETAIL_AVXVNNI_TILES lists the tiles of these sizes");
+#if defined(QDML_EXTERN_GEMM_KERNELS)
+QDML_DETAIL_AVXVNNI_TILES(extern)
+#endif
+namespace qdml::simd::gemm::avxvnni {
+
 /// Rows m0..m0+mr-1 (mr <= kRows) times panel p.
 inline void tiles(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0, std::size_t mr,
                   std::size_t p) {
