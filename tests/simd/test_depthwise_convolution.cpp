@@ -330,10 +330,11 @@ TEST_CASE("simd depthwise: requantize multipliers at and above 1, inf and NaN (Q
     // from 1 up, v reaches 2^31 (Bias near 2^31: fp32(acc) = 2^31 for
     // multiplier 1) and only the clamp gives the high bound (the conversion
     // gives INT_MIN). Multipliers 1, 1.5, 1000, inf, NaN and 0.999 (no clamp
-    // needed), each form: NCHW plane, NCHW rows (stride 2), NHWC direct.
+    // needed), each form: NCHW plane, NCHW rows (stride 2, C = 36), NHWC
+    // direct, NCHW through the NHWC pairs form (stride 2, C = 32).
     static const float mults[] = {1.0f, 1.5f, 1000.0f, std::numeric_limits<float>::infinity(),
                                   std::numeric_limits<float>::quiet_NaN(), 0.999f};
-    diff::for_each_case(0xd9, 72, [](diff::Rng& r, std::uint64_t seed) {
+    diff::for_each_case(0xd9, 96, [](diff::Rng& r, std::uint64_t seed) {
         Case c;
         static constexpr DT q8[] = {DT::UInt8, DT::Int8};
         c.tin = q8[seed & 1];
@@ -347,8 +348,9 @@ TEST_CASE("simd depthwise: requantize multipliers at and above 1, inf and NaN (Q
         c.h = 6;
         c.w = 70;
         c.int8_weights = true;
-        const int form = static_cast<int>((seed / 6) % 3);
-        if (form == 1) c.stride[0] = c.stride[1] = 2;
+        const int form = static_cast<int>((seed / 6) % 4);
+        if (form == 1 || form == 3) c.stride[0] = c.stride[1] = 2;
+        if (form == 1) c.cin = 36;
         c.in_order = c.out_order = form == 2 ? Order::Nhwc : Order::Nchw;
         check(r, c, seed);
     });
@@ -382,6 +384,42 @@ TEST_CASE("simd depthwise: the NHWC direct form with strides (pairs: any stride,
         c.per_channel = r.chance(50);
         c.int8_weights = r.chance(50);
         c.in_order = c.out_order = Order::Nhwc;
+        check(r, c, seed);
+    });
+}
+
+TEST_CASE("simd depthwise: channel planes with strides or horizontal dilation through the NHWC pairs form "
+          "(transposed in and out) equal the reference",
+          "[simd][conv][depthwise]") {
+    // NCHW in and out (packed rows; one case in five with gaps between rows
+    // and planes, or every other element: the rows form), C a multiple of 8,
+    // kH <= 3, unit vertical dilation, strides 1-3 (a stride above 1 or a
+    // horizontal dilation of 2: the plane form's condition fails), every
+    // padding the geometry allows, both weight word forms, one or two images:
+    // the PlanesPairs form (select_depthwise_form), MobileNetV2's stride-2
+    // layers in NCHW.
+    diff::for_each_case(0xd53, 300, [](diff::Rng& r, std::uint64_t seed) {
+        static constexpr DT q8[] = {DT::UInt8, DT::Int8};
+        Case c;
+        c.tin = q8[r.range(0, 1)];
+        c.tf = q8[r.range(0, 1)];
+        c.tout = q8[r.range(0, 1)];
+        c.n = r.chance(20) ? 2 : 1;
+        c.cin = 8 * static_cast<std::uint32_t>(r.range(1, 6));
+        c.kh = static_cast<std::uint32_t>(r.range(1, 3));
+        c.kw = static_cast<std::uint32_t>(r.range(1, 5));
+        c.stride[0] = static_cast<std::uint32_t>(r.range(1, 3));
+        c.stride[1] = r.chance(30) ? 1 : static_cast<std::uint32_t>(r.range(2, 3));
+        c.dil[1] = c.stride[0] == 1 && c.stride[1] == 1 ? 2 : (r.chance(80) ? 1 : 2);
+        c.pad0[0] = static_cast<std::uint32_t>(r.range(0, 1)), c.pad1[0] = static_cast<std::uint32_t>(r.range(0, 2));
+        c.pad0[1] = static_cast<std::uint32_t>(r.range(0, 2)), c.pad1[1] = static_cast<std::uint32_t>(r.range(0, 2));
+        c.h = static_cast<std::uint32_t>(r.range(3, 17));
+        c.w = static_cast<std::uint32_t>(r.range(1 + (c.kw - 1) * c.dil[1], 40));
+        c.per_channel = r.chance(50);
+        c.int8_weights = r.chance(50);
+        c.in_order = c.out_order = Order::Nchw;
+        c.in_pad = r.chance(10);
+        c.out_pad = r.chance(10);
         check(r, c, seed);
     });
 }
@@ -532,11 +570,32 @@ TEST_CASE("simd depthwise: select_depthwise_form picks the form the rules give, 
     CHECK(form(plane, false, A5) == DepthwiseForm::Plane);
     CHECK(form(plane, true, G) == DepthwiseForm::Rows);
     CHECK_FALSE(depthwise_transposes(plane, DepthwiseForm::Plane, false, A2).input);
-    // Stride 2 (either direction) or horizontal dilation 2 -> rows.
-    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 2, 2, 1, 1, N, N), false, A2) == DepthwiseForm::Rows);
-    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 2, 1, 1, 1, N, N), true, A5) == DepthwiseForm::Rows);
-    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 1, 2, 1, 1, N, N), false, A2) == DepthwiseForm::Rows);
-    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 1, 1, 2, 2, N, N), false, A2) == DepthwiseForm::Rows);
+    // Stride 2 (either direction) or horizontal dilation 2, C = 32 (a
+    // multiple of 8), kH <= 3: the pairs form between transpositions (NHWC
+    // pairs' geometry once transposed), either word form, on the vector
+    // paths; the generic path -> rows.
+    const DwOp s2 = dw_op(32, 1, 112, 112, 3, 3, 2, 2, 1, 1, N, N);
+    CHECK(form(s2, false, A2) == DepthwiseForm::PlanesPairs);
+    CHECK(form(s2, true, A5) == DepthwiseForm::PlanesPairs);
+    CHECK(form(s2, false, A5) == DepthwiseForm::PlanesPairs);
+    CHECK(form(s2, false, G) == DepthwiseForm::Rows);
+    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 2, 1, 1, 1, N, N), true, A5) == DepthwiseForm::PlanesPairs);
+    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 1, 2, 1, 1, N, N), false, A2) == DepthwiseForm::PlanesPairs);
+    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 1, 1, 2, 2, N, N), false, A2) == DepthwiseForm::PlanesPairs);
+    CHECK_FALSE(depthwise_transposes(s2, DepthwiseForm::PlanesPairs, false, A2).input);  // (its own transpositions)
+    // ... but not outside that geometry -> rows: C = 12 (not a multiple of
+    // 8), kH = 5, multiplier 2, one side NHWC (the input alone planes), or
+    // rows not packed (every other element: a strided view).
+    CHECK(form(dw_op(12, 1, 112, 112, 3, 3, 2, 2, 1, 1, N, N), false, A2) == DepthwiseForm::Rows);
+    CHECK(form(dw_op(32, 1, 112, 112, 5, 3, 2, 2, 1, 1, N, N), false, A2) == DepthwiseForm::Rows);
+    CHECK(form(dw_op(16, 2, 112, 112, 3, 3, 2, 2, 1, 1, N, N), false, A2) == DepthwiseForm::Rows);
+    CHECK(form(dw_op(32, 1, 112, 112, 3, 3, 2, 2, 1, 1, N, H), false, A2) == DepthwiseForm::Rows);
+    DwOp sparse = s2;
+    sparse.InputTensor.strides = {32ull * 112 * 224, 112ull * 224, 224, 2};
+    CHECK(form(sparse, false, A2) == DepthwiseForm::Rows);
+    sparse = s2;
+    sparse.OutputTensor.strides[2] += 16;  // (gaps between rows)
+    CHECK(form(sparse, false, A2) == DepthwiseForm::Rows);
 
     // NHWC in and out, C = 32 (a multiple of 16 and of 8), 3x3, unit strides,
     // multiplier 1: the NHWC direct geometry -> pairs on AVX2 and on AVX-512
@@ -602,5 +661,6 @@ TEST_CASE("simd depthwise: select_depthwise_form picks the form the rules give, 
 
     // describe() names the form: "depthwise-<form> <isa>".
     CHECK(qdml::simd::conv::depthwise_form_name(DepthwiseForm::Plane) == "depthwise-plane");
+    CHECK(qdml::simd::conv::depthwise_path(s2, Isa::Avx2) == "depthwise-planes-pairs avx2");
     CHECK(qdml::simd::conv::depthwise_path(plane, Isa::Generic) == "depthwise-rows generic");
 }

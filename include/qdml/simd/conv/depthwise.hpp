@@ -30,7 +30,9 @@
 // strides, multiplier 1, AVX-512 VNNI quads; C a multiple of 8 with pairs)
 // has forms with no transposition, channels across lanes
 // (depthwise_nhwc_quads / depthwise_nhwc_pairs: words of vertically
-// neighbouring input elements, built once per pair of output rows).
+// neighbouring input elements, built once per pair of output rows); channel
+// planes with a stride above 1 or a horizontal dilation take the pairs form
+// between two transpositions (depthwise_planes_pairs).
 // Which form runs is select_depthwise_form()'s choice (depthwise_form.hpp:
 // the forms in order, with their conditions); depthwise() dispatches on it.
 // The filter part (the weight words, sum(w'), FilterScale) is a
@@ -633,6 +635,33 @@ void depthwise_transposed(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
 }
 }  // namespace detail
 
+namespace detail {
+/// The PlanesPairs form (select_depthwise_form): each image's channel planes
+/// transposed into packed NHWC pixels, the NhwcPairs form on them into
+/// packed NHWC pixels, those transposed back into the output's planes
+/// (16x16 byte blocks, two at once on AVX2, as depthwise_transposed does).
+template <class TIn, class TFilter, class TOut>
+void depthwise_planes_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
+                            simd::Isa isa, bool directml) {
+    const auto& X = op.InputTensor;
+    const auto& Out = op.OutputTensor;
+    const std::size_t N = X.sizes[0], C = X.sizes[1], HW = std::size_t{X.sizes[2]} * X.sizes[3];
+    const std::size_t oHW = std::size_t{Out.sizes[2]} * Out.sizes[3];
+    thread_local std::vector<std::uint8_t> in_pixels, out_pixels;
+    in_pixels.resize(N * HW * C);
+    out_pixels.resize(N * oHW * C);
+    for (std::size_t n = 0; n < N; ++n)  // C planes of HW (rows X.strides[1] apart) -> HW pixels of C
+        transpose_bytes(reinterpret_cast<const std::uint8_t*>(X.data + n * X.strides[0]), X.strides[1],
+                        in_pixels.data() + n * HW * C, C, C, HW, 0, isa);
+    depthwise_nhwc_pairs(as_packed_pixels(op, reinterpret_cast<const TIn*>(in_pixels.data()),
+                                          reinterpret_cast<TOut*>(out_pixels.data())),
+                         f, directml);
+    for (std::size_t n = 0; n < N; ++n)  // oHW pixels of C -> C planes (rows Out.strides[1] apart)
+        transpose_bytes(out_pixels.data() + n * oHW * C, C, reinterpret_cast<std::uint8_t*>(Out.data + n * Out.strides[0]),
+                        Out.strides[1], oHW, C, 0, isa);
+}
+}  // namespace detail
+
 /// Computes a validated depthwise `op` (is_depthwise) with the filter `f`
 /// prepared from it (or from a filter with the same descs and data); same
 /// bits as the reference in profile `fidelity`. `cap` caps the ISA path as
@@ -646,6 +675,7 @@ void depthwise(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const D
     switch (form) {
         case DepthwiseForm::NhwcQuads: return detail::depthwise_nhwc_quads(op, f, directml);
         case DepthwiseForm::NhwcPairs: return detail::depthwise_nhwc_pairs(op, f, directml);
+        case DepthwiseForm::PlanesPairs: return detail::depthwise_planes_pairs(op, f, isa, directml);
         case DepthwiseForm::Reference: return reference::quantized_linear_convolution(op, fidelity);
         case DepthwiseForm::Plane:
         case DepthwiseForm::Rows: {

@@ -13,12 +13,18 @@
 //                  vertical stride above 1: one output row per pass), AVX2 or
 //                  AVX-512 VNNI with int16 pairs, and AVX-512 VNNI with byte
 //                  quads where NhwcQuads does not apply (strides above 1).
-//   3. Reference   the word row the channel forms build is longer than
+//   3. PlanesPairs input and output channel planes (NCHW by strides, each
+//                  plane's rows packed), a stride above 1 or a horizontal
+//                  dilation (the Plane form's unit strides do not hold), and
+//                  NhwcPairs' geometry once in NHWC: the input transposed
+//                  into NHWC, NhwcPairs, its output transposed back into the
+//                  planes (MobileNetV2's stride-2 layers in NCHW took Rows).
+//   4. Reference   the word row the channel forms build is longer than
 //                  kMaxRowElements (a width or dilation in the millions): the
 //                  reference's loop, on the tensors as they are.
-//   4. Plane       unit strides and horizontal dilation on a vector path, the
+//   5. Plane       unit strides and horizontal dilation on a vector path, the
 //                  staged plane within kMaxRowElements * 16 (plane_length).
-//   5. Rows        everything else: word rows in a ring.
+//   6. Rows        everything else: word rows in a ring.
 // Plane and Rows compute channel planes: an NHWC-by-strides input or output
 // (channels_inner) is transposed into / out of planes around them, except
 // that the plane form with byte quads stages and stores NHWC itself
@@ -41,13 +47,14 @@
 namespace qdml::simd::conv {
 
 /// The depthwise path's forms, in the order select_depthwise_form() tries them.
-enum class DepthwiseForm : std::uint8_t { NhwcQuads, NhwcPairs, Reference, Plane, Rows };
+enum class DepthwiseForm : std::uint8_t { NhwcQuads, NhwcPairs, PlanesPairs, Reference, Plane, Rows };
 
 /// The name qdml::describe() prints for `f`.
 constexpr std::string_view depthwise_form_name(DepthwiseForm f) noexcept {
     switch (f) {
         case DepthwiseForm::NhwcQuads: return "depthwise-nhwc-quads";
         case DepthwiseForm::NhwcPairs: return "depthwise-nhwc-pairs";
+        case DepthwiseForm::PlanesPairs: return "depthwise-planes-pairs";
         case DepthwiseForm::Reference: return "depthwise-reference";
         case DepthwiseForm::Plane: return "depthwise-plane";
         case DepthwiseForm::Rows: return "depthwise-rows";
@@ -120,6 +127,36 @@ bool nhwc_geometry(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, std
     return (g.Wp + g.W) * g.C <= kMaxRowElements;
 }
 
+/// Whether a {N, C, H, W} view holds channel planes whose rows are packed
+/// (NCHW by strides: element stride 1, rows W apart; any plane and image
+/// strides), which transpose into NHWC pixels as they are.
+template <class T>
+bool packed_planes(const TensorView<T, 4>& t) noexcept {
+    return !channels_inner(t) && t.strides[3] == 1 && (t.sizes[2] == 1 || t.strides[2] == t.sizes[3]);
+}
+
+/// A view of `t`'s sizes as packed NHWC pixels at `data` (pixel stride C).
+template <class T>
+TensorView<T, 4> packed_pixels(const TensorView<T, 4>& t, T* data) noexcept {
+    TensorView<T, 4> v;
+    v.data = data;
+    v.sizes = t.sizes;
+    const std::uint64_t C = t.sizes[1], W = t.sizes[3];
+    v.strides = {C * t.sizes[2] * W, 1, W * C, C};
+    return v;
+}
+
+/// `op` with its input and output as packed NHWC pixels at `in` and `out`:
+/// what the PlanesPairs form computes after transposing the planes.
+template <class TIn, class TFilter, class TOut>
+QuantizedLinearConvolution<TIn, TFilter, TOut> as_packed_pixels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op,
+                                                                const TIn* in, TOut* out) noexcept {
+    auto v = op;
+    v.InputTensor = packed_pixels(op.InputTensor, in);
+    v.OutputTensor = packed_pixels(op.OutputTensor, out);
+    return v;
+}
+
 /// The word rows of the rows form for word size G: `groups` words per filter
 /// row, rows computed `width` outputs wide; one shared row when sx == 1
 /// (group t reads it at +t*G*dx), else one row per group; `row_len` input
@@ -174,6 +211,14 @@ DepthwiseForm select_depthwise_form(const QuantizedLinearConvolution<TIn, TFilte
             detail::nhwc_geometry(op, 8, g))
             return DepthwiseForm::NhwcPairs;
     }
+    // Channel planes with a stride above 1 or a horizontal dilation, which
+    // the plane form does not take: the pairs form in NHWC between two
+    // transpositions (MobileNetV2's stride-2 layers in NCHW, Zen 2: 3x3 96ch
+    // 112^2 s2 3357 us in the rows form, oneDNN's reorders and its own 754).
+    if (isa != simd::Isa::Generic && (op.Strides[0] != 1 || op.Strides[1] != 1 || op.Dilations[1] != 1) &&
+        detail::packed_planes(op.InputTensor) && detail::packed_planes(op.OutputTensor) &&
+        detail::nhwc_geometry(detail::as_packed_pixels<TIn, TFilter, TOut>(op, nullptr, nullptr), 8, g))
+        return DepthwiseForm::PlanesPairs;
     if (detail::word_rows(op, G).row_len > kMaxRowElements) return DepthwiseForm::Reference;
     if (isa != simd::Isa::Generic && op.Dilations[1] == 1 && op.Strides[0] == 1 && op.Strides[1] == 1 &&
         detail::plane_length(op, G) != 0)

@@ -13,6 +13,9 @@
 //                                          lanes, byte quads (AVX-512 VNNI);
 //                    depthwise-nhwc-pairs  the same with int16 pairs (AVX2, and
 //                                          AVX-512 VNNI when F - FZP leaves int8);
+//                    depthwise-planes-pairs channel planes with a stride above 1
+//                                          or a horizontal dilation: the pairs
+//                                          form between two transpositions;
 //                    depthwise-reference   the word row over kMaxRowElements:
 //                                          the reference's loop;
 //                    depthwise-plane       unit strides and horizontal dilation
