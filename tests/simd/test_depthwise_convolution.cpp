@@ -356,6 +356,37 @@ TEST_CASE("simd depthwise: requantize multipliers at and above 1, inf and NaN (Q
     });
 }
 
+namespace {
+
+/// A random case in the NHWC pairs form's geometry (C a multiple of 8, kH
+/// <= 3, unit vertical dilation), with strides 1-3 in either dimension, odd
+/// and even output widths, every padding the geometry allows, both weight
+/// word forms, one or two images; input and output in `order`, packed.
+Case pairs_geometry_case(diff::Rng& r, Order order) {
+    static constexpr DT q8[] = {DT::UInt8, DT::Int8};
+    Case c;
+    c.tin = q8[r.range(0, 1)];
+    c.tf = q8[r.range(0, 1)];
+    c.tout = q8[r.range(0, 1)];
+    c.n = r.chance(20) ? 2 : 1;
+    c.cin = 8 * static_cast<std::uint32_t>(r.range(1, 6));
+    c.kh = static_cast<std::uint32_t>(r.range(1, 3));
+    c.kw = static_cast<std::uint32_t>(r.range(1, 5));
+    c.stride[0] = static_cast<std::uint32_t>(r.range(1, 3));
+    c.stride[1] = r.chance(30) ? 1 : static_cast<std::uint32_t>(r.range(2, 3));
+    c.dil[1] = r.chance(80) ? 1 : 2;
+    c.pad0[0] = static_cast<std::uint32_t>(r.range(0, 1)), c.pad1[0] = static_cast<std::uint32_t>(r.range(0, 2));
+    c.pad0[1] = static_cast<std::uint32_t>(r.range(0, 2)), c.pad1[1] = static_cast<std::uint32_t>(r.range(0, 2));
+    c.h = static_cast<std::uint32_t>(r.range(3, 17));
+    c.w = static_cast<std::uint32_t>(r.range(1 + (c.kw - 1) * c.dil[1], 40));
+    c.per_channel = r.chance(50);
+    c.int8_weights = r.chance(50);
+    c.in_order = c.out_order = order;
+    return c;
+}
+
+}  // namespace
+
 TEST_CASE("simd depthwise: the NHWC direct form with strides (pairs: any stride, a vertical stride above 1 one "
           "row per pass) equals the reference",
           "[simd][conv][depthwise]") {
@@ -365,25 +396,7 @@ TEST_CASE("simd depthwise: the NHWC direct form with strides (pairs: any stride,
     // even output widths (a 2-pixel block past the last output), every
     // padding the geometry allows, both weight word forms.
     diff::for_each_case(0xd52, 300, [](diff::Rng& r, std::uint64_t seed) {
-        static constexpr DT q8[] = {DT::UInt8, DT::Int8};
-        Case c;
-        c.tin = q8[r.range(0, 1)];
-        c.tf = q8[r.range(0, 1)];
-        c.tout = q8[r.range(0, 1)];
-        c.n = r.chance(20) ? 2 : 1;
-        c.cin = 8 * static_cast<std::uint32_t>(r.range(1, 6));
-        c.kh = static_cast<std::uint32_t>(r.range(1, 3));
-        c.kw = static_cast<std::uint32_t>(r.range(1, 5));
-        c.stride[0] = static_cast<std::uint32_t>(r.range(1, 3));
-        c.stride[1] = r.chance(30) ? 1 : static_cast<std::uint32_t>(r.range(2, 3));
-        c.dil[1] = r.chance(80) ? 1 : 2;
-        c.pad0[0] = static_cast<std::uint32_t>(r.range(0, 1)), c.pad1[0] = static_cast<std::uint32_t>(r.range(0, 2));
-        c.pad0[1] = static_cast<std::uint32_t>(r.range(0, 2)), c.pad1[1] = static_cast<std::uint32_t>(r.range(0, 2));
-        c.h = static_cast<std::uint32_t>(r.range(3, 17));
-        c.w = static_cast<std::uint32_t>(r.range(1 + (c.kw - 1) * c.dil[1], 40));
-        c.per_channel = r.chance(50);
-        c.int8_weights = r.chance(50);
-        c.in_order = c.out_order = Order::Nhwc;
+        const Case c = pairs_geometry_case(r, Order::Nhwc);
         check(r, c, seed);
     });
 }
@@ -399,25 +412,8 @@ TEST_CASE("simd depthwise: channel planes with strides or horizontal dilation th
     // the PlanesPairs form (select_depthwise_form), MobileNetV2's stride-2
     // layers in NCHW.
     diff::for_each_case(0xd53, 300, [](diff::Rng& r, std::uint64_t seed) {
-        static constexpr DT q8[] = {DT::UInt8, DT::Int8};
-        Case c;
-        c.tin = q8[r.range(0, 1)];
-        c.tf = q8[r.range(0, 1)];
-        c.tout = q8[r.range(0, 1)];
-        c.n = r.chance(20) ? 2 : 1;
-        c.cin = 8 * static_cast<std::uint32_t>(r.range(1, 6));
-        c.kh = static_cast<std::uint32_t>(r.range(1, 3));
-        c.kw = static_cast<std::uint32_t>(r.range(1, 5));
-        c.stride[0] = static_cast<std::uint32_t>(r.range(1, 3));
-        c.stride[1] = r.chance(30) ? 1 : static_cast<std::uint32_t>(r.range(2, 3));
-        c.dil[1] = c.stride[0] == 1 && c.stride[1] == 1 ? 2 : (r.chance(80) ? 1 : 2);
-        c.pad0[0] = static_cast<std::uint32_t>(r.range(0, 1)), c.pad1[0] = static_cast<std::uint32_t>(r.range(0, 2));
-        c.pad0[1] = static_cast<std::uint32_t>(r.range(0, 2)), c.pad1[1] = static_cast<std::uint32_t>(r.range(0, 2));
-        c.h = static_cast<std::uint32_t>(r.range(3, 17));
-        c.w = static_cast<std::uint32_t>(r.range(1 + (c.kw - 1) * c.dil[1], 40));
-        c.per_channel = r.chance(50);
-        c.int8_weights = r.chance(50);
-        c.in_order = c.out_order = Order::Nchw;
+        Case c = pairs_geometry_case(r, Order::Nchw);
+        if (c.stride[0] == 1 && c.stride[1] == 1 && c.dil[1] == 1) c.stride[1] = 2;  // (else the plane form)
         c.in_pad = r.chance(10);
         c.out_pad = r.chance(10);
         check(r, c, seed);
