@@ -887,6 +887,10 @@ def gen_conv():
                                8, 3, 3, 8, pads=(1, 1, 1, 1), per_channel=True))
         cases.append(conv_case(f"large_{mix}", "Cin 16 10x10, Cout 24 3x3, pads 1, per-channel", tx, tw, ty, 1, 16, 10, 10,
                                24, 3, 3, pads=(1, 1, 1, 1), per_channel=True))
+        # Stride 2 on channel planes (qdml: the NHWC pairs form between two transpositions, depthwise-planes-pairs).
+        cases.append(conv_case(f"depthwise_s2_{mix}", "depthwise 3x3, 16 channels, 2 images, strides 2, pads 1, "
+                               "per-channel", tx, tw, ty, 2, 16, 9, 11, 16, 3, 3, 16, strides=(2, 2),
+                               pads=(1, 1, 1, 1), per_channel=True))
     # Requantization order: a 1x1 filter over every 8-bit input value, one channel per random filter scale.
     for k in range(8):
         tx, tw = (u8, i8) if k % 2 else (i8, u8)
