@@ -602,6 +602,16 @@ template <class TIn, class TFilter, class TOut>
 void depthwise_channels(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const DepthwiseFilter& f,
                         simd::Isa isa, DepthwiseForm form, bool directml);
 
+/// transpose_bytes over N images: image n's rows x cols bytes at src + n *
+/// src_image (rows src_stride apart) into dst + n * dst_image (cols rows,
+/// dst_stride apart).
+inline void transpose_images(std::size_t N, const std::uint8_t* src, std::uint64_t src_image, std::size_t src_stride,
+                             std::uint8_t* dst, std::uint64_t dst_image, std::size_t dst_stride, std::size_t rows,
+                             std::size_t cols, simd::Isa isa) noexcept {
+    for (std::size_t n = 0; n < N; ++n)
+        transpose_bytes(src + n * src_image, src_stride, dst + n * dst_image, dst_stride, rows, cols, 0, isa);
+}
+
 /// The Plane and Rows forms with NHWC by strides (depthwise_transposes): the
 /// input transposed into channel planes and, for an NHWC output, the planes
 /// computed transposed back (16x16 byte blocks, two at once on AVX2); the
@@ -619,9 +629,8 @@ void depthwise_transposed(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
     if (t.input) {
         in_planes.resize(N * C * HW);
         planar.InputTensor = planes(X, reinterpret_cast<const TIn*>(in_planes.data()));
-        for (std::size_t n = 0; n < N; ++n)
-            transpose_bytes(reinterpret_cast<const std::uint8_t*>(X.data + n * X.strides[0]), X.strides[3],
-                            in_planes.data() + n * C * HW, HW, HW, C, 0, isa);
+        transpose_images(N, reinterpret_cast<const std::uint8_t*>(X.data), X.strides[0], X.strides[3], in_planes.data(),
+                         C * HW, HW, HW, C, isa);
     }
     if (t.output) {
         out_planes.resize(N * Cout * oHW);
@@ -629,13 +638,10 @@ void depthwise_transposed(const QuantizedLinearConvolution<TIn, TFilter, TOut>& 
     }
     depthwise_channels(planar, f, isa, form, directml);
     if (t.output)
-        for (std::size_t n = 0; n < N; ++n)
-            transpose_bytes(out_planes.data() + n * Cout * oHW, oHW, reinterpret_cast<std::uint8_t*>(Out.data + n * Out.strides[0]),
-                            Out.strides[3], Cout, oHW, 0, isa);
+        transpose_images(N, out_planes.data(), Cout * oHW, oHW, reinterpret_cast<std::uint8_t*>(Out.data), Out.strides[0],
+                         Out.strides[3], Cout, oHW, isa);
 }
-}  // namespace detail
 
-namespace detail {
 /// The PlanesPairs form (select_depthwise_form): each image's channel planes
 /// transposed into packed NHWC pixels, the NhwcPairs form on them into
 /// packed NHWC pixels, those transposed back into the output's planes
@@ -650,15 +656,14 @@ void depthwise_planes_pairs(const QuantizedLinearConvolution<TIn, TFilter, TOut>
     thread_local std::vector<std::uint8_t> in_pixels, out_pixels;
     in_pixels.resize(N * HW * C);
     out_pixels.resize(N * oHW * C);
-    for (std::size_t n = 0; n < N; ++n)  // C planes of HW (rows X.strides[1] apart) -> HW pixels of C
-        transpose_bytes(reinterpret_cast<const std::uint8_t*>(X.data + n * X.strides[0]), X.strides[1],
-                        in_pixels.data() + n * HW * C, C, C, HW, 0, isa);
+    // C planes of HW (X.strides[1] apart) -> HW pixels of C, and back for the output.
+    transpose_images(N, reinterpret_cast<const std::uint8_t*>(X.data), X.strides[0], X.strides[1], in_pixels.data(),
+                     HW * C, C, C, HW, isa);
     depthwise_nhwc_pairs(as_packed_pixels(op, reinterpret_cast<const TIn*>(in_pixels.data()),
                                           reinterpret_cast<TOut*>(out_pixels.data())),
                          f, directml);
-    for (std::size_t n = 0; n < N; ++n)  // oHW pixels of C -> C planes (rows Out.strides[1] apart)
-        transpose_bytes(out_pixels.data() + n * oHW * C, C, reinterpret_cast<std::uint8_t*>(Out.data + n * Out.strides[0]),
-                        Out.strides[1], oHW, C, 0, isa);
+    transpose_images(N, out_pixels.data(), oHW * C, C, reinterpret_cast<std::uint8_t*>(Out.data), Out.strides[0],
+                     Out.strides[1], oHW, C, isa);
 }
 }  // namespace detail
 

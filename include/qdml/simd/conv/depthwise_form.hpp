@@ -132,7 +132,7 @@ bool nhwc_geometry(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, std
 /// strides), which transpose into NHWC pixels as they are.
 template <class T>
 bool packed_planes(const TensorView<T, 4>& t) noexcept {
-    return !channels_inner(t) && t.strides[3] == 1 && (t.sizes[2] == 1 || t.strides[2] == t.sizes[3]);
+    return t.strides[3] == 1 && (t.sizes[2] == 1 || t.strides[2] == t.sizes[3]);
 }
 
 /// A view of `t`'s sizes as packed NHWC pixels at `data` (pixel stride C).
