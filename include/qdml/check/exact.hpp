@@ -773,3 +773,36 @@ Report check_exact(const Desc& desc, Fidelity fidelity = kDefaultFidelity) {
 }
 
 }  // namespace qdml::exact
+
+// Compiling the checker once. Each file that calls check_exact compiles it
+// for the operators it names (every type combination of each). A program
+// that calls it from many files can compile it once: with
+// QDML_EXTERN_CHECK_EXACT defined in all of its files, check_exact is
+// declared as instantiated elsewhere for every operator, and one file writes
+// QDML_INSTANTIATE_CHECK_EXACT() after including this header (qdml's own
+// programs: src/check_exact.cpp, with the compiled-once dispatch;
+// docs/api.md). Without the macro nothing changes.
+#define QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, Desc) \
+    EXT template qdml::exact::Report qdml::exact::check_exact<Desc>(const Desc&, qdml::Fidelity);
+#define QDML_DETAIL_CHECK_EXACT_INSTANCES(EXT)                                        \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ElementWiseDequantizeLinearDesc)   \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ElementWiseQuantizeLinearDesc)     \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ElementWiseQuantizedLinearAddDesc) \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::QuantizedLinearMatrixMultiplyDesc) \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::QuantizedLinearConvolutionDesc)    \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ElementWiseClipDesc)               \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ElementWiseClip1Desc)              \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::MatrixMultiplyIntegerDesc)         \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::MatrixMultiplyIntegerToFloatDesc)  \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ConvolutionIntegerDesc)            \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::DynamicQuantizeLinearDesc)         \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::QuantizedLinearAveragePoolingDesc) \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::QuantizeDesc)                      \
+    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::DequantizeDesc)
+#if defined(QDML_EXTERN_CHECK_EXACT)
+QDML_DETAIL_CHECK_EXACT_INSTANCES(extern)
+#endif
+/// Makes check_exact for every operator in this translation unit, for the
+/// programs built with QDML_EXTERN_CHECK_EXACT: write it once in the whole
+/// program, at namespace scope.
+#define QDML_INSTANTIATE_CHECK_EXACT() QDML_DETAIL_CHECK_EXACT_INSTANCES()

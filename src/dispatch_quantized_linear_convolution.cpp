@@ -1,5 +1,0 @@
-// The runtime dispatch of QuantizedLinearConvolution, compiled once for qdml's own programs
-// (built with QDML_EXTERN_DISPATCH: runtime/dispatch.hpp).
-#include "qdml/qdml.hpp"
-
-QDML_INSTANTIATE_DISPATCH(qdml::QuantizedLinearConvolutionDesc)
