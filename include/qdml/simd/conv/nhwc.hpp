@@ -67,34 +67,48 @@ constexpr std::size_t out_bytes(std::size_t count) noexcept {
 
 /// A contiguous run of a pixel's patch in the padded NHWC buffer: `bytes`
 /// bytes from `offset` (bytes after the pixel's first tap), read in `steps`
-/// 64-byte K steps; (ky, kx) is its first tap.
+/// 64-byte K steps (AMX), at byte `k` of the patch row (K); (ky, kx) is its
+/// first tap.
 struct Segment {
     std::uint32_t ky = 0, kx = 0;
-    std::size_t bytes = 0, steps = 0, offset = 0;
+    std::size_t bytes = 0, steps = 0, offset = 0, k = 0;
 };
 
 /// The segments of a patch: one per filter row when dx == 1 (kW * C
 /// contiguous bytes), else one per tap (C bytes), each taking `steps` units
-/// of `unit` bytes of K (64 for the AMX form's K steps, 4 for the vector
-/// form's patch rows: one k group). Offsets need the padded row length Wp
-/// (pixels).
+/// of `unit` bytes of K. The AMX form (unit 64, its K steps) starts each
+/// segment at a step; the vector forms (unit 4, one k group) lay them end to
+/// end, the row's last group padded with zeros (patch_bytes): a 3x3 patch
+/// of 3 channels is 28 bytes, not 3 x 12 (with 9-byte segments each padded
+/// to a group, its products took 36/27 of the multiply-adds). Offsets need
+/// the padded row length Wp (pixels).
 inline std::vector<Segment> segments(std::uint32_t C, std::uint32_t kH, std::uint32_t kW, std::uint32_t dy,
                                      std::uint32_t dx, std::size_t Wp, std::size_t unit = 64) {
     std::vector<Segment> s;
     const bool rows = dx == 1;
-    const std::size_t bytes = std::size_t{C} * (rows ? kW : 1);
+    const std::size_t bytes = std::size_t{C} * (rows ? kW : 1), steps = (bytes + unit - 1) / unit;
+    std::size_t k = 0;
     for (std::uint32_t ky = 0; ky < kH; ++ky)
-        for (std::uint32_t kx = 0; kx < (rows ? 1u : kW); ++kx)
-            s.push_back({ky, kx, bytes, (bytes + unit - 1) / unit, (std::size_t{ky} * dy * Wp + std::size_t{kx} * dx) * C});
+        for (std::uint32_t kx = 0; kx < (rows ? 1u : kW); ++kx) {
+            s.push_back({ky, kx, bytes, steps, (std::size_t{ky} * dy * Wp + std::size_t{kx} * dx) * C, k});
+            k += unit == 4 ? bytes : steps * unit;
+        }
     return s;
+}
+
+/// The bytes of a patch row (K of the NHWC form's product) of segments(..., unit).
+inline std::size_t patch_bytes(const std::vector<Segment>& segs, std::size_t unit) noexcept {
+    if (segs.empty()) return 0;
+    const Segment& last = segs.back();
+    return unit == 4 ? (last.k + last.bytes + 3) / 4 * 4 : last.k + last.steps * unit;
 }
 
 /// The K unit of the NHWC form on `isa` (segments()).
 inline std::size_t segment_unit(simd::Isa isa) noexcept { return isa == simd::Isa::Amx ? 64 : 4; }
 
 /// The filter of every group as the right operand of the NHWC form: K laid
-/// out as segments() (units of segment_unit(isa) bytes, zero rows past each
-/// segment), b' bytes;
+/// out as segments() with segment_unit(isa) (zero rows where the patch row
+/// has zeros: past each AMX segment, past the vector forms' last one), b' bytes;
 /// PackedRight::K is the real K (taps x C), which the column term needs.
 template <class TIn, class TFilter, class TOut>
 void pack_filter_right(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, simd::Isa isa,
@@ -103,19 +117,15 @@ void pack_filter_right(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op,
     const std::uint32_t groups = op.GroupCount, Ng = op.FilterTensor.sizes[0] / groups;
     const std::size_t unit = segment_unit(isa);
     const std::vector<Segment> segs = segments(C, kH, kW, op.Dilations[0], op.Dilations[1], 0, unit);
-    std::size_t Kp = 0;
-    for (const Segment& s : segs) Kp += s.steps * unit;
+    const std::size_t Kp = patch_bytes(segs, unit);
     right.resize(groups);
     // Row k of B: the filter element at offset `at[k]` of each output channel (none in a step's padding).
     const auto& F = op.FilterTensor;
     constexpr std::uint64_t kNone = ~std::uint64_t{0};
     std::vector<std::uint64_t> at(Kp, kNone);
-    std::size_t k0 = 0;
-    for (const Segment& s : segs) {
+    for (const Segment& s : segs)
         for (std::size_t t = 0; t < s.bytes; ++t)
-            at[k0 + t] = F.offset({0, static_cast<std::uint32_t>(t % C), s.ky, s.kx + static_cast<std::uint32_t>(t / C)});
-        k0 += s.steps * unit;
-    }
+            at[s.k + t] = F.offset({0, static_cast<std::uint32_t>(t % C), s.ky, s.kx + static_cast<std::uint32_t>(t / C)});
     std::vector<std::int8_t> b(Kp * Ng);
     for (std::uint32_t group = 0; group < groups; ++group) {
         const TFilter* rows = &F[{group * Ng, 0, 0, 0}];
@@ -437,6 +447,23 @@ void run_nhwc(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, const Nh
 }
 #endif
 
+/// Bytes past the end of run_nhwc_vector's padded input and patch rows
+/// that copy_segment may read or write.
+inline constexpr std::size_t kPatchSlack = 16;
+
+/// A patch row's segment: `bytes` bytes from `src` to `d`, then 4 zero
+/// bytes (the last segment's: the row's zeros up to its last k group), in
+/// 16-byte pieces (a call of memcpy and one of memset per segment took a
+/// fifth of a 3x3 convolution with 3 input channels, 9-byte segments). It
+/// writes up to 15 bytes past `bytes` and reads up to 15 past the segment:
+/// within kPatchSlack at the buffers' ends, and elsewhere into the next
+/// segment's bytes, which are written after (the segments of a row all have
+/// the same size, in increasing order of k; the rows too).
+inline void copy_segment(std::uint8_t* d, const std::uint8_t* src, std::size_t bytes) noexcept {
+    for (std::size_t j = 0; j < bytes; j += 16) std::memcpy(d + j, src + j, 16);
+    std::memset(d + bytes, 0, 4);  // ([bytes, bytes + 4) covers the zeros up to the group's end)
+}
+
 /// Buffers of run_nhwc_vector, kept per thread across calls.
 struct NhwcVectorWorkspace {
     gemm::AlignedArray<std::uint8_t> padded;   ///< [Hp][Wp][C] a' bytes
@@ -489,8 +516,7 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     thread_local NhwcVectorWorkspace w;
     const std::size_t unit = segment_unit(isa);
     const std::vector<Segment> segs = segments(C, kH, kW, op.Dilations[0], op.Dilations[1], Wp, unit);
-    std::size_t Kp = 0;
-    for (const Segment& sg : segs) Kp += sg.steps * unit;
+    const std::size_t Kp = patch_bytes(segs, unit);
     // The pointwise form reads the input's pixels as rows (flat pixels, channels contiguous).
     std::uint64_t in_pixel = 0;
     const bool pointwise = kH == 1 && kW == 1 && sy == 1 && sx == 1 && pt == 0 && pl == 0 && pb == 0 && pr == 0 &&
@@ -502,20 +528,16 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
     bool in_place = !pointwise && isa == simd::Isa::Avx512Vnni && oW >= 8;
     for (const Segment& sg : segs) in_place = in_place && sg.bytes % 4 == 0;
     std::vector<gemm::avx512vnni::KRun> runs;
-    for (std::size_t k0 = 0; in_place && runs.size() < segs.size(); ) {
-        const Segment& sg = segs[runs.size()];
-        runs.push_back({sg.offset, k0 / 4, sg.steps});
-        k0 += sg.steps * unit;
-    }
+    for (std::size_t i = 0; in_place && i < segs.size(); ++i) runs.push_back({segs[i].offset, segs[i].k / 4, segs[i].steps});
 #else
     constexpr bool in_place = false;
 #endif
     if (!pointwise) {
-        w.padded.resize(Hp * Wp * C);
+        w.padded.resize(Hp * Wp * C + kPatchSlack);  // (the patch rows' copies read up to 15 bytes past a segment)
         fill_nhwc_border(w.padded.data(), Hp, Wp, C, pt, pb, pl, pr, gemm::as_left(x_zp));
     }
     const std::size_t block = nhwc_block_pixels(Kp);
-    if (!pointwise && !in_place) w.patches.resize(block * Kp);
+    if (!pointwise && !in_place) w.patches.resize(block * Kp + kPatchSlack);
     const std::size_t rows_M = in_place ? P : block;  // the rows whose constants the epilogue holds
     // The epilogue: the input as the left operand (per tensor), the filter as the right one (per column).
     gemm::RequantSpec& s = w.spec;
@@ -578,12 +600,7 @@ void run_nhwc_vector(const QuantizedLinearConvolution<TIn, TFilter, TOut>& op, c
                     for (std::size_t m = m0; m < m0 + rows; ++m, row += Kp) {
                         const std::size_t oy = m / oW, ox = m - oy * oW;
                         const std::uint8_t* base = w.padded.data() + (oy * sy * Wp + ox * sx) * C;
-                        std::uint8_t* d = row;
-                        for (const Segment& sg : segs) {
-                            std::memcpy(d, base + sg.offset, sg.bytes);
-                            std::memset(d + sg.bytes, 0, sg.steps * unit - sg.bytes);
-                            d += sg.steps * unit;
-                        }
+                        for (const Segment& sg : segs) copy_segment(row + sg.k, base + sg.offset, sg.bytes);
                     }
                     gemm::pack_left(gemm::Matrix<std::uint8_t>{w.patches.data(), Kp, 1}, rows, Kp, isa, pa, how);
                 }

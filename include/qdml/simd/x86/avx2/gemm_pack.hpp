@@ -96,10 +96,31 @@ inline std::uint32_t byte_sum_avx2(const std::uint8_t* src, std::size_t K) noexc
     return sum;
 }
 
+/// Bytes row[0..n) XOR `flip` in the low n bytes of a vector, zeros above
+/// (n < 32), reading nothing at or past row + n: the whole dwords by a
+/// masked load, the 1-3 bytes after them one by one. (A short row's tail in
+/// the packings below: one byte at a time, it took a fifth of a 1x1 NHWC
+/// convolution with 16 input channels.)
+inline __m256i load_tail32(const std::uint8_t* row, std::size_t n, std::uint8_t flip) noexcept {
+    if (n == 0) return _mm256_setzero_si256();
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const int whole = static_cast<int>(n / 4);
+    __m256i v = _mm256_maskload_epi32(reinterpret_cast<const int*>(row), _mm256_cmpgt_epi32(_mm256_set1_epi32(whole), lane));
+    if (const std::size_t rest = n % 4) {
+        std::uint32_t w = 0;
+        for (std::size_t j = 0; j < rest; ++j) w |= std::uint32_t{row[4 * static_cast<std::size_t>(whole) + j]} << (8 * j);
+        v = _mm256_blendv_epi8(v, _mm256_set1_epi32(static_cast<int>(w)), _mm256_cmpeq_epi32(_mm256_set1_epi32(whole), lane));
+    }
+    const __m256i index = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+                                           23, 24, 25, 26, 27, 28, 29, 30, 31);
+    const __m256i valid = _mm256_cmpgt_epi8(_mm256_set1_epi8(static_cast<char>(n)), index);
+    return _mm256_xor_si256(v, _mm256_and_si256(_mm256_set1_epi8(static_cast<char>(flip)), valid));
+}
+
 /// One Groups4 block of 6 contiguous rows (the AVX-VNNI kernel's; row r at
 /// src + r * stride, K bytes): a' (each byte XOR `flip`) into dst, group g's
 /// six dwords at dst + 24 g (zeros past K), the rows' sums of a' into `sums`
-/// when not null; 8 groups a step (a short last step through a zeroed copy).
+/// when not null; 8 groups a step (a short last step through load_tail32).
 inline void groups4_block6(const std::uint8_t* src, std::uint64_t stride, std::size_t K,
                                             std::size_t groups, std::uint8_t flip, std::uint8_t* dst,
                                             std::uint32_t* sums) noexcept {
@@ -123,13 +144,8 @@ inline void groups4_block6(const std::uint8_t* src, std::uint64_t stride, std::s
         __m256i v[6];
         for (int r = 0; r < 6; ++r) {
             const std::uint8_t* row = src + r * stride + k;
-            if (n == 32) {
-                v[r] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)), x);
-            } else {
-                alignas(32) std::uint8_t tail[32] = {};
-                for (std::size_t j = 0; j < n; ++j) tail[j] = static_cast<std::uint8_t>(row[j] ^ flip);
-                v[r] = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail));
-            }
+            v[r] = n == 32 ? _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)), x)
+                           : load_tail32(row, n, flip);
             if (sums) sum[r] = _mm256_add_epi64(sum[r], _mm256_sad_epu8(v[r], zero));
         }
         // Row pairs (0,1), (2,3), (4,5) as one qword per group: per 128-bit
@@ -159,7 +175,7 @@ inline void groups4_block6(const std::uint8_t* src, std::uint64_t stride, std::s
 /// bytes (a1, a3) as int16 pairs (and, shift), interleaved per group
 /// (unpack 32), then the four rows' qwords of each group together (unpack
 /// 64, then 128-bit lanes), group g at dst + 32 g. The last partial 32 bytes
-/// of K go through a zeroed copy. With `sums` (else nullptr), the rows' sums
+/// of K go through load_tail32. With `sums` (else nullptr), the rows' sums
 /// of a' (mod 2^32) into sums[0..3].
 inline void pairs16_block4(const std::uint8_t* src, std::uint64_t stride, std::size_t K,
                                      std::size_t groups, std::uint8_t flip, std::uint8_t* dst,
@@ -224,15 +240,11 @@ inline void pairs16_block4(const std::uint8_t* src, std::uint64_t stride, std::s
         const std::size_t k = 4 * g0;
         step(load(r0, k), load(r1, k), load(r2, k), load(r3, k), g0);
     }
-    // The last partial 32 bytes of K (and the zero groups up to `groups`) through a zeroed copy.
+    // The last partial 32 bytes of K (and the zero groups up to `groups`): load_tail32.
     for (; g0 < groups; g0 += 8) {
-        const std::size_t k = 4 * g0;
-        alignas(32) std::uint8_t tail[4][32] = {};
-        const std::uint8_t* rows[4] = {r0, r1, r2, r3};
-        for (int r = 0; r < 4; ++r)
-            for (std::size_t j = 0; k + j < K && j < 32; ++j) tail[r][j] = static_cast<std::uint8_t>(rows[r][k + j] ^ flip);
-        const auto t = [&](int r) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(tail[r])); };
-        step(t(0), t(1), t(2), t(3), g0);
+        const std::size_t k = 4 * g0, n = K > k ? K - k : 0;  // (< 32)
+        const auto t = [&](const std::uint8_t* row) { return n ? load_tail32(row + k, n, flip) : _mm256_setzero_si256(); };
+        step(t(r0), t(r1), t(r2), t(r3), g0);
     }
     if (sums) {
         const __m256i s[4] = {sum0, sum1, sum2, sum3};
