@@ -784,25 +784,10 @@ Report check_exact(const Desc& desc, Fidelity fidelity = kDefaultFidelity) {
 // docs/api.md). Without the macro nothing changes.
 #define QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, Desc) \
     EXT template qdml::exact::Report qdml::exact::check_exact<Desc>(const Desc&, qdml::Fidelity);
-#define QDML_DETAIL_CHECK_EXACT_INSTANCES(EXT)                                        \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ElementWiseDequantizeLinearDesc)   \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ElementWiseQuantizeLinearDesc)     \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ElementWiseQuantizedLinearAddDesc) \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::QuantizedLinearMatrixMultiplyDesc) \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::QuantizedLinearConvolutionDesc)    \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ElementWiseClipDesc)               \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ElementWiseClip1Desc)              \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::MatrixMultiplyIntegerDesc)         \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::MatrixMultiplyIntegerToFloatDesc)  \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::ConvolutionIntegerDesc)            \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::DynamicQuantizeLinearDesc)         \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::QuantizedLinearAveragePoolingDesc) \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::QuantizeDesc)                      \
-    QDML_DETAIL_CHECK_EXACT_INSTANCE(EXT, qdml::DequantizeDesc)
 #if defined(QDML_EXTERN_CHECK_EXACT)
-QDML_DETAIL_CHECK_EXACT_INSTANCES(extern)
+QDML_DETAIL_FOR_EACH_DESC(QDML_DETAIL_CHECK_EXACT_INSTANCE, extern)
 #endif
 /// Makes check_exact for every operator in this translation unit, for the
 /// programs built with QDML_EXTERN_CHECK_EXACT: write it once in the whole
 /// program, at namespace scope.
-#define QDML_INSTANTIATE_CHECK_EXACT() QDML_DETAIL_CHECK_EXACT_INSTANCES()
+#define QDML_INSTANTIATE_CHECK_EXACT() QDML_DETAIL_FOR_EACH_DESC(QDML_DETAIL_CHECK_EXACT_INSTANCE, )

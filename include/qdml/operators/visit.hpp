@@ -178,3 +178,23 @@ void visit_typed(const DequantizeDesc& d, F&& f) {
 }
 
 }  // namespace qdml
+
+/// X(EXT, Desc) for every operator desc, in one list: the explicit
+/// instantiations that programs make once (runtime/dispatch.hpp's dispatch,
+/// runtime/compiled.hpp's executors, check/exact.hpp's checker) are
+/// declared and defined for each operator from it. EXT: `extern` or empty.
+#define QDML_DETAIL_FOR_EACH_DESC(X, EXT) \
+    X(EXT, qdml::ElementWiseDequantizeLinearDesc) \
+    X(EXT, qdml::ElementWiseQuantizeLinearDesc) \
+    X(EXT, qdml::ElementWiseQuantizedLinearAddDesc) \
+    X(EXT, qdml::QuantizedLinearMatrixMultiplyDesc) \
+    X(EXT, qdml::QuantizedLinearConvolutionDesc) \
+    X(EXT, qdml::ElementWiseClipDesc) \
+    X(EXT, qdml::ElementWiseClip1Desc) \
+    X(EXT, qdml::MatrixMultiplyIntegerDesc) \
+    X(EXT, qdml::MatrixMultiplyIntegerToFloatDesc) \
+    X(EXT, qdml::ConvolutionIntegerDesc) \
+    X(EXT, qdml::DynamicQuantizeLinearDesc) \
+    X(EXT, qdml::QuantizedLinearAveragePoolingDesc) \
+    X(EXT, qdml::QuantizeDesc) \
+    X(EXT, qdml::DequantizeDesc)

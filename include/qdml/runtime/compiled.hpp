@@ -323,20 +323,7 @@ Compiled<Desc> compile(const Desc& desc, const RunOptions& options = {}) {
     EXT template std::shared_ptr<const qdml::detail::Form<Desc>> qdml::detail::compile_form<Desc>( \
         const Desc&, const qdml::RunOptions&);
 #if defined(QDML_EXTERN_DISPATCH)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseDequantizeLinearDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseQuantizeLinearDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearMatrixMultiplyDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClipDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ElementWiseClip1Desc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::DynamicQuantizeLinearDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizedLinearAveragePoolingDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::QuantizeDesc)
-QDML_DETAIL_COMPILE_INSTANCE(extern, qdml::DequantizeDesc)
+QDML_DETAIL_FOR_EACH_DESC(QDML_DETAIL_COMPILE_INSTANCE, extern)
 #endif
 /// Makes one operator's dispatch and executors in this translation unit, for
 /// the programs built with QDML_EXTERN_DISPATCH: write it at namespace scope,

@@ -200,20 +200,7 @@ std::string describe(const Desc& d, const RunOptions& o = {}) {
     EXT template void qdml::detail::dispatch<Desc>(const Desc&, qdml::Implementation, qdml::simd::GemmOptions, \
                                                    qdml::Fidelity);
 #if defined(QDML_EXTERN_DISPATCH)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseDequantizeLinearDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseQuantizeLinearDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseQuantizedLinearAddDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearMatrixMultiplyDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearConvolutionDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseClipDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ElementWiseClip1Desc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::MatrixMultiplyIntegerToFloatDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::ConvolutionIntegerDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::DynamicQuantizeLinearDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizedLinearAveragePoolingDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::QuantizeDesc)
-QDML_DETAIL_DISPATCH_INSTANCE(extern, qdml::DequantizeDesc)
+QDML_DETAIL_FOR_EACH_DESC(QDML_DETAIL_DISPATCH_INSTANCE, extern)
 #endif
 
 // The GEMM engine's int32 driver (simd::detail::run_matmul over a
