@@ -109,6 +109,24 @@ void run_avx2(const PackedLeft& a, const PackedRight& b, const Epilogue& e, cons
         for (std::size_t j = 0; j < c.np; ++j) gemm::avx2::tiles(a, b, e, c.m0, c.rows, c.p + j);
 }
 
+#if QDML_INLINE_ASM
+std::size_t g_fused_panels = 0;  ///< panels the fused form stored (a test that it ran)
+
+/// The AVX2 driver's form (gemm.hpp): a whole 4-row block through the fused
+/// form (x86/avx2/gemm_kernel.hpp: fused_panels) where its epilogue allows,
+/// the panels it leaves (the last partial one, other epilogues) and
+/// smaller blocks through the tiles.
+void run_avx2_fused(const PackedLeft& a, const PackedRight& b, const Epilogue& e, const std::vector<Call>& calls,
+                    bool) {
+    for (const Call& c : calls) {
+        const std::size_t from =
+            c.rows == gemm::avx2::kRows ? gemm::avx2::fused_panels(a, b, e, c.m0, c.p, c.p + c.np) : c.p;
+        g_fused_panels += from - c.p;
+        for (std::size_t p = from; p < c.p + c.np; ++p) gemm::avx2::tiles(a, b, e, c.m0, c.rows, p);
+    }
+}
+#endif
+
 void run_avxvnni(const PackedLeft& a, const PackedRight& b, const Epilogue& e, const std::vector<Call>& calls, bool) {
     for (const Call& c : calls)
         for (std::size_t j = 0; j < c.np; ++j) gemm::avxvnni::tiles(a, b, e, c.m0, c.rows, c.p + j);
@@ -151,6 +169,9 @@ const Microkernel kMicrokernels[] = {
      gemm::avx512vnni::kPanels, gemm::avx512vnni::kRowPanels, false, true, 8, run_avx512vnni},
     {"amx 32x32", Isa::Amx, gemm::amx::kLayout, gemm::amx::kRows, 2, 2, false, false, 2, run_amx},
     {"amx 32x32 A in place", Isa::Amx, gemm::amx::kLayout, gemm::amx::kRows, 2, 2, false, true, 2, run_amx},
+#if QDML_INLINE_ASM
+    {"avx2 4x16 fused panels", Isa::Avx2, gemm::avx2::kLayout, gemm::avx2::kRows, 4, 1, true, false, 8, run_avx2_fused},
+#endif
 #endif
 };
 
@@ -446,6 +467,9 @@ void sweep(const Microkernel& k, std::uint64_t salt, bool int32_out = false) {
     if (!int32_out) CHECK(stats.clamped * 4 < stats.outputs);  // the cases test the arithmetic, not only the clamps
     // The in-place form was taken (AMX's needs AVX-512: pack.hpp).
     if (k.in_place && (k.isa != Isa::Amx || qdml::simd::isa_available(Isa::Avx512Vnni))) CHECK(stats.borrowed > 0);
+#if QDML_X86 && QDML_INLINE_ASM
+    if (k.run == run_avx2_fused && !int32_out) CHECK(g_fused_panels > 0);  // (the fused form ran)
+#endif
 }
 
 }  // namespace
@@ -481,4 +505,170 @@ TEST_CASE("gemm micro-kernels: the scalar oracle on hand-derived values", "[gemm
     CHECK(oracle_out(3, 1.0f, 1.0f, std::numeric_limits<float>::quiet_NaN(), -5, -128, 127) == -128);
     // fp32(acc) rounds: 2^24 + 1 -> 2^24; times 2^-24 = 1.
     CHECK(oracle_out((1 << 24) + 1, 1.0f, 1.0f, 16777216.0f, 0, 0, 255) == 1);
+}
+
+// ---------------------------------------------------------------------------
+// DirectML's requantize (docs/semantics.md section 10) applies the scales one
+// at a time: ((fp32(acc) * s1) * s2) / OutputScale, with (s1, s2) =
+// (AScale, BScale[n]), or (BScale[n], AScale) for the NHWC convolution
+// (RequantSpec::col_scale_first). The two orders round differently near a
+// half, rarely: random values almost never tell them apart. Here the values
+// are searched for where they do, and the product that has them goes
+// through the AVX2 driver (the fused form on whole 4-row blocks and panels,
+// x86/avx2/gemm_kernel.hpp; the tiles without GNU asm), both orders, u8 and
+// s8 outputs. Transcription of the DirectML quantize step for values far
+// below 2^30 (no saturation or wrap): clamp(rne(v) + zp, lo, hi).
+
+namespace {
+
+int dml_out(std::int32_t acc, float s1, float s2, float out_scale, int zp, int lo, int hi) {
+    const float x = static_cast<float>(acc) * s1;
+    const float y = x * s2;
+    const float v = y / out_scale;
+    return std::min(std::max(static_cast<int>(std::nearbyint(v)) + zp, lo), hi);
+}
+
+template <class TOut>
+void dml_order_case(bool col_first, Rng& rng) {
+    constexpr std::size_t M = 8, K = 32, N = 32;  // two 4-row blocks, two panels; B's column n is d[n] at row n
+    const int lo = std::is_signed_v<TOut> ? -128 : 0, hi = std::is_signed_v<TOut> ? 127 : 255;
+    const int zp = std::is_signed_v<TOut> ? -3 : 131;
+    const float a_scale = 0.0123f, out_scale = 0.173f;
+    std::vector<float> b_scale(N);
+    std::vector<int> d(N);
+    std::vector<std::uint8_t> a(M * K);
+    for (auto& v : a) v = static_cast<std::uint8_t>(rng.uniform(0, 255));
+    const auto out_of = [&](std::int32_t acc, float sb) {
+        return col_first ? dml_out(acc, sb, a_scale, out_scale, zp, lo, hi) : dml_out(acc, a_scale, sb, out_scale, zp, lo, hi);
+    };
+    const auto other = [&](std::int32_t acc, float sb) {
+        return col_first ? dml_out(acc, a_scale, sb, out_scale, zp, lo, hi) : dml_out(acc, sb, a_scale, out_scale, zp, lo, hi);
+    };
+    // Per column: a scale and d where some a in 0..255 gives a product whose
+    // output depends on the order; those a go to the column's rows.
+    std::size_t telling = 0;
+    for (std::size_t n = 0; n < N; ++n) {
+        std::vector<int> found;
+        for (int attempt = 0; attempt < 200000 && found.empty(); ++attempt) {
+            b_scale[n] = rng.between(0.001f, 0.05f);
+            d[n] = static_cast<int>(rng.uniform(1, 255)) - 128;
+            for (int v = 0; v < 256; ++v)
+                if (out_of(v * d[n], b_scale[n]) != other(v * d[n], b_scale[n])) found.push_back(v);
+        }
+        for (std::size_t m = 0; m < M && !found.empty(); ++m)
+            if (m % 2 == n % 2 || found.size() > 1) {
+                a[m * K + n] = static_cast<std::uint8_t>(found[(m + n) % found.size()]);
+                ++telling;
+            }
+    }
+    std::vector<std::int8_t> b(K * N, 0);
+    for (std::size_t n = 0; n < N; ++n) b[n * N + n] = static_cast<std::int8_t>(d[n]);
+
+    gemm::RequantSpec spec;
+    spec.a_zp = {0};
+    spec.b_zp = {0};
+    spec.out_zp = {zp};
+    spec.a_scale = {a_scale};
+    spec.b_scale = b_scale;
+    spec.out_scale = {out_scale};
+    spec.out_lo = lo;
+    spec.out_hi = hi;
+    spec.directml = true;
+    spec.col_scale_first = col_first;
+    PackedRight pb;
+    gemm::pack_right(gemm::Matrix<std::int8_t>{b.data(), N, 1}, K, N, Isa::Avx2, pb, {true});
+    Epilogue e;
+    gemm::prepare_columns(spec, pb, e);
+    PackedLeft pa;
+    gemm::pack_left(gemm::Matrix<std::uint8_t>{a.data(), K, 1}, M, K, Isa::Avx2, pa, {e.needs_row_sums()});
+    gemm::prepare_rows(spec, pa, e);
+    CHECK(e.dml_small);  // (the fused form's condition)
+    std::vector<TOut> out(M * N);
+    e.out = reinterpret_cast<std::uint8_t*>(out.data());
+    e.out_rs = N;
+    e.out_cs = 1;
+#if QDML_INLINE_ASM
+    g_fused_panels = 0;
+    std::vector<Call> calls{{0, 4, 0, 2}, {4, 4, 0, 2}};
+    run_avx2_fused(pa, pb, e, calls, std::is_signed_v<TOut>);
+    CHECK(g_fused_panels == 4);
+#else
+    gemm::multiply<TOut>(pa, pb, e);
+#endif
+    std::size_t wrong = 0, differs = 0;
+    for (std::size_t m = 0; m < M; ++m)
+        for (std::size_t n = 0; n < N; ++n) {
+            const std::int32_t acc = static_cast<std::int32_t>(a[m * K + n]) * d[n];
+            wrong += static_cast<int>(out[m * N + n]) != out_of(acc, b_scale[n]);
+            differs += out_of(acc, b_scale[n]) != other(acc, b_scale[n]);
+        }
+    INFO((col_first ? "BScale first" : "AScale first") << ", " << (std::is_signed_v<TOut> ? "s8" : "u8") << " output: "
+                                                        << differs << " outputs whose value depends on the order");
+    CHECK(differs >= 16);  // the case tells the orders apart
+    CHECK(differs >= telling);
+    CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("gemm micro-kernels: AVX2 DirectML requantize in both scale orders at values the order decides",
+          "[gemm][microkernel][directml]") {
+    if (!qdml::simd::isa_available(Isa::Avx2)) {
+        WARN("not tested: this CPU does not run the avx2 path");
+        return;
+    }
+    Rng rng(qtest::case_seed(300));
+    INFO("seed " << rng.seed());
+    for (const bool col_first : {true, false}) {
+        dml_order_case<std::uint8_t>(col_first, rng);
+        dml_order_case<std::int8_t>(col_first, rng);
+    }
+}
+
+TEST_CASE("gemm micro-kernels: AVX2 fused form with one row's bias 0 and the others' not", "[gemm][microkernel]") {
+    // The rows' bias is -BZeroPoint * (the row's sum of A): with a row of
+    // zeros it is 0 there alone. The fused form must add the others' (it
+    // leaves the adds out only when all four rows' are 0). Exact profile,
+    // u8 x s8 -> u8, BZeroPoint 5, per-tensor scales (multiplier below 1).
+    if (!qdml::simd::isa_available(Isa::Avx2)) {
+        WARN("not tested: this CPU does not run the avx2 path");
+        return;
+    }
+    constexpr std::size_t M = 4, K = 20, N = 32;
+    Rng rng(qtest::case_seed(400));
+    INFO("seed " << rng.seed());
+    for (std::size_t zero_row = 0; zero_row < M; ++zero_row) {
+        std::vector<int> a(M * K), b(K * N);
+        for (std::size_t i = 0; i < a.size(); ++i) a[i] = i / K == zero_row ? 0 : static_cast<int>(rng.uniform(0, 255));
+        for (auto& v : b) v = static_cast<int>(rng.uniform(0, 255)) - 128;
+        const std::vector<std::uint8_t> a8(a.begin(), a.end());
+        const std::vector<std::int8_t> b8(b.begin(), b.end());
+        gemm::RequantSpec spec;
+        spec.a_zp = {0};
+        spec.b_zp = {5};
+        spec.out_zp = {7};
+        spec.a_scale = {0.02f};
+        spec.b_scale = {0.01f};
+        spec.out_scale = {0.75f};
+        PackedRight pb;
+        gemm::pack_right(gemm::Matrix<std::int8_t>{b8.data(), N, 1}, K, N, Isa::Avx2, pb, {true});
+        Epilogue e;
+        gemm::prepare_columns(spec, pb, e);
+        PackedLeft pa;
+        gemm::pack_left(gemm::Matrix<std::uint8_t>{a8.data(), K, 1}, M, K, Isa::Avx2, pa, {e.needs_row_sums()});
+        gemm::prepare_rows(spec, pa, e);
+        std::vector<std::uint8_t> out(M * N);
+        e.out = out.data();
+        e.out_rs = N;
+        e.out_cs = 1;
+        gemm::multiply<std::uint8_t>(pa, pb, e);
+        std::size_t wrong = 0;
+        for (std::size_t m = 0; m < M; ++m)
+            for (std::size_t n = 0; n < N; ++n)
+                wrong += out[m * N + n] !=
+                         oracle_out(oracle_acc(a, b, {0, 0, 0, 0}, std::vector<int>(N, 5), K, N, m, n), 0.02f, 0.01f, 0.75f, 7, 0, 255);
+        INFO("row " << zero_row << " all zeros");
+        CHECK(e.rows[zero_row].bias == 0);
+        CHECK(wrong == 0);
+    }
 }

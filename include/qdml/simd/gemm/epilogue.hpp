@@ -78,6 +78,12 @@ struct Epilogue {
     /// then store_rows32 needs no clamp at all.
     bool cols_small = false, rows_small = false;
     bool same_zp = false;  ///< every row's OutputZP is the same (prepare_rows)
+    /// DirectML profile: every value ((fp32(acc) * s1) * s2) / OutputScale
+    /// is finite and below 2^30 in magnitude for any int32 acc (prepare_rows:
+    /// dml_small_bound), so quantize_directml is clamp(rne(v) + zp) with no
+    /// wrap, saturation or NaN: the saturating packs give it.
+    bool dml_small = false;
+    double col_scale_max = 0;  ///< max |BScale[n]|; infinity if one is not finite (prepare_columns)
     bool directml = false;   ///< RequantSpec::directml (mode is then PerElement)
     bool col_first = false;  ///< RequantSpec::col_scale_first
     bool int32_out = false;  ///< RequantSpec::int32_out: `out` holds int32 elements (strides in elements)
@@ -158,6 +164,11 @@ inline void prepare_columns(const RequantSpec& s, const PackedRight& b, Epilogue
         std::fill(mult, mult + N, N > 0 ? requantize_multiplier(s.a_scale[0], s.b_scale[0], s.out_scale[0]) : 0.0f);
     else
         for (std::size_t n = 0; n < N; ++n) mult[n] = requantize_multiplier(s.a_scale[0], scale[n], s.out_scale[0]);
+    double col_max = 0;
+    for (std::size_t n = 0; n < N; ++n)
+        col_max = std::isfinite(scale[n]) ? std::max(col_max, static_cast<double>(std::fabs(scale[n])))
+                                          : std::numeric_limits<double>::infinity();
+    e.col_scale_max = col_max;
     bool small = true;
     for (std::size_t n = 0; n < N; ++n) small &= requantize_fits_int32(mult[n]);
     e.cols_small = e.mode == MultMode::PerColumn && small;
@@ -197,6 +208,19 @@ inline void update_row_sums(const PackedLeft& a, Epilogue& e) noexcept {
     }
 }
 
+/// Whether DirectML's requantize of row r stays below 2^30 for every int32
+/// acc and column (Epilogue::dml_small): |fp32(acc)| <= 2^31, so
+/// |v| <= 2^31 * max|BScale| * |AScale[m]| / |OutputScale[m]| up to three
+/// roundings (relative 2^-24 each); below 0.4999 that is under 2^30. The
+/// scales finite and at most 2^64 (no intermediate product overflows), the
+/// output scale not 0: v is finite, never NaN. (Doubles: the bound's
+/// products are exact or rounded far below the margin.)
+inline bool dml_small_bound(double col_scale_max, const RowParams& r) noexcept {
+    const double as = std::fabs(static_cast<double>(r.a_scale)), os = std::fabs(static_cast<double>(r.out_scale));
+    const double limit = 18446744073709551616.0;  // 2^64
+    return col_scale_max <= limit && as <= limit && os > 0 && os <= limit && col_scale_max * as < 0.4999 * os;
+}
+
 /// Row constants: depend on the left operand's row sums and A's / the
 /// output's parameters. After prepare_columns (which fixes var_b and the
 /// multiplier mode).
@@ -205,7 +229,7 @@ inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e)
     e.out_lo = s.out_lo;
     e.out_hi = s.out_hi;
     e.rows.resize(a.M);
-    bool small = e.mode == MultMode::PerRow;
+    bool small = e.mode == MultMode::PerRow, dml = true;
     for (std::size_t m = 0; m < a.M; ++m) {
         RowParams& r = e.rows[m];
         r.neg_azp = 0u - static_cast<std::uint32_t>(detail::at(s.a_zp, m));
@@ -217,8 +241,10 @@ inline void prepare_rows(const RequantSpec& s, const PackedLeft& a, Epilogue& e)
         r.out_scale = detail::at(s.out_scale, m);
         if (e.mode == MultMode::PerRow) r.mult = requantize_multiplier(r.a_scale, s.b_scale[0], r.out_scale);
         small = small && requantize_fits_int32(r.mult);
+        dml = dml && dml_small_bound(e.col_scale_max, r);
     }
     e.rows_small = small;
+    e.dml_small = e.directml && !s.int32_out && dml;
     e.same_zp = detail::uniform(s.out_zp);  // (int32_out: empty, true)
     update_row_sums(a, e);
 }

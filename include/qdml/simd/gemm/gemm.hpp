@@ -167,9 +167,11 @@ void multiply_range(const PackedLeft& a, const PackedRight& b, const Epilogue& e
                 case Isa::AvxVnni:
                     for (std::size_t p = p0; p < p1; ++p) avxvnni::tiles(a, b, e, m0, mr, p);
                     break;
-                case Isa::Avx2:
-                    for (std::size_t p = p0; p < p1; ++p) avx2::tiles(a, b, e, m0, mr, p);
+                case Isa::Avx2: {
+                    const std::size_t from = mr == avx2::kRows ? avx2::fused_panels(a, b, e, m0, p0, p1) : p0;
+                    for (std::size_t p = from; p < p1; ++p) avx2::tiles(a, b, e, m0, mr, p);
                     break;
+                }
 #endif
                 default:
                     for (std::size_t p = p0; p < p1; ++p) generic::tile<TOut>(a, b, e, m0, mr, p);

@@ -8,9 +8,11 @@
 // int16 pair sum saturates (255*127*2 > 32767). Compiles to nothing off x86-64.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "qdml/simd/x86/avx2/tile256.hpp"
 
@@ -107,6 +109,215 @@ inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t* pa, const std
             : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
               "xmm12", "xmm13", "xmm14", "xmm15", "cc", "memory");
 }
+// The fused form (fused_panels): for a whole 4-row block, the tiles of a run
+// of whole panels one after another in one asm statement, each tile's k
+// loop (dot4's) followed by its requantization while the sums are still in
+// registers: no call, no store and reload of the sums, no test per tile.
+// With K small (MobileNetV2's 1x1 layers, K = 16-32) these costs were as
+// large as the products. The store is the one of ymm::tile's fast paths,
+// for the epilogues where it needs no test per row: DirectML's requantize
+// under Epilogue::dml_small, or the exact profile's per-column multiplier
+// under cols_small, with one output zero point (same_zp), 8-bit output:
+//   sum  = acc (+ row.bias) + col_bias[n]                     (vpaddd: mod 2^32)
+//   v    = ((fp32(sum) * s1) * s2) / OutputScale[m]           (DirectML; s1, s2 by col_first)
+//          fp32(sum) * col_mult[n]                            (exact)
+//   q    = packs(rne(v)) +sat zp, packed to 8 bits with saturation
+enum class FusedKind { DmlColFirst, DmlRowFirst, Exact };
+
+/// What the fused asm reads from memory (one pointer): the k loop's start
+/// values, the panel step and count (counted down), the zero point vector
+/// and the dword order of the 8-bit pack.
+struct alignas(32) FusedParams {
+    std::int64_t i0 = 0, rem0 = 0, panel_bytes = 0, panels = 0;  // offsets 0, 8, 16, 24
+    std::int16_t zp16[16] = {};                                  // offset 32
+    std::int32_t order[8] = {0, 4, 1, 5, 2, 6, 3, 7};            // offset 64
+};
+static_assert(offsetof(FusedParams, zp16) == 32 && offsetof(FusedParams, order) == 64, "the fused asm's offsets");
+static_assert(offsetof(RowParams, bias) == 0 && offsetof(RowParams, a_scale) == 28 &&
+                  offsetof(RowParams, out_scale) == 32 && sizeof(RowParams) == 36,
+              "the fused asm's row offsets (36*r + ...)");
+
+// Registers in the store: row r's sums in ymm(2r), ymm(2r + 1) (the k
+// loop's), ymm10 AScale[m], ymm11 OutputScale[m], ymm12 the row bias,
+// ymm13 the pack's dword order. Without a row bias (all four 0) its adds
+// are left out.
+#define QDML_AVX2_F_BIAS(r, c0, c1)                                                                 \
+    "vpbroadcastd 36*" #r "(%[rows]), %%ymm12\n\t"                                                  \
+    "vpaddd %%ymm12, %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                                \
+    "vpaddd %%ymm12, %%ymm" #c1 ", %%ymm" #c1 "\n\t"
+#define QDML_AVX2_F_NOBIAS(r, c0, c1)
+#define QDML_AVX2_F_SUM(r, c0, c1, BIAS)                                                            \
+    BIAS(r, c0, c1)                                                                                 \
+    "vpaddd (%[cb]), %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                                \
+    "vpaddd 32(%[cb]), %%ymm" #c1 ", %%ymm" #c1 "\n\t"                                              \
+    "vcvtdq2ps %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                                      \
+    "vcvtdq2ps %%ymm" #c1 ", %%ymm" #c1 "\n\t"
+#define QDML_AVX2_F_COLS(c0, c1)                                                                    \
+    "vmulps (%[cs]), %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                                \
+    "vmulps 32(%[cs]), %%ymm" #c1 ", %%ymm" #c1 "\n\t"
+#define QDML_AVX2_F_ROWS(c0, c1)                                                                    \
+    "vmulps %%ymm10, %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                                \
+    "vmulps %%ymm10, %%ymm" #c1 ", %%ymm" #c1 "\n\t"
+#define QDML_AVX2_F_DML(r, c0, c1, FIRST, SECOND)                                                   \
+    "vbroadcastss 36*" #r "+28(%[rows]), %%ymm10\n\t"                                               \
+    "vbroadcastss 36*" #r "+32(%[rows]), %%ymm11\n\t"                                               \
+    FIRST(c0, c1) SECOND(c0, c1)                                                                    \
+    "vdivps %%ymm11, %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                                \
+    "vdivps %%ymm11, %%ymm" #c1 ", %%ymm" #c1 "\n\t"
+// rne (MXCSR), the saturating packs to int16, +zp with saturation, to 8
+// bits (PACKB: vpackuswb or vpacksswb), the dwords in column order.
+#define QDML_AVX2_F_PACK(c0, c1, PACKB)                                                             \
+    "vcvtps2dq %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                                      \
+    "vcvtps2dq %%ymm" #c1 ", %%ymm" #c1 "\n\t"                                                      \
+    "vpackssdw %%ymm" #c1 ", %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                        \
+    "vpaddsw 32(%[p]), %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                              \
+    PACKB " %%ymm" #c0 ", %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                           \
+    "vpermd %%ymm" #c0 ", %%ymm13, %%ymm" #c0 "\n\t"
+#define QDML_AVX2_F_COLFIRST(r, c0, c1, BIAS, PACKB) \
+    QDML_AVX2_F_SUM(r, c0, c1, BIAS) QDML_AVX2_F_DML(r, c0, c1, QDML_AVX2_F_COLS, QDML_AVX2_F_ROWS) QDML_AVX2_F_PACK(c0, c1, PACKB)
+#define QDML_AVX2_F_ROWFIRST(r, c0, c1, BIAS, PACKB) \
+    QDML_AVX2_F_SUM(r, c0, c1, BIAS) QDML_AVX2_F_DML(r, c0, c1, QDML_AVX2_F_ROWS, QDML_AVX2_F_COLS) QDML_AVX2_F_PACK(c0, c1, PACKB)
+#define QDML_AVX2_F_EXACT(r, c0, c1, BIAS, PACKB) \
+    QDML_AVX2_F_SUM(r, c0, c1, BIAS) QDML_AVX2_F_COLS(c0, c1) QDML_AVX2_F_PACK(c0, c1, PACKB)
+// One tile after another: the k loop of dot4 (labels 1-4), the four rows'
+// stores, then the next panel (label 5) while the count at 24(p) lasts.
+#define QDML_AVX2_F_LOOP(ROW, BIAS, PACKB)                                                          \
+    "5:\n\t"                                                                                        \
+    "mov (%[p]), %[i]\n\t"                                                                          \
+    "mov 8(%[p]), %[rem]\n\t" QDML_AVX2_EACH(QDML_AVX2_ZERO)                                        \
+    "test %[rem], %[rem]\n\t"                                                                       \
+    "jz 2f\n"                                                                                       \
+    "1:\n\t" QDML_AVX2_GROUP(0) "add $32, %[i]\n\t"                                                 \
+    "dec %[rem]\n\t"                                                                                \
+    "jnz 1b\n"                                                                                      \
+    "2:\n\t"                                                                                        \
+    "test %[i], %[i]\n\t"                                                                           \
+    "jz 4f\n"                                                                                       \
+    "3:\n\t" QDML_AVX2_GROUP(0) QDML_AVX2_GROUP(1) QDML_AVX2_GROUP(2) QDML_AVX2_GROUP(3)            \
+    "add $128, %[i]\n\t"                                                                            \
+    "jnz 3b\n"                                                                                      \
+    "4:\n\t"                                                                                        \
+    "vmovdqa 64(%[p]), %%ymm13\n\t"                                                                 \
+    ROW(0, 0, 1, BIAS, PACKB) ROW(1, 2, 3, BIAS, PACKB) ROW(2, 4, 5, BIAS, PACKB) ROW(3, 6, 7, BIAS, PACKB) \
+    "vmovdqu %%xmm0, (%[out])\n\t"                                                                  \
+    "vmovdqu %%xmm2, (%[out],%[rs])\n\t"                                                            \
+    "vmovdqu %%xmm4, (%[out],%[rs],2)\n\t"                                                          \
+    "lea (%[out],%[rs],2), %[t]\n\t"                                                                \
+    "vmovdqu %%xmm6, (%[t],%[rs])\n\t"                                                              \
+    "add $16, %[out]\n\t"                                                                           \
+    "add $64, %[cb]\n\t"                                                                            \
+    "add $64, %[cs]\n\t"                                                                            \
+    "add 16(%[p]), %[b]\n\t"                                                                        \
+    "decq 24(%[p])\n\t"                                                                             \
+    "jnz 5b\n\t"
+
+/// Rows m0..m0+3 (pa: their block) times `count` >= 1 whole panels from pb:
+/// out (row m0, the first panel's column) gets the stores; cb and cs are
+/// the first panel's column bias and column factor (DirectML: BScale; exact:
+/// the multiplier); rows = &e.rows[m0].
+template <FusedKind kKind, bool kBias, bool kSigned>
+inline void fused_run(const std::uint8_t* pa, const std::int8_t* pb, std::size_t groups, std::size_t count,
+                      std::uint8_t* out, std::size_t rs, const std::uint32_t* cb, const float* cs,
+                      const RowParams* rows, FusedParams& prm) noexcept {
+    prm.i0 = -static_cast<std::int64_t>(groups * 32);
+    prm.rem0 = static_cast<std::int64_t>(groups % 4);
+    prm.panel_bytes = static_cast<std::int64_t>(groups * 128);
+    prm.panels = static_cast<std::int64_t>(count);
+    const std::uint8_t* a = pa + groups * 32;
+    const std::int8_t* b = pb + groups * 128;
+    std::ptrdiff_t i, rem;
+    std::uint8_t* t;
+#define QDML_AVX2_F_ASM(ROW, BIAS, PACKB)                                                           \
+    __asm__ volatile(QDML_AVX2_F_LOOP(ROW, BIAS, PACKB)                                             \
+                     : [i] "=&r"(i), [rem] "=&r"(rem), [t] "=&r"(t), [b] "+r"(b), [out] "+r"(out),  \
+                       [cb] "+r"(cb), [cs] "+r"(cs)                                                 \
+                     : [a] "r"(a), [rs] "r"(rs), [rows] "r"(rows), [p] "r"(&prm)                   \
+                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", \
+                       "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc", "memory")
+#define QDML_AVX2_F_PACKS(ROW, BIAS)                                                                \
+    if constexpr (kSigned)                                                                          \
+        QDML_AVX2_F_ASM(ROW, BIAS, "vpacksswb");                                                    \
+    else                                                                                            \
+        QDML_AVX2_F_ASM(ROW, BIAS, "vpackuswb");
+#define QDML_AVX2_F_BIASES(ROW)                                                                     \
+    if constexpr (kBias) {                                                                          \
+        QDML_AVX2_F_PACKS(ROW, QDML_AVX2_F_BIAS)                                                    \
+    } else {                                                                                        \
+        QDML_AVX2_F_PACKS(ROW, QDML_AVX2_F_NOBIAS)                                                  \
+    }
+    if constexpr (kKind == FusedKind::DmlColFirst) {
+        QDML_AVX2_F_BIASES(QDML_AVX2_F_COLFIRST)
+    } else if constexpr (kKind == FusedKind::DmlRowFirst) {
+        QDML_AVX2_F_BIASES(QDML_AVX2_F_ROWFIRST)
+    } else {
+        QDML_AVX2_F_BIASES(QDML_AVX2_F_EXACT)
+    }
+#undef QDML_AVX2_F_BIASES
+#undef QDML_AVX2_F_PACKS
+#undef QDML_AVX2_F_ASM
+}
+#undef QDML_AVX2_F_BIAS
+#undef QDML_AVX2_F_NOBIAS
+#undef QDML_AVX2_F_SUM
+#undef QDML_AVX2_F_COLS
+#undef QDML_AVX2_F_ROWS
+#undef QDML_AVX2_F_DML
+#undef QDML_AVX2_F_PACK
+#undef QDML_AVX2_F_COLFIRST
+#undef QDML_AVX2_F_ROWFIRST
+#undef QDML_AVX2_F_EXACT
+#undef QDML_AVX2_F_LOOP
+
+/// The fused form for rows m0..m0+3 (a whole block) from panel p0 on, up
+/// to p1 and the last whole panel, where the epilogue allows it (above);
+/// returns the first panel it left to the tiles (p0 when none ran).
+inline std::size_t fused_panels(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
+                                std::size_t p0, std::size_t p1) noexcept {
+    const std::size_t full = std::min(p1, e.N / kPanel);
+    if (p0 >= full || !b.wide || e.int32_out || e.var_a || e.var_b || e.out_cs != 1 || !e.same_zp || e.rows.empty())
+        return p0;
+    const bool is_signed = e.out_lo == -128 && e.out_hi == 127;
+    if (!is_signed && !(e.out_lo == 0 && e.out_hi == 255)) return p0;
+    FusedKind kind;
+    if (e.directml && e.dml_small)
+        kind = e.col_first ? FusedKind::DmlColFirst : FusedKind::DmlRowFirst;
+    else if (!e.directml && e.mode == MultMode::PerColumn && e.cols_small)
+        kind = FusedKind::Exact;
+    else
+        return p0;
+    FusedParams prm;
+    const auto zp = static_cast<std::int16_t>(e.rows[m0].zp);
+    for (auto& z : prm.zp16) z = zp;
+    const std::size_t n0 = p0 * kPanel;
+    const auto run = [&](auto k, auto bias, auto sign) {
+        fused_run<decltype(k)::value, decltype(bias)::value, decltype(sign)::value>(
+            a.rows(m0), b.panel(p0), b.groups, full - p0, e.out + m0 * e.out_rs + n0, e.out_rs,
+            e.col_bias.data() + n0, (k.value == FusedKind::Exact ? e.col_mult.data() : e.col_scale.data()) + n0,
+            e.rows.data() + m0, prm);
+    };
+    const auto signs = [&](auto k, auto bias) {
+        if (is_signed)
+            run(k, bias, std::true_type{});
+        else
+            run(k, bias, std::false_type{});
+    };
+    // (The rows' bias is read here, not from a flag: a caller may add to it
+    // after prepare_rows, as the NCHW convolution adds its Bias.)
+    const RowParams* r = e.rows.data() + m0;
+    const bool no_bias = (r[0].bias | r[1].bias | r[2].bias | r[3].bias) == 0;
+    const auto biases = [&](auto k) {
+        if (no_bias)
+            signs(k, std::false_type{});
+        else
+            signs(k, std::true_type{});
+    };
+    switch (kind) {
+        case FusedKind::DmlColFirst: biases(std::integral_constant<FusedKind, FusedKind::DmlColFirst>{}); break;
+        case FusedKind::DmlRowFirst: biases(std::integral_constant<FusedKind, FusedKind::DmlRowFirst>{}); break;
+        case FusedKind::Exact: biases(std::integral_constant<FusedKind, FusedKind::Exact>{}); break;
+    }
+    return full;
+}
 #undef QDML_AVX2_MADD
 #undef QDML_AVX2_ROW
 #undef QDML_AVX2_GROUP
@@ -140,6 +351,12 @@ QDML_NOINLINE inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t*
     QDML_UNROLL
     for (int r = 0; r < 4; ++r)
         for (int h = 0; h < 2; ++h) _mm256_store_si256(reinterpret_cast<__m256i*>(acc[r][h]), c[r][h]);
+}
+
+/// (No fused form without GNU asm: the tiles do every panel.)
+inline std::size_t fused_panels(const PackedLeft&, const PackedRight&, const Epilogue&, std::size_t, std::size_t p0,
+                                std::size_t) noexcept {
+    return p0;
 }
 #endif
 

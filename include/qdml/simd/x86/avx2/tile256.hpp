@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "qdml/simd/x86/avx2/store.hpp"
 
@@ -93,31 +94,39 @@ void tile(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::siz
         const bool is_signed = e.out_lo < 0;
         const std::uint64_t out_rs = e.out_rs;
         std::uint8_t* out = e.out + m0 * out_rs + n0;
-        QDML_UNROLL
-        for (int r = 0; r < MR; ++r, out += out_rs) {
-            const RowParams& rp = e.rows[m0 + r];
-            const __m256 sa = _mm256_set1_ps(rp.a_scale), os = _mm256_set1_ps(rp.out_scale);
-            __m256 v[2];
+        // (dml_small: every value below 2^30 for any acc, known per call:
+        // the packs alone, no test per row.)
+        const auto rows = [&](auto fits) {
             QDML_UNROLL
-            for (int h = 0; h < 2; ++h) {
-                const __m256i sum =
-                    _mm256_add_epi32(_mm256_add_epi32(acc[r][h], _mm256_set1_epi32(static_cast<int>(rp.bias))), cb[h]);
-                const __m256 x = _mm256_mul_ps(_mm256_cvtepi32_ps(sum), e.col_first ? sb[h] : sa);
-                v[h] = _mm256_div_ps(_mm256_mul_ps(x, e.col_first ? sa : sb[h]), os);
+            for (int r = 0; r < MR; ++r, out += out_rs) {
+                const RowParams& rp = e.rows[m0 + r];
+                const __m256 sa = _mm256_set1_ps(rp.a_scale), os = _mm256_set1_ps(rp.out_scale);
+                __m256 v[2];
+                QDML_UNROLL
+                for (int h = 0; h < 2; ++h) {
+                    const __m256i sum =
+                        _mm256_add_epi32(_mm256_add_epi32(acc[r][h], _mm256_set1_epi32(static_cast<int>(rp.bias))), cb[h]);
+                    const __m256 x = _mm256_mul_ps(_mm256_cvtepi32_ps(sum), e.col_first ? sb[h] : sa);
+                    v[h] = _mm256_div_ps(_mm256_mul_ps(x, e.col_first ? sa : sb[h]), os);
+                }
+                __m256i w;
+                if (decltype(fits)::value ||
+                    _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(_mm256_and_ps(v[0], magnitude), limit, _CMP_LT_OQ),
+                                                     _mm256_cmp_ps(_mm256_and_ps(v[1], magnitude), limit, _CMP_LT_OQ))) == 0xff) {
+                    w = _mm256_adds_epi16(_mm256_packs_epi32(_mm256_cvtps_epi32(v[0]), _mm256_cvtps_epi32(v[1])),
+                                          _mm256_set1_epi16(static_cast<short>(rp.zp)));
+                } else {
+                    const __m256i zp = _mm256_set1_epi32(rp.zp), lo = _mm256_set1_epi32(e.out_lo), hi = _mm256_set1_epi32(e.out_hi);
+                    w = _mm256_packs_epi32(quantize8_directml(v[0], zp, lo, hi), quantize8_directml(v[1], zp, lo, hi));
+                }
+                const __m256i b8 = is_signed ? _mm256_packs_epi16(w, w) : _mm256_packus_epi16(w, w);
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b8, order)));
             }
-            const __m256 small = _mm256_and_ps(_mm256_cmp_ps(_mm256_and_ps(v[0], magnitude), limit, _CMP_LT_OQ),
-                                               _mm256_cmp_ps(_mm256_and_ps(v[1], magnitude), limit, _CMP_LT_OQ));
-            __m256i w;
-            if (_mm256_movemask_ps(small) == 0xff) {
-                w = _mm256_adds_epi16(_mm256_packs_epi32(_mm256_cvtps_epi32(v[0]), _mm256_cvtps_epi32(v[1])),
-                                      _mm256_set1_epi16(static_cast<short>(rp.zp)));
-            } else {
-                const __m256i zp = _mm256_set1_epi32(rp.zp), lo = _mm256_set1_epi32(e.out_lo), hi = _mm256_set1_epi32(e.out_hi);
-                w = _mm256_packs_epi32(quantize8_directml(v[0], zp, lo, hi), quantize8_directml(v[1], zp, lo, hi));
-            }
-            const __m256i b8 = is_signed ? _mm256_packs_epi16(w, w) : _mm256_packus_epi16(w, w);
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b8, order)));
-        }
+        };
+        if (e.dml_small)
+            rows(std::true_type{});
+        else
+            rows(std::false_type{});
         return;
     }
     if (!e.common_store() || e.N - n0 < kPanel) {
