@@ -118,12 +118,28 @@ std::size_t g_fused_panels = 0;  ///< panels the fused form stored (a test that 
 /// smaller blocks through the tiles.
 void run_avx2_fused(const PackedLeft& a, const PackedRight& b, const Epilogue& e, const std::vector<Call>& calls,
                     bool) {
+    gemm::avx2::FusedPlan plan = gemm::avx2::fused_plan(b, e);
     for (const Call& c : calls) {
         const std::size_t from =
-            c.rows == gemm::avx2::kRows ? gemm::avx2::fused_panels(a, b, e, c.m0, c.p, c.p + c.np) : c.p;
+            c.rows == gemm::avx2::kRows ? gemm::avx2::fused_panels(plan, a, b, e, c.m0, c.p, c.p + c.np) : c.p;
         g_fused_panels += from - c.p;
         for (std::size_t p = from; p < c.p + c.np; ++p) gemm::avx2::tiles(a, b, e, c.m0, c.rows, p);
     }
+}
+
+/// The same along the row blocks (the driver's form for few panels): each
+/// panel of the calls over the whole blocks of all the calls' rows at once.
+void run_avx2_fused_rows(const PackedLeft& a, const PackedRight& b, const Epilogue& e, const std::vector<Call>& calls,
+                         bool) {
+    gemm::avx2::FusedPlan plan = gemm::avx2::fused_plan(b, e);
+    const std::size_t M = a.M;
+    for (std::size_t p = 0; p < b.panels; ++p) {
+        const std::size_t done = gemm::avx2::fused_rows(plan, a, b, e, 0, M, p);
+        g_fused_panels += done / gemm::avx2::kRows;
+        for (std::size_t m0 = done; m0 < M; m0 += gemm::avx2::kRows)
+            gemm::avx2::tiles(a, b, e, m0, std::min<std::size_t>(gemm::avx2::kRows, M - m0), p);
+    }
+    (void)calls;
 }
 #endif
 
@@ -171,6 +187,8 @@ const Microkernel kMicrokernels[] = {
     {"amx 32x32 A in place", Isa::Amx, gemm::amx::kLayout, gemm::amx::kRows, 2, 2, false, true, 2, run_amx},
 #if QDML_INLINE_ASM
     {"avx2 4x16 fused panels", Isa::Avx2, gemm::avx2::kLayout, gemm::avx2::kRows, 4, 1, true, false, 8, run_avx2_fused},
+    {"avx2 4x16 fused rows", Isa::Avx2, gemm::avx2::kLayout, gemm::avx2::kRows, 1, 1, true, false, 8,
+     run_avx2_fused_rows},
 #endif
 #endif
 };
@@ -428,6 +446,9 @@ bool runs_here(const Microkernel& k) {
 /// the int32 store instead, the output's signedness bit unused.
 void sweep(const Microkernel& k, std::uint64_t salt, bool int32_out = false) {
     if (!runs_here(k)) return;
+#if QDML_X86 && QDML_INLINE_ASM
+    g_fused_panels = 0;
+#endif
     static const std::size_t kDepths[] = {1, 3, 4, 8, 12, 63, 64, 65, 127, 128, 129};
     static const std::size_t kCols[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 48, 64};
     Rng rng(qtest::case_seed(salt));
@@ -468,7 +489,8 @@ void sweep(const Microkernel& k, std::uint64_t salt, bool int32_out = false) {
     // The in-place form was taken (AMX's needs AVX-512: pack.hpp).
     if (k.in_place && (k.isa != Isa::Amx || qdml::simd::isa_available(Isa::Avx512Vnni))) CHECK(stats.borrowed > 0);
 #if QDML_X86 && QDML_INLINE_ASM
-    if (k.run == run_avx2_fused && !int32_out) CHECK(g_fused_panels > 0);  // (the fused form ran)
+    if ((k.run == run_avx2_fused || k.run == run_avx2_fused_rows) && !int32_out)
+        CHECK(g_fused_panels > 0);  // (the fused form ran)
 #endif
 }
 

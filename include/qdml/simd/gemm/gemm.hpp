@@ -151,6 +151,29 @@ void multiply_range(const PackedLeft& a, const PackedRight& b, const Epilogue& e
         return;
     }
 #endif
+#if QDML_X86
+    if (isa == Isa::Avx2) {  // the fused form where it applies (x86/avx2/gemm_kernel.hpp), else the tiles
+        avx2::FusedPlan plan = avx2::fused_plan(b, e);
+        const std::size_t m_fused = m_begin + (m_end - m_begin) / avx2::kRows * avx2::kRows;
+        for (std::size_t p0 = p_begin; p0 < p_end; p0 += block) {
+            const std::size_t p1 = std::min(p_end, p0 + block);
+            if (plan.ok && p1 - p0 <= 2) {  // few panels: each along the row blocks, one call
+                for (std::size_t p = p0; p < p1; ++p) avx2::fused_rows(plan, a, b, e, m_begin, m_end, p);
+                for (std::size_t m0 = m_begin; m0 < m_end; m0 += mr_max)
+                    for (std::size_t p = p0; p < p1; ++p)
+                        if (m0 >= m_fused || p >= plan.full)
+                            avx2::tiles(a, b, e, m0, std::min(mr_max, m_end - m0), p);
+                continue;
+            }
+            for (std::size_t m0 = m_begin; m0 < m_end; m0 += mr_max) {
+                const std::size_t mr = std::min(mr_max, m_end - m0);
+                const std::size_t from = mr == avx2::kRows ? avx2::fused_panels(plan, a, b, e, m0, p0, p1) : p0;
+                for (std::size_t p = from; p < p1; ++p) avx2::tiles(a, b, e, m0, mr, p);
+            }
+        }
+        return;
+    }
+#endif
     for (std::size_t p0 = p_begin; p0 < p_end; p0 += block) {
         const std::size_t p1 = std::min(p_end, p0 + block);
         for (std::size_t m0 = m_begin; m0 < m_end; m0 += mr_max) {
@@ -167,11 +190,9 @@ void multiply_range(const PackedLeft& a, const PackedRight& b, const Epilogue& e
                 case Isa::AvxVnni:
                     for (std::size_t p = p0; p < p1; ++p) avxvnni::tiles(a, b, e, m0, mr, p);
                     break;
-                case Isa::Avx2: {
-                    const std::size_t from = mr == avx2::kRows ? avx2::fused_panels(a, b, e, m0, p0, p1) : p0;
-                    for (std::size_t p = from; p < p1; ++p) avx2::tiles(a, b, e, m0, mr, p);
+                case Isa::Avx2:
+                    for (std::size_t p = p0; p < p1; ++p) avx2::tiles(a, b, e, m0, mr, p);
                     break;
-                }
 #endif
                 default:
                     for (std::size_t p = p0; p < p1; ++p) generic::tile<TOut>(a, b, e, m0, mr, p);

@@ -109,10 +109,12 @@ inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t* pa, const std
             : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
               "xmm12", "xmm13", "xmm14", "xmm15", "cc", "memory");
 }
-// The fused form (fused_panels): for a whole 4-row block, the tiles of a run
-// of whole panels one after another in one asm statement, each tile's k
-// loop (dot4's) followed by its requantization while the sums are still in
-// registers: no call, no store and reload of the sums, no test per tile.
+// The fused form (fused_panels, fused_rows): tiles of whole 4-row blocks
+// and whole panels one after another in one asm statement, along the
+// panels of a row block or (few panels) along the row blocks of a panel,
+// each tile's k loop (dot4's) followed by its requantization while the sums
+// are still in registers: no call, no store and reload of the sums, no
+// test per tile.
 // With K small (MobileNetV2's 1x1 layers, K = 16-32) these costs were as
 // large as the products. The store is the one of ymm::tile's fast paths,
 // for the epilogues where it needs no test per row: DirectML's requantize
@@ -125,14 +127,19 @@ inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t* pa, const std
 enum class FusedKind { DmlColFirst, DmlRowFirst, Exact };
 
 /// What the fused asm reads from memory (one pointer): the k loop's start
-/// values, the panel step and count (counted down), the zero point vector
-/// and the dword order of the 8-bit pack.
+/// values, the tile count (counted down), each pointer's step from one
+/// tile to the next (along the panels of a row block, or along the row
+/// blocks of a panel), the zero point vector and the dword order of the
+/// 8-bit pack.
 struct alignas(32) FusedParams {
-    std::int64_t i0 = 0, rem0 = 0, panel_bytes = 0, panels = 0;  // offsets 0, 8, 16, 24
-    std::int16_t zp16[16] = {};                                  // offset 32
-    std::int32_t order[8] = {0, 4, 1, 5, 2, 6, 3, 7};            // offset 64
+    std::int64_t i0 = 0, rem0 = 0, b_step = 0, count = 0;        // offsets 0, 8, 16, 24
+    std::int64_t a_step = 0, out_step = 0, col_step = 0, rows_step = 0;  // 32, 40, 48, 56
+    std::int16_t zp16[16] = {};                                  // offset 64
+    std::int32_t order[8] = {0, 4, 1, 5, 2, 6, 3, 7};            // offset 96
 };
-static_assert(offsetof(FusedParams, zp16) == 32 && offsetof(FusedParams, order) == 64, "the fused asm's offsets");
+static_assert(offsetof(FusedParams, a_step) == 32 && offsetof(FusedParams, zp16) == 64 &&
+                  offsetof(FusedParams, order) == 96,
+              "the fused asm's offsets");
 static_assert(offsetof(RowParams, bias) == 0 && offsetof(RowParams, a_scale) == 28 &&
                   offsetof(RowParams, out_scale) == 32 && sizeof(RowParams) == 36,
               "the fused asm's row offsets (36*r + ...)");
@@ -170,7 +177,7 @@ static_assert(offsetof(RowParams, bias) == 0 && offsetof(RowParams, a_scale) == 
     "vcvtps2dq %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                                      \
     "vcvtps2dq %%ymm" #c1 ", %%ymm" #c1 "\n\t"                                                      \
     "vpackssdw %%ymm" #c1 ", %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                        \
-    "vpaddsw 32(%[p]), %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                              \
+    "vpaddsw 64(%[p]), %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                              \
     PACKB " %%ymm" #c0 ", %%ymm" #c0 ", %%ymm" #c0 "\n\t"                                           \
     "vpermd %%ymm" #c0 ", %%ymm13, %%ymm" #c0 "\n\t"
 #define QDML_AVX2_F_COLFIRST(r, c0, c1, BIAS, PACKB) \
@@ -180,7 +187,8 @@ static_assert(offsetof(RowParams, bias) == 0 && offsetof(RowParams, a_scale) == 
 #define QDML_AVX2_F_EXACT(r, c0, c1, BIAS, PACKB) \
     QDML_AVX2_F_SUM(r, c0, c1, BIAS) QDML_AVX2_F_COLS(c0, c1) QDML_AVX2_F_PACK(c0, c1, PACKB)
 // One tile after another: the k loop of dot4 (labels 1-4), the four rows'
-// stores, then the next panel (label 5) while the count at 24(p) lasts.
+// stores, then the next tile (label 5, each pointer moved by its step)
+// while the count at 24(p) lasts.
 #define QDML_AVX2_F_LOOP(ROW, BIAS, PACKB)                                                          \
     "5:\n\t"                                                                                        \
     "mov (%[p]), %[i]\n\t"                                                                          \
@@ -197,32 +205,34 @@ static_assert(offsetof(RowParams, bias) == 0 && offsetof(RowParams, a_scale) == 
     "add $128, %[i]\n\t"                                                                            \
     "jnz 3b\n"                                                                                      \
     "4:\n\t"                                                                                        \
-    "vmovdqa 64(%[p]), %%ymm13\n\t"                                                                 \
+    "vmovdqa 96(%[p]), %%ymm13\n\t"                                                                 \
     ROW(0, 0, 1, BIAS, PACKB) ROW(1, 2, 3, BIAS, PACKB) ROW(2, 4, 5, BIAS, PACKB) ROW(3, 6, 7, BIAS, PACKB) \
     "vmovdqu %%xmm0, (%[out])\n\t"                                                                  \
     "vmovdqu %%xmm2, (%[out],%[rs])\n\t"                                                            \
     "vmovdqu %%xmm4, (%[out],%[rs],2)\n\t"                                                          \
     "lea (%[out],%[rs],2), %[t]\n\t"                                                                \
     "vmovdqu %%xmm6, (%[t],%[rs])\n\t"                                                              \
-    "add $16, %[out]\n\t"                                                                           \
-    "add $64, %[cb]\n\t"                                                                            \
-    "add $64, %[cs]\n\t"                                                                            \
     "add 16(%[p]), %[b]\n\t"                                                                        \
+    "add 32(%[p]), %[a]\n\t"                                                                        \
+    "add 40(%[p]), %[out]\n\t"                                                                      \
+    "add 48(%[p]), %[cb]\n\t"                                                                       \
+    "add 48(%[p]), %[cs]\n\t"                                                                       \
+    "add 56(%[p]), %[rows]\n\t"                                                                     \
     "decq 24(%[p])\n\t"                                                                             \
     "jnz 5b\n\t"
 
-/// Rows m0..m0+3 (pa: their block) times `count` >= 1 whole panels from pb:
-/// out (row m0, the first panel's column) gets the stores; cb and cs are
-/// the first panel's column bias and column factor (DirectML: BScale; exact:
-/// the multiplier); rows = &e.rows[m0].
+/// `count` >= 1 tiles from the one of row block pa and panel pb, each next
+/// one prm's steps further: out (the tile's first byte) gets the stores; cb
+/// and cs are its column bias and column factor (DirectML: BScale; exact:
+/// the multiplier); rows = &e.rows[m0]. prm's steps and pack constants are
+/// set; the k loop's values and the count are set here.
 template <FusedKind kKind, bool kBias, bool kSigned>
 inline void fused_run(const std::uint8_t* pa, const std::int8_t* pb, std::size_t groups, std::size_t count,
                       std::uint8_t* out, std::size_t rs, const std::uint32_t* cb, const float* cs,
                       const RowParams* rows, FusedParams& prm) noexcept {
     prm.i0 = -static_cast<std::int64_t>(groups * 32);
     prm.rem0 = static_cast<std::int64_t>(groups % 4);
-    prm.panel_bytes = static_cast<std::int64_t>(groups * 128);
-    prm.panels = static_cast<std::int64_t>(count);
+    prm.count = static_cast<std::int64_t>(count);
     const std::uint8_t* a = pa + groups * 32;
     const std::int8_t* b = pb + groups * 128;
     std::ptrdiff_t i, rem;
@@ -230,8 +240,8 @@ inline void fused_run(const std::uint8_t* pa, const std::int8_t* pb, std::size_t
 #define QDML_AVX2_F_ASM(ROW, BIAS, PACKB)                                                           \
     __asm__ volatile(QDML_AVX2_F_LOOP(ROW, BIAS, PACKB)                                             \
                      : [i] "=&r"(i), [rem] "=&r"(rem), [t] "=&r"(t), [b] "+r"(b), [out] "+r"(out),  \
-                       [cb] "+r"(cb), [cs] "+r"(cs)                                                 \
-                     : [a] "r"(a), [rs] "r"(rs), [rows] "r"(rows), [p] "r"(&prm)                   \
+                       [cb] "+r"(cb), [cs] "+r"(cs), [a] "+r"(a), [rows] "+r"(rows)                 \
+                     : [rs] "r"(rs), [p] "r"(&prm)                                                  \
                      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", \
                        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc", "memory")
 #define QDML_AVX2_F_PACKS(ROW, BIAS)                                                                \
@@ -268,55 +278,99 @@ inline void fused_run(const std::uint8_t* pa, const std::int8_t* pb, std::size_t
 #undef QDML_AVX2_F_EXACT
 #undef QDML_AVX2_F_LOOP
 
-/// The fused form for rows m0..m0+3 (a whole block) from panel p0 on, up
-/// to p1 and the last whole panel, where the epilogue allows it (above);
-/// returns the first panel it left to the tiles (p0 when none ran).
-inline std::size_t fused_panels(const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
-                                std::size_t p0, std::size_t p1) noexcept {
-    const std::size_t full = std::min(p1, e.N / kPanel);
-    if (p0 >= full || !b.wide || e.int32_out || e.var_a || e.var_b || e.out_cs != 1 || !e.same_zp || e.rows.empty())
-        return p0;
-    const bool is_signed = e.out_lo == -128 && e.out_hi == 127;
-    if (!is_signed && !(e.out_lo == 0 && e.out_hi == 255)) return p0;
-    FusedKind kind;
+/// Whether and how a product takes the fused form (above): what does not
+/// depend on the tile, found once per call of the driver.
+struct FusedPlan {
+    bool ok = false, is_signed = false;
+    FusedKind kind = FusedKind::Exact;
+    std::size_t full = 0;  ///< whole panels
+    FusedParams prm;       ///< the pack constants (the steps set per run)
+};
+
+inline FusedPlan fused_plan(const PackedRight& b, const Epilogue& e) noexcept {
+    FusedPlan f;
+    f.full = e.N / kPanel;
+    if (f.full == 0 || !b.wide || e.int32_out || e.var_a || e.var_b || e.out_cs != 1 || !e.same_zp || e.rows.empty())
+        return f;
+    f.is_signed = e.out_lo == -128 && e.out_hi == 127;
+    if (!f.is_signed && !(e.out_lo == 0 && e.out_hi == 255)) return f;
     if (e.directml && e.dml_small)
-        kind = e.col_first ? FusedKind::DmlColFirst : FusedKind::DmlRowFirst;
+        f.kind = e.col_first ? FusedKind::DmlColFirst : FusedKind::DmlRowFirst;
     else if (!e.directml && e.mode == MultMode::PerColumn && e.cols_small)
-        kind = FusedKind::Exact;
+        f.kind = FusedKind::Exact;
     else
-        return p0;
-    FusedParams prm;
-    const auto zp = static_cast<std::int16_t>(e.rows[m0].zp);
-    for (auto& z : prm.zp16) z = zp;
-    const std::size_t n0 = p0 * kPanel;
+        return f;
+    const auto zp = static_cast<std::int16_t>(e.rows[0].zp);
+    for (auto& z : f.prm.zp16) z = zp;
+    f.ok = true;
+    return f;
+}
+
+/// `count` tiles from row block m0 and panel p, along the panels (`along_rows`
+/// false) or along the row blocks; `no_bias`: every row's bias 0 there.
+inline void fused_tiles(FusedPlan& f, const PackedLeft& a, const PackedRight& b, const Epilogue& e, std::size_t m0,
+                        std::size_t p, std::size_t count, bool along_rows, bool no_bias) noexcept {
+    FusedParams& prm = f.prm;
+    prm.b_step = along_rows ? 0 : static_cast<std::int64_t>(b.groups * 128);
+    prm.a_step = along_rows ? static_cast<std::int64_t>(b.groups * 32) : 0;  // (Pairs16: 4-row blocks back to back)
+    prm.out_step = along_rows ? static_cast<std::int64_t>(kRows * e.out_rs) : static_cast<std::int64_t>(kPanel);
+    prm.col_step = along_rows ? 0 : static_cast<std::int64_t>(kPanel * 4);
+    prm.rows_step = along_rows ? static_cast<std::int64_t>(kRows * sizeof(RowParams)) : 0;
+    const std::size_t n0 = p * kPanel;
     const auto run = [&](auto k, auto bias, auto sign) {
         fused_run<decltype(k)::value, decltype(bias)::value, decltype(sign)::value>(
-            a.rows(m0), b.panel(p0), b.groups, full - p0, e.out + m0 * e.out_rs + n0, e.out_rs,
-            e.col_bias.data() + n0, (k.value == FusedKind::Exact ? e.col_mult.data() : e.col_scale.data()) + n0,
-            e.rows.data() + m0, prm);
+            a.rows(m0), b.panel(p), b.groups, count, e.out + m0 * e.out_rs + n0, e.out_rs, e.col_bias.data() + n0,
+            (k.value == FusedKind::Exact ? e.col_mult.data() : e.col_scale.data()) + n0, e.rows.data() + m0, prm);
     };
     const auto signs = [&](auto k, auto bias) {
-        if (is_signed)
+        if (f.is_signed)
             run(k, bias, std::true_type{});
         else
             run(k, bias, std::false_type{});
     };
-    // (The rows' bias is read here, not from a flag: a caller may add to it
-    // after prepare_rows, as the NCHW convolution adds its Bias.)
-    const RowParams* r = e.rows.data() + m0;
-    const bool no_bias = (r[0].bias | r[1].bias | r[2].bias | r[3].bias) == 0;
     const auto biases = [&](auto k) {
         if (no_bias)
             signs(k, std::false_type{});
         else
             signs(k, std::true_type{});
     };
-    switch (kind) {
+    switch (f.kind) {
         case FusedKind::DmlColFirst: biases(std::integral_constant<FusedKind, FusedKind::DmlColFirst>{}); break;
         case FusedKind::DmlRowFirst: biases(std::integral_constant<FusedKind, FusedKind::DmlRowFirst>{}); break;
         case FusedKind::Exact: biases(std::integral_constant<FusedKind, FusedKind::Exact>{}); break;
     }
+}
+
+/// Whether rows m0..m1-1 all have bias 0. (Read here, not kept as a flag:
+/// a caller may add to the bias after prepare_rows, as the NCHW convolution
+/// adds its Bias.)
+inline bool rows_bias_zero(const Epilogue& e, std::size_t m0, std::size_t m1) noexcept {
+    std::uint32_t any = 0;
+    for (std::size_t m = m0; m < m1; ++m) any |= e.rows[m].bias;
+    return any == 0;
+}
+
+/// The fused form for rows m0..m0+3 (a whole block) from panel p0 on, up
+/// to p1 and the last whole panel; returns the first panel it left to the
+/// tiles (p0 when the plan says no).
+inline std::size_t fused_panels(FusedPlan& f, const PackedLeft& a, const PackedRight& b, const Epilogue& e,
+                                std::size_t m0, std::size_t p0, std::size_t p1) noexcept {
+    const std::size_t full = std::min(p1, f.full);
+    if (!f.ok || p0 >= full) return p0;
+    fused_tiles(f, a, b, e, m0, p0, full - p0, false, rows_bias_zero(e, m0, m0 + kRows));
     return full;
+}
+
+/// The fused form for panel p (whole) and the whole row blocks of
+/// m0..m1-1 (m0 a block's first row), one block after another (few panels:
+/// one call for all the rows, the panel's constants kept); returns the
+/// first row it left to the tiles (m0 when the plan says no).
+inline std::size_t fused_rows(FusedPlan& f, const PackedLeft& a, const PackedRight& b, const Epilogue& e,
+                              std::size_t m0, std::size_t m1, std::size_t p) noexcept {
+    const std::size_t blocks = (m1 - m0) / kRows;
+    if (!f.ok || p >= f.full || blocks == 0) return m0;
+    fused_tiles(f, a, b, e, m0, p, blocks, true, rows_bias_zero(e, m0, m0 + blocks * kRows));
+    return m0 + blocks * kRows;
 }
 #undef QDML_AVX2_MADD
 #undef QDML_AVX2_ROW
@@ -353,10 +407,18 @@ QDML_NOINLINE inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t*
         for (int h = 0; h < 2; ++h) _mm256_store_si256(reinterpret_cast<__m256i*>(acc[r][h]), c[r][h]);
 }
 
-/// (No fused form without GNU asm: the tiles do every panel.)
-inline std::size_t fused_panels(const PackedLeft&, const PackedRight&, const Epilogue&, std::size_t, std::size_t p0,
-                                std::size_t) noexcept {
+/// (No fused form without GNU asm: the tiles do every tile.)
+struct FusedPlan {
+    bool ok = false;
+};
+inline FusedPlan fused_plan(const PackedRight&, const Epilogue&) noexcept { return {}; }
+inline std::size_t fused_panels(FusedPlan&, const PackedLeft&, const PackedRight&, const Epilogue&, std::size_t,
+                                std::size_t p0, std::size_t) noexcept {
     return p0;
+}
+inline std::size_t fused_rows(FusedPlan&, const PackedLeft&, const PackedRight&, const Epilogue&, std::size_t m0,
+                              std::size_t, std::size_t) noexcept {
+    return m0;
 }
 #endif
 
