@@ -410,6 +410,7 @@ QDML_NOINLINE inline void dot4(std::int32_t (&acc)[4][2][8], const std::uint8_t*
 /// (No fused form without GNU asm: the tiles do every tile.)
 struct FusedPlan {
     bool ok = false;
+    std::size_t full = 0;
 };
 inline FusedPlan fused_plan(const PackedRight&, const Epilogue&) noexcept { return {}; }
 inline std::size_t fused_panels(FusedPlan&, const PackedLeft&, const PackedRight&, const Epilogue&, std::size_t,
