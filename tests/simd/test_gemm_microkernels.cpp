@@ -609,7 +609,7 @@ void dml_order_case(bool col_first, Rng& rng) {
     e.out = reinterpret_cast<std::uint8_t*>(out.data());
     e.out_rs = N;
     e.out_cs = 1;
-#if QDML_INLINE_ASM
+#if QDML_X86 && QDML_INLINE_ASM
     g_fused_panels = 0;
     std::vector<Call> calls{{0, 4, 0, 2}, {4, 4, 0, 2}};
     run_avx2_fused(pa, pb, e, calls, std::is_signed_v<TOut>);
